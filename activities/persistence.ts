@@ -1,0 +1,188 @@
+/**
+ * Persistence activities: short, idempotent Postgres writes the session workflow runs as local activities.
+ * Ids of messages created here are derived from the turn (never random), so a retried activity finds its own
+ * earlier write instead of adding a second one.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { PersistenceActivities, TurnOutcome } from './contracts.ts';
+import type { NewMessage } from '../domain/factories.ts';
+import { cronPrompt, crashNotice, manualCompactionPrompt, notification, userQuestion } from '../domain/factories.ts';
+import { failureType, presentFailure, presentInterruption, presentQueueFull } from '../domain/failures.ts';
+import type { Message } from '../domain/message.ts';
+import { indexToolFlows, syntheticInterruptedResult } from '../domain/tool-flow.ts';
+import { commit, getMessage, listTurnMessages } from '../db/messages.ts';
+import type { Pool } from '../db/pool.ts';
+import { ensureSession, getSession, incrementTurnCount, setMode, setUserTitle } from '../db/sessions.ts';
+import type { Logger } from '../infra/logger.ts';
+import type { InboundMessage, SessionAddress } from '../workflows/definitions.ts';
+
+/** Deterministic ids of the messages Kesoku writes for a turn. */
+export const ids = {
+  notice: (turnId: string) => `${turnId}:notice`,
+  rejectedNotice: (messageId: string) => `${messageId}:rejected`,
+};
+
+/** The storable part of a message built in memory (the database assigns seq, revision and timestamps). */
+function toNewMessage(m: Message): NewMessage {
+  const { seq: _seq, revision: _revision, created_at: _c, updated_at: _u, ...rest } = m;
+  return rest;
+}
+
+export interface PersistenceDeps {
+  pool: Pool;
+  logger: Logger;
+}
+
+/** Builds the stored form of an inbound message (seed 1 §3 "标准用户提问" or "定时任务消息"). */
+export function inboundToMessage(address: SessionAddress, m: InboundMessage): NewMessage {
+  const base = { id: m.id, session_id: address.sessionId, chatbot_id: address.chatbotId, channel_id: address.channelId };
+  if (m.kind === 'cron') return cronPrompt({ ...base, content: m.content, received_at: m.receivedAt });
+  return userQuestion({
+    ...base,
+    sender: m.sender,
+    content: m.content,
+    received_at: m.receivedAt,
+    attachments: m.attachments,
+    discord_message_id: address.chatbotId === 'discord' ? m.platformMessageId : undefined,
+    reply_to: m.replyTo,
+    channel_context: m.channelContext,
+  });
+}
+
+export function createPersistenceActivities({ pool, logger }: PersistenceDeps): PersistenceActivities {
+  async function storeInbound(address: SessionAddress, m: InboundMessage): Promise<{ message: Message; created: boolean }> {
+    await ensureSession(pool, { id: address.sessionId, chatbotId: address.chatbotId, channelId: address.channelId, channelContext: m.channelContext });
+    const existing = await getMessage(pool, m.id);
+    if (existing) return ownedBy(existing, address.sessionId, false);
+    try {
+      const r = await commit(pool, address.sessionId, { insert: [inboundToMessage(address, m)] });
+      const stored = r.inserted[0] ?? r.unchanged[0];
+      if (!stored) throw new Error(`message ${m.id} was neither inserted nor found`);
+      return ownedBy(stored, address.sessionId, r.inserted.length > 0);
+    } catch (err) {
+      if (err instanceof ApplicationFailure) throw err;
+      if (String(err).includes('another session')) throw idTaken(m.id);
+      throw err;
+    }
+  }
+
+  function ownedBy(message: Message, sessionId: string, created: boolean) {
+    if (message.session_id !== sessionId) throw idTaken(message.id);
+    return { message, created };
+  }
+
+  function idTaken(id: string): ApplicationFailure {
+    return ApplicationFailure.nonRetryable(`message id ${id} is already used by another session`, failureType('input_persistence', 'id_taken'));
+  }
+
+  return {
+    async acceptInbound({ address, message }) {
+      return storeInbound(address, message);
+    },
+
+    async rejectInbound({ address, message, capacity }) {
+      const { message: stored } = await storeInbound(address, message);
+      if (stored.status !== 'pending_agent') return { noticeId: null };
+      const session = await getSession(pool, address.sessionId);
+      const notice = notification({
+        id: ids.rejectedNotice(stored.id),
+        session_id: address.sessionId,
+        chatbot_id: address.chatbotId,
+        channel_id: address.channelId,
+        content: presentQueueFull(capacity, session?.locale),
+        turn_id: stored.id,
+        parent_id: stored.id,
+      });
+      await commit(pool, address.sessionId, {
+        insert: [notice],
+        transitions: [{ id: stored.id, to: 'error', metadata: { failure_kind: 'queue_full' } }],
+      });
+      return { noticeId: notice.id };
+    },
+
+    async createCompactionPrompt({ address, id, receivedAt }) {
+      await ensureSession(pool, { id: address.sessionId, chatbotId: address.chatbotId, channelId: address.channelId });
+      const msg = manualCompactionPrompt({
+        id,
+        session_id: address.sessionId,
+        chatbot_id: address.chatbotId,
+        channel_id: address.channelId,
+        received_at: receivedAt,
+      });
+      const r = await commit(pool, address.sessionId, { insert: [msg] });
+      const stored = r.inserted[0] ?? r.unchanged[0];
+      if (!stored) throw new Error(`compaction prompt ${id} was neither inserted nor found`);
+      return { message: stored };
+    },
+
+    async claimTurn({ sessionId, messageId }) {
+      const msg = await getMessage(pool, messageId);
+      if (!msg || msg.session_id !== sessionId) throw ApplicationFailure.nonRetryable(`unknown message ${messageId}`, 'input_persistence');
+      const kind = msg.metadata?.is_compaction === true ? 'compaction' : 'user';
+      if (msg.status === 'processing') return { claimed: true, kind }; // a retried claim
+      if (msg.status !== 'pending_agent') return { claimed: false, kind };
+      await commit(pool, sessionId, { transitions: [{ id: messageId, to: 'processing' }] });
+      return { claimed: true, kind };
+    },
+
+    async supersede({ sessionId, messageIds }) {
+      await commit(pool, sessionId, { transitions: messageIds.map((id) => ({ id, to: 'interrupted' as const })) });
+    },
+
+    async finishTurn({ sessionId, turnId, result }) {
+      const session = await getSession(pool, sessionId);
+      if (!session) throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, 'turn_persistence');
+      const turn = await listTurnMessages(pool, turnId);
+      const trigger = turn.find((m) => m.id === turnId);
+      if (!trigger) throw ApplicationFailure.nonRetryable(`unknown turn ${turnId}`, 'turn_persistence');
+      const address = { session_id: sessionId, chatbot_id: trigger.chatbot_id, channel_id: trigger.channel_id };
+
+      const insert: NewMessage[] = [];
+      // Seed 1 §4.4: every tool_call without a tool_result gets a synthetic interrupted result.
+      const { resultOf } = indexToolFlows(turn);
+      for (const call of turn.filter((m) => m.type === 'tool_call' && !resultOf.has(m.id))) {
+        insert.push(toNewMessage(syntheticInterruptedResult(call)));
+      }
+      const notice = noticeFor(result, session.locale);
+      if (notice !== null) {
+        const base = { id: ids.notice(turnId), ...address, turn_id: turnId, parent_id: turnId };
+        insert.push(
+          result.outcome === 'error'
+            ? crashNotice({ ...base, content: notice, failure_kind: failureType(result.kind, result.detail) })
+            : notification({ ...base, content: notice }),
+        );
+      }
+      const to = result.outcome;
+      const metadata = result.outcome === 'error' ? { failure_kind: failureType(result.kind, result.detail) } : undefined;
+      const alreadyEnded = trigger.status !== 'processing' && trigger.status !== 'pending_agent';
+      await commit(pool, sessionId, {
+        insert,
+        transitions: alreadyEnded ? [] : [{ id: turnId, to, metadata }],
+        // The turn is counted in the same transaction as its final status, so a retry cannot count it twice.
+        alsoInTransaction: async (client, { updated }) => {
+          if (updated.some((m) => m.id === turnId)) await incrementTurnCount(client, sessionId);
+        },
+      });
+      if (alreadyEnded && trigger.status !== to) {
+        logger.warn({ sessionId, turnId, status: trigger.status, wanted: to }, 'turn had already ended differently');
+      }
+      const noticeRow = notice === null ? null : await getMessage(pool, ids.notice(turnId));
+      return {
+        noticeId: noticeRow && noticeRow.status === 'pending' ? noticeRow.id : null,
+        turnCount: (await getSession(pool, sessionId))?.turn_count ?? session.turn_count,
+      };
+    },
+
+    async updateSession({ sessionId, title, mode }) {
+      if (title !== undefined) await setUserTitle(pool, sessionId, title);
+      if (mode !== undefined) await setMode(pool, sessionId, mode);
+    },
+  };
+}
+
+/** The notice owed to the user for a turn's outcome, or null (seed 1 §3 rows "轻量系统通知", "崩溃报错通知"). */
+function noticeFor(result: TurnOutcome, locale: string): string | null {
+  if (result.outcome === 'processed') return null;
+  if (result.outcome === 'interrupted') return presentInterruption(result.reason, locale);
+  return presentFailure(result.kind, result.detail, locale);
+}

@@ -1,0 +1,123 @@
+/**
+ * Session rows: title (with its source: default | auto | user), mode, locale, history revision, turn count.
+ */
+import type { Queryable } from './pool.ts';
+
+export type TitleSource = 'default' | 'auto' | 'user';
+
+export interface SessionRow {
+  id: string;
+  chatbot_id: string;
+  channel_id: string;
+  title: string | null;
+  title_source: TitleSource;
+  mode: 'interrupt' | 'queue';
+  locale: string;
+  revision: number;
+  turn_count: number;
+  channel_context: unknown;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A session with the live figures the API shows, derived from message statuses. */
+export interface SessionView extends SessionRow {
+  status: 'idle' | 'processing';
+  queue_length: number;
+}
+
+const COLUMNS = 'id, chatbot_id, channel_id, title, title_source, mode, locale, revision, turn_count, channel_context, created_at, updated_at';
+
+type Row = Omit<SessionRow, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date };
+const toSession = (r: Row): SessionRow => ({ ...r, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() });
+
+/** Creates the session row unless it exists. The channel context is kept from the first message. */
+export async function ensureSession(
+  q: Queryable,
+  s: { id: string; chatbotId: string; channelId: string; channelContext?: unknown },
+): Promise<void> {
+  await q.query(
+    `INSERT INTO sessions (id, chatbot_id, channel_id, channel_context) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
+    [s.id, s.chatbotId, s.channelId, s.channelContext === undefined ? null : JSON.stringify(s.channelContext)],
+  );
+}
+
+export async function getSession(q: Queryable, id: string): Promise<SessionRow | null> {
+  const r = await q.query<Row>(`SELECT ${COLUMNS} FROM sessions WHERE id = $1`, [id]);
+  return r.rows[0] ? toSession(r.rows[0]) : null;
+}
+
+/** The session plus `status` (processing when an input message is being processed) and `queue_length`. */
+export async function getSessionView(q: Queryable, id: string): Promise<SessionView | null> {
+  const s = await getSession(q, id);
+  if (!s) return null;
+  const r = await q.query<{ processing: number; pending: number }>(
+    `SELECT count(*) FILTER (WHERE status = 'processing')::int AS processing,
+            count(*) FILTER (WHERE status = 'pending_agent')::int AS pending
+       FROM messages WHERE session_id = $1 AND status IN ('pending_agent', 'processing')`,
+    [id],
+  );
+  const row = r.rows[0] ?? { processing: 0, pending: 0 };
+  return { ...s, status: row.processing > 0 ? 'processing' : 'idle', queue_length: row.pending };
+}
+
+/**
+ * Sessions, most recently updated first. `cursor` is the opaque value from the previous page.
+ * @returns the page and the next cursor (null at the end)
+ */
+export async function listSessions(
+  q: Queryable,
+  opts: { limit: number; cursor?: string },
+): Promise<{ sessions: SessionRow[]; next_cursor: string | null }> {
+  let after: { t: string; id: string } | null = null;
+  if (opts.cursor) {
+    after = JSON.parse(Buffer.from(opts.cursor, 'base64url').toString('utf8')) as { t: string; id: string };
+  }
+  const r = after
+    ? await q.query<Row>(
+        `SELECT ${COLUMNS} FROM sessions WHERE (updated_at, id) < ($1::timestamptz, $2) ORDER BY updated_at DESC, id DESC LIMIT $3`,
+        [after.t, after.id, opts.limit + 1],
+      )
+    : await q.query<Row>(`SELECT ${COLUMNS} FROM sessions ORDER BY updated_at DESC, id DESC LIMIT $1`, [opts.limit + 1]);
+  const rows = r.rows.slice(0, opts.limit);
+  const last = r.rows[opts.limit - 1];
+  const next =
+    r.rows.length > opts.limit && last
+      ? Buffer.from(JSON.stringify({ t: last.updated_at.toISOString(), id: last.id })).toString('base64url')
+      : null;
+  return { sessions: rows.map(toSession), next_cursor: next };
+}
+
+/**
+ * Sets an automatic title only while the title is still the default (seed 2 §12: a late title never
+ * overwrites a user's). @returns true when the title was written
+ */
+export async function setAutoTitle(q: Queryable, id: string, title: string): Promise<boolean> {
+  const r = await q.query(
+    `UPDATE sessions SET title = $2, title_source = 'auto', updated_at = now() WHERE id = $1 AND title_source = 'default'`,
+    [id, title],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
+/** Sets a title chosen by the user; it wins over any automatic one. */
+export async function setUserTitle(q: Queryable, id: string, title: string): Promise<void> {
+  await q.query(`UPDATE sessions SET title = $2, title_source = 'user', updated_at = now() WHERE id = $1`, [id, title]);
+}
+
+export async function setMode(q: Queryable, id: string, mode: 'interrupt' | 'queue'): Promise<void> {
+  await q.query(`UPDATE sessions SET mode = $2, updated_at = now() WHERE id = $1`, [id, mode]);
+}
+
+export async function setLocale(q: Queryable, id: string, locale: string): Promise<void> {
+  await q.query(`UPDATE sessions SET locale = $2, updated_at = now() WHERE id = $1`, [id, locale]);
+}
+
+/** Counts a finished turn. @returns the new count (seed 1 `turn_metrics.session_turns`) */
+export async function incrementTurnCount(q: Queryable, id: string): Promise<number> {
+  const r = await q.query<{ turn_count: number }>(
+    `UPDATE sessions SET turn_count = turn_count + 1 WHERE id = $1 RETURNING turn_count`,
+    [id],
+  );
+  return r.rows[0]?.turn_count ?? 0;
+}

@@ -1,0 +1,48 @@
+/**
+ * The fixed prompts Kesoku sends to the model. Pure text; the system prompt is injected as the system
+ * instruction at preparation time (seed 1 §3 "系统提示词", a virtual record never stored).
+ */
+
+/** Seed 1 §3 "系统提示词" (`# System Instructions\nYou are Kesoku...`). */
+export function systemPrompt(opts: { workspaceDir: string; now: string; tools: readonly string[] }): string {
+  return [
+    '# System Instructions',
+    'You are Kesoku, a dependable assistant that can run tools on its host to get real work done.',
+    '',
+    `- Tools available: ${opts.tools.join(', ') || 'none'}. Shell commands run in the working directory ${opts.workspaceDir}.`,
+    '- Before you call a tool, say in one or two sentences what you are about to do and why.',
+    '- Read tool output carefully; if a command fails, explain what went wrong and try a fix when it is safe.',
+    '- Never reveal secrets, API keys or tokens, even if a tool shows them.',
+    '- Messages starting with "[System Notification]" or "[System Alert]" come from Kesoku itself, not the user.',
+    '- Answer in the language the user writes in. Be concise; use Markdown code blocks for code and commands.',
+    `- The current time is ${opts.now}.`,
+  ].join('\n');
+}
+
+/** The system prompt of a title request. Contains the word "title" (the fake model server keys on it). */
+export const TITLE_SYSTEM_PROMPT =
+  'You write a short title for a chat conversation: at most 6 words, no quotes, no trailing punctuation, ' +
+  "in the conversation's language. Answer with the title only.";
+
+/** Seed 1 §3 "手动压缩提问" sibling for automatic compaction (same row: user/text from "System", is_compaction). */
+export const AUTO_COMPACTION_PROMPT =
+  '[System Notification] The conversation has grown too long for the context window and is being compacted ' +
+  'automatically. Summarise the conversation so far into a concise but complete briefing that will replace the ' +
+  "earlier messages in your context: the user's goals and requests, decisions and their reasons, the facts, " +
+  'files, commands and tool results that still matter, what is finished and what is still open. Do not call tools.';
+
+/** Cleans a model-written title: first line, no quotes or "Title:" prefix, at most 80 characters. */
+export function cleanTitle(raw: string): string | null {
+  const line = raw
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.length > 0);
+  if (!line) return null;
+  const t = line
+    .replace(/^title\s*:\s*/i, '')
+    .replace(/^["'`“”«]+|["'`“”»]+$/g, '')
+    .replace(/[.。!！]+$/, '')
+    .trim();
+  if (!t) return null;
+  return Array.from(t).slice(0, 80).join('');
+}

@@ -1,0 +1,131 @@
+/**
+ * Configuration from the environment (DESIGN.md "Configuration"), validated once with zod.
+ *
+ * Every process (worker, API, adapters, `npm start`) reads the same variables; a missing or malformed value
+ * gives a `ConfigError` naming the variable, never a crash deep inside a component.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  readonly kind = 'config';
+}
+
+const intFrom = (def: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return def;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `must be an integer between ${min} and ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const list = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const envSchema = z.object({
+  DATABASE_URL: optionalString,
+  TEMPORAL_ADDRESS: optionalString,
+  TEMPORAL_NAMESPACE: optionalString.transform((v) => v ?? 'default'),
+  KESOKU_TEMPORAL_CLI: optionalString,
+  KESOKU_TEMPORAL_PORT: intFrom(7233, 1, 65535),
+  KESOKU_TEMPORAL_UI_PORT: intFrom(8233, 1, 65535),
+  KESOKU_POSTGRES_PORT: intFrom(5433, 1, 65535),
+  KESOKU_DATA_DIR: optionalString.transform((v) => path.resolve(v ?? '.kesoku')),
+  KESOKU_API_PORT: intFrom(3000, 0, 65535),
+  KESOKU_API_HOST: optionalString,
+  KESOKU_API_TOKENS: list,
+  KESOKU_API_URL: optionalString,
+  KESOKU_LLM_PROVIDER: z
+    .enum(['openai-compatible', 'openai', 'anthropic', 'google'])
+    .optional()
+    .transform((v) => v ?? 'openai-compatible'),
+  KESOKU_LLM_BASE_URL: optionalString,
+  KESOKU_LLM_API_KEY: optionalString,
+  KESOKU_LLM_MODEL: optionalString,
+  KESOKU_LLM_TIMEOUT_MS: intFrom(120_000, 1_000, 3_600_000),
+  KESOKU_MAX_STEPS: intFrom(16, 1, 200),
+  KESOKU_COMPACT_TOKENS: intFrom(64_000, 1_000, 10_000_000),
+  KESOKU_CONTINUE_AS_NEW_TURNS: intFrom(200, 1, 100_000),
+  KESOKU_SHELL_TIMEOUT_S: intFrom(300, 1, 86_400),
+  KESOKU_LOG_LEVEL: z
+    .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+    .optional()
+    .transform((v) => v ?? 'info'),
+  DISCORD_TOKEN: optionalString,
+  DISCORD_API_URL: optionalString,
+  DISCORD_ALLOWED_GUILDS: list,
+  DISCORD_ALLOWED_CHANNELS: list,
+  DISCORD_ALLOWED_USERS: list,
+  DISCORD_RESPOND: z
+    .enum(['mention', 'always'])
+    .optional()
+    .transform((v) => v ?? 'mention'),
+});
+
+/** The validated configuration. Ports are TCP ports; durations carry their unit in the name. */
+export type Config = z.output<typeof envSchema>;
+
+/**
+ * Reads and validates the configuration.
+ * @param env defaults to `process.env`
+ * @throws ConfigError listing every invalid variable
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
+/** Where the API listens: loopback unless bearer tokens are configured (DESIGN.md, issue "REST API v1"). */
+export function apiHost(cfg: Config): string {
+  if (cfg.KESOKU_API_HOST) return cfg.KESOKU_API_HOST;
+  return cfg.KESOKU_API_TOKENS.length > 0 ? '0.0.0.0' : '127.0.0.1';
+}
+
+/** The LLM settings the worker needs; throws a ConfigError naming what is missing. */
+export function requireLlmConfig(cfg: Config): {
+  provider: Config['KESOKU_LLM_PROVIDER'];
+  baseUrl?: string;
+  apiKey?: string;
+  model: string;
+  requestTimeoutMs: number;
+} {
+  const missing: string[] = [];
+  if (!cfg.KESOKU_LLM_MODEL) missing.push('KESOKU_LLM_MODEL');
+  if (cfg.KESOKU_LLM_PROVIDER === 'openai-compatible' && !cfg.KESOKU_LLM_BASE_URL) missing.push('KESOKU_LLM_BASE_URL');
+  if (['openai', 'anthropic', 'google'].includes(cfg.KESOKU_LLM_PROVIDER) && !cfg.KESOKU_LLM_API_KEY)
+    missing.push('KESOKU_LLM_API_KEY');
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `the model is not configured: set ${missing.join(', ')} (provider ${cfg.KESOKU_LLM_PROVIDER}); see README "Model providers"`,
+    );
+  }
+  return {
+    provider: cfg.KESOKU_LLM_PROVIDER,
+    baseUrl: cfg.KESOKU_LLM_BASE_URL,
+    apiKey: cfg.KESOKU_LLM_API_KEY,
+    model: cfg.KESOKU_LLM_MODEL as string,
+    requestTimeoutMs: cfg.KESOKU_LLM_TIMEOUT_MS,
+  };
+}

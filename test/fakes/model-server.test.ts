@@ -1,0 +1,237 @@
+// The fake model server's own wire behaviour, seen by a plain HTTP client.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultReply, startFakeModelServer } from './model-server.ts';
+import type { FakeModelServer } from './model-server.ts';
+
+let server: FakeModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The `data:` payloads of an SSE body, JSON-parsed except the final `[DONE]`. */
+async function sseEvents(res: Response): Promise<unknown[]> {
+  const text = await res.text();
+  return text
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: '))
+    .map((e) => e.slice('data: '.length))
+    .map((d) => (d === '[DONE]' ? d : (JSON.parse(d) as unknown)));
+}
+
+const user = (content: string) => ({ model: 'm', messages: [{ role: 'user', content }] });
+
+describe('fake model server', () => {
+  it('streams role first, content deltas, split tool-call arguments, finish, usage, then [DONE]', async () => {
+    server = await startFakeModelServer();
+    server.enqueue({
+      kind: 'tool_calls',
+      text: 'ok',
+      calls: [{ id: 'call_x', name: 'run_shell_command', arguments: { command: 'echo hello world' } }],
+    });
+    const res = await post(server.url, {
+      ...user('x'),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const events = await sseEvents(res);
+    expect(events.at(-1)).toBe('[DONE]');
+    type Chunk = {
+      object: string;
+      choices: Array<{ delta: Record<string, unknown>; finish_reason: string | null }>;
+      usage?: unknown;
+    };
+    const chunks = events.slice(0, -1) as Chunk[];
+    expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
+    expect(chunks[0]?.choices[0]?.delta).toMatchObject({ role: 'assistant', content: '' });
+    expect(chunks[1]?.choices[0]?.delta).toEqual({ content: 'ok' });
+    const toolDeltas = chunks.flatMap(
+      (c) =>
+        (c.choices[0]?.delta.tool_calls as
+          Array<{ id?: string; function: { name?: string; arguments: string } }> | undefined) ?? [],
+    );
+    expect(toolDeltas[0]).toMatchObject({
+      id: 'call_x',
+      function: { name: 'run_shell_command', arguments: '' },
+    });
+    expect(toolDeltas.length).toBeGreaterThan(2);
+    expect(toolDeltas.map((d) => d.function.arguments).join('')).toBe('{"command":"echo hello world"}');
+    const finish = chunks.find(
+      (c) => c.choices[0]?.finish_reason !== null && c.choices[0]?.finish_reason !== undefined,
+    );
+    expect(finish?.choices[0]?.finish_reason).toBe('tool_calls');
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: {
+        prompt_tokens: expect.any(Number),
+        completion_tokens: expect.any(Number),
+        total_tokens: expect.any(Number),
+      },
+    });
+    expect(server.completedRequests).toBe(1);
+  });
+
+  it('sends no usage chunk unless stream_options.include_usage is set', async () => {
+    server = await startFakeModelServer();
+    const events = await sseEvents(await post(server.url, { ...user('hi'), stream: true }));
+
+    expect(events.some((e) => typeof e === 'object' && e !== null && 'usage' in e)).toBe(false);
+  });
+
+  it('answers non-streaming requests with a chat.completion object', async () => {
+    server = await startFakeModelServer();
+    const res = await post(server.url, user('run: ls'));
+    const body = (await res.json()) as {
+      object: string;
+      choices: Array<{
+        message: { content: string; tool_calls: Array<{ function: { name: string; arguments: string } }> };
+        finish_reason: string;
+      }>;
+    };
+
+    expect(body.object).toBe('chat.completion');
+    expect(body.choices[0]?.finish_reason).toBe('tool_calls');
+    expect(body.choices[0]?.message.content).toBe('I will run `ls`.');
+    expect(JSON.parse(body.choices[0]?.message.tool_calls[0]?.function.arguments ?? '')).toEqual({
+      command: 'ls',
+    });
+  });
+
+  it('lists a model on GET /v1/models and rejects a wrong bearer with OpenAI’s 401 body', async () => {
+    server = await startFakeModelServer({ apiKey: 'right' });
+    const models = await fetch(`${server.url}/models`, { headers: { authorization: 'Bearer right' } });
+    expect(((await models.json()) as { data: unknown[] }).data).toHaveLength(1);
+
+    const denied = await post(server.url, user('hi'), { authorization: 'Bearer wrong' });
+    expect(denied.status).toBe(401);
+    expect(await denied.json()).toEqual({
+      error: {
+        message: 'Incorrect API key provided',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_api_key',
+      },
+    });
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/models', '/v1/chat/completions']);
+  });
+
+  it('also serves /chat/completions without the /v1 prefix and uses respond() after the queue', async () => {
+    server = await startFakeModelServer({ script: { respond: () => ({ kind: 'text', text: 'scripted' }) } });
+    server.enqueue({ kind: 'text', text: 'queued' });
+    const origin = server.url.replace(/\/v1$/, '');
+    const first = (await (await post(origin, user('a'))).json()) as {
+      choices: Array<{ message: { content: string } }>;
+    };
+    const second = (await (await post(server.url, user('b'))).json()) as {
+      choices: Array<{ message: { content: string } }>;
+    };
+
+    expect([first.choices[0]?.message.content, second.choices[0]?.message.content]).toEqual([
+      'queued',
+      'scripted',
+    ]);
+  });
+
+  it('close() ends hanging connections', async () => {
+    server = await startFakeModelServer();
+    server.enqueue({ kind: 'hang' });
+    const pending = post(server.url, { ...user('x'), stream: true }).then((r) => r.text());
+    await expect.poll(() => server?.requests.length).toBe(1);
+    const started = Date.now();
+    await server.close();
+    server = undefined;
+
+    await expect(pending).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('runs standalone with the default behaviour and stops on SIGTERM', async () => {
+    const script = fileURLToPath(new URL('./model-server.ts', import.meta.url));
+    const child = spawn(process.execPath, [script, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding('utf8');
+      child.stdout.once('data', (line: string) => resolve(line.trim()));
+      child.once('exit', (code) => reject(new Error(`fake exited early with ${code}`)));
+    });
+    try {
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      const body = (await (await post(url, user('hello there'))).json()) as {
+        choices: Array<{ message: { content: string } }>;
+      };
+      expect(body.choices[0]?.message.content).toBe('echo: hello there');
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  });
+});
+
+describe('defaultReply', () => {
+  const req = (messages: Array<Record<string, unknown>>, tools?: unknown[]) => ({
+    messages: messages as never,
+    ...(tools ? { tools } : {}),
+  });
+  const tools = [{ type: 'function', function: { name: 'run_shell_command' } }];
+
+  it('follows the documented rules', () => {
+    expect(defaultReply(req([{ role: 'user', content: 'hello' }]))).toEqual({
+      kind: 'text',
+      text: 'echo: hello',
+    });
+    expect(defaultReply(req([{ role: 'user', content: [{ type: 'text', text: 'parts' }] }]))).toEqual({
+      kind: 'text',
+      text: 'echo: parts',
+    });
+    expect(defaultReply(req([{ role: 'user', content: 'please run: ls -la' }], tools))).toEqual({
+      kind: 'tool_calls',
+      text: 'I will run `ls -la`.',
+      calls: [{ name: 'run_shell_command', arguments: { command: 'ls -la' } }],
+    });
+    expect(defaultReply(req([{ role: 'user', content: 'run2: ls ;; pwd' }], tools))).toMatchObject({
+      kind: 'tool_calls',
+      calls: [{ arguments: { command: 'ls' } }, { arguments: { command: 'pwd' } }],
+    });
+    expect(defaultReply(req([{ role: 'user', content: 'sleep: 2' }]))).toEqual({
+      kind: 'text',
+      text: 'slept 2s',
+      delayMs: 2000,
+    });
+    expect(
+      defaultReply(
+        req([{ role: 'tool', tool_call_id: 'c', content: '=== STDOUT ===\n  first line  \nsecond' }]),
+      ),
+    ).toEqual({ kind: 'text', text: 'Done: first line' });
+    expect(defaultReply(req([{ role: 'tool', tool_call_id: 'c', content: 'x'.repeat(300) }]))).toEqual({
+      kind: 'text',
+      text: `Done: ${'x'.repeat(200)}`,
+    });
+  });
+
+  it('detects title requests by a tool-less "title" system prompt or a "title:" user prefix', () => {
+    const conversation = { role: 'user', content: 'how do I resize a partition safely' };
+    expect(defaultReply(req([{ role: 'system', content: 'Generate a short title.' }, conversation]))).toEqual(
+      { kind: 'text', text: 'Title: how do I' },
+    );
+    expect(defaultReply(req([{ role: 'user', content: 'title: deploy the app now' }], tools))).toEqual({
+      kind: 'text',
+      text: 'Title: deploy the app',
+    });
+    // The agent's own system prompt may mention titles; with tools offered it is a normal turn.
+    expect(
+      defaultReply(req([{ role: 'system', content: 'Keep the title short.' }, conversation], tools)),
+    ).toEqual({ kind: 'text', text: 'echo: how do I resize a partition safely' });
+  });
+});

@@ -1,0 +1,547 @@
+/**
+ * A fake model provider speaking the OpenAI Chat Completions wire protocol over real HTTP, so the real AI SDK
+ * (or any OpenAI-compatible client) can be tested against it over loopback.
+ *
+ * Endpoints: `POST /v1/chat/completions` (also `/chat/completions`), streaming (SSE) and non-streaming, and
+ * `GET /v1/models`. What each chat request gets is decided, in order, by the queue (`server.enqueue`), the
+ * `respond` function of the script, and otherwise by the default rules (see {@link defaultReply}), which let
+ * other processes (chaos tests, a scripted terminal demo) drive it by what the user types.
+ *
+ * Standalone: `node test/fakes/model-server.ts --port 4010 [--host 127.0.0.1] [--api-key KEY]` prints its URL
+ * and serves the default behaviour until SIGTERM/SIGINT.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** One tool call the fake should emit; `id` defaults to `call_<n>`. */
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * What the fake answers to one chat request.
+ * - `text`: the text streamed in word-sized chunks, `chunkDelayMs` (ms, default 0) between chunks; with `delayMs`
+ *   the response headers (and the role chunk) go out at once and the first word follows after that many ms.
+ * - `tool_calls`: optional text first, then the calls (streamed as name + several argument fragments each).
+ * - `empty`: no content and no tool calls, finish_reason `stop`.
+ * - `error`: an HTTP error with `status`, a JSON `body` (default: an OpenAI-style error object) and `headers`.
+ * - `context_overflow`: 400 with OpenAI's `context_length_exceeded` error body.
+ * - `hang`: never answers; with `sendHeaders` (default true) a streaming request gets 200 + SSE headers first.
+ *   The connection stays open until the client aborts or the server closes.
+ * - `slow_text`: like `text` but the delay is mandatory; for timeout and interrupt tests.
+ */
+export type FakeReply =
+  | { kind: 'text'; text: string; chunkDelayMs?: number; delayMs?: number }
+  | { kind: 'tool_calls'; text?: string; calls: FakeToolCall[] }
+  | { kind: 'empty' }
+  | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
+  | { kind: 'context_overflow' }
+  | { kind: 'hang'; sendHeaders?: boolean }
+  | { kind: 'slow_text'; text: string; chunkDelayMs: number };
+
+/** One HTTP request the fake received. `body` is the parsed JSON body (undefined when absent or not JSON). */
+export interface FakeRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: ChatRequestBody | undefined;
+  /** Epoch ms when the request's body had been read. */
+  receivedAt: number;
+  /** True once the client went away before the response was complete (abort, timeout). */
+  clientAborted: boolean;
+}
+
+/** The subset of a Chat Completions request body the fake looks at; everything else is kept as received. */
+export interface ChatRequestBody {
+  model?: string;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  messages?: WireMessage[];
+  tools?: unknown[];
+  [key: string]: unknown;
+}
+
+/** A Chat Completions message as it arrives on the wire. */
+export interface WireMessage {
+  role: string;
+  content?: string | Array<{ type: string; text?: string }> | null;
+  name?: string;
+  tool_call_id?: string;
+  tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
+}
+
+/** How the fake decides replies: `queue` is consumed first, then `respond` (return undefined to fall through). */
+export interface FakeScript {
+  queue?: FakeReply[];
+  respond?: (request: FakeRequest) => FakeReply | undefined;
+}
+
+/** Options of {@link startFakeModelServer}. `port` 0 (default) picks a free port. */
+export interface FakeModelServerOptions {
+  port?: number;
+  host?: string;
+  script?: FakeScript;
+  /** When set, requests need `Authorization: Bearer <apiKey>`; others get OpenAI's 401 body. */
+  apiKey?: string;
+}
+
+/** A running fake. `url` is the base URL including `/v1` (what `baseURL` of a client wants). */
+export interface FakeModelServer {
+  url: string;
+  port: number;
+  /** Every request received, in arrival order. */
+  readonly requests: FakeRequest[];
+  /** Chat requests whose response was sent completely (errors included; hangs and aborted streams excluded). */
+  readonly completedRequests: number;
+  /** Chat-completion requests only, in arrival order. */
+  chatRequests(): FakeRequest[];
+  enqueue(...replies: FakeReply[]): void;
+  /** Replaces the `respond` function (undefined restores the default rules). */
+  setRespond(respond: FakeScript['respond']): void;
+  /** Stops listening and destroys every open connection, hanging ones included. */
+  close(): Promise<void>;
+}
+
+const OVERFLOW_BODY = {
+  error: {
+    message:
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
+    type: 'invalid_request_error',
+    param: 'messages',
+    code: 'context_length_exceeded',
+  },
+};
+
+const AUTH_BODY = {
+  error: {
+    message: 'Incorrect API key provided',
+    type: 'invalid_request_error',
+    param: null,
+    code: 'invalid_api_key',
+  },
+};
+
+/** Starts the fake on `host` (default 127.0.0.1) and `port` (default: a free one). */
+export async function startFakeModelServer(opts: FakeModelServerOptions = {}): Promise<FakeModelServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const queue: FakeReply[] = [...(opts.script?.queue ?? [])];
+  let respond = opts.script?.respond;
+  const requests: FakeRequest[] = [];
+  let completed = 0;
+  let seq = 0;
+  const closing = new AbortController();
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent && !res.destroyed)
+        sendJson(res, 500, { error: { message: String(err), type: 'server_error' } });
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const path = new URL(req.url ?? '/', 'http://fake').pathname;
+    let body: ChatRequestBody | undefined;
+    try {
+      body = raw.length > 0 ? (JSON.parse(raw) as ChatRequestBody) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const record: FakeRequest = {
+      method: req.method ?? 'GET',
+      path,
+      headers: req.headers,
+      body,
+      receivedAt: Date.now(),
+      clientAborted: false,
+    };
+    requests.push(record);
+    // 'close' on the response fires both after a normal end and when the client goes away; only the latter counts.
+    res.on('close', () => {
+      if (!res.writableFinished) record.clientAborted = true;
+    });
+
+    if (opts.apiKey !== undefined && req.headers.authorization !== `Bearer ${opts.apiKey}`) {
+      sendJson(res, 401, AUTH_BODY);
+      return;
+    }
+    if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
+      sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'kesoku-fake' }],
+      });
+      return;
+    }
+    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/chat/completions')) {
+      sendJson(res, 404, {
+        error: { message: `Unknown route ${req.method} ${path}`, type: 'invalid_request_error' },
+      });
+      return;
+    }
+    if (body === undefined || !Array.isArray(body.messages)) {
+      sendJson(res, 400, { error: { message: 'messages is required', type: 'invalid_request_error' } });
+      return;
+    }
+
+    const reply = queue.shift() ?? respond?.(record) ?? defaultReply(body);
+    const gone = AbortSignal.any([closing.signal, closedSignal(res)]);
+    const ctx: ReplyContext = {
+      id: `chatcmpl-fake${++seq}`,
+      model: body.model ?? 'fake-model',
+      created: Math.floor(Date.now() / 1000),
+      body,
+      gone,
+      nextCallId: () => `call_fake${seq}_${Math.random().toString(36).slice(2, 8)}`,
+    };
+    await sendReply(res, reply, ctx);
+    // writableEnded flips synchronously in end(), so the count is up before the client can see the response end.
+    if (res.writableEnded && !record.clientAborted) completed++;
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    url: `http://${urlHost}:${port}/v1`,
+    port,
+    requests,
+    get completedRequests() {
+      return completed;
+    },
+    chatRequests: () => requests.filter((r) => r.method === 'POST' && r.path.endsWith('/chat/completions')),
+    enqueue: (...replies) => void queue.push(...replies),
+    setRespond: (fn) => void (respond = fn),
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+interface ReplyContext {
+  id: string;
+  model: string;
+  created: number;
+  body: ChatRequestBody;
+  /** Aborts when the client disconnects or the server closes. */
+  gone: AbortSignal;
+  nextCallId: () => string;
+}
+
+async function sendReply(res: ServerResponse, reply: FakeReply, ctx: ReplyContext): Promise<void> {
+  switch (reply.kind) {
+    case 'error':
+      sendJson(
+        res,
+        reply.status,
+        reply.body ?? {
+          error: {
+            message: `Fake error ${reply.status}`,
+            type: reply.status >= 500 ? 'server_error' : 'invalid_request_error',
+          },
+        },
+        reply.headers,
+      );
+      return;
+    case 'context_overflow':
+      sendJson(res, 400, OVERFLOW_BODY);
+      return;
+    case 'hang':
+      if (ctx.body.stream === true && reply.sendHeaders !== false) {
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          connection: 'keep-alive',
+        });
+        res.flushHeaders();
+      }
+      await sleep(Number.POSITIVE_INFINITY, ctx.gone);
+      return;
+    case 'text':
+      await sendCompletion(res, ctx, reply.text, [], reply.chunkDelayMs ?? 0, reply.delayMs ?? 0);
+      return;
+    case 'slow_text':
+      await sendCompletion(res, ctx, reply.text, [], reply.chunkDelayMs);
+      return;
+    case 'tool_calls':
+      await sendCompletion(
+        res,
+        ctx,
+        reply.text ?? '',
+        reply.calls.map((c) => ({
+          id: c.id ?? ctx.nextCallId(),
+          name: c.name,
+          arguments: JSON.stringify(c.arguments),
+        })),
+        0,
+      );
+      return;
+    case 'empty':
+      await sendCompletion(res, ctx, '', [], 0);
+      return;
+  }
+}
+
+interface OutCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Sends a successful completion, streamed (SSE, OpenAI chunk shapes) or as one `chat.completion` object. */
+async function sendCompletion(
+  res: ServerResponse,
+  ctx: ReplyContext,
+  text: string,
+  calls: OutCall[],
+  chunkDelayMs: number,
+  firstDelayMs = 0,
+): Promise<void> {
+  const finishReason = calls.length > 0 ? 'tool_calls' : 'stop';
+  const usage = estimateUsage(ctx.body, text, calls);
+  if (ctx.body.stream !== true) {
+    await sleep(firstDelayMs + chunkDelayMs * splitWords(text).length, ctx.gone);
+    if (ctx.gone.aborted) return;
+    const message = {
+      role: 'assistant',
+      content: text === '' && calls.length > 0 ? null : text,
+      ...(calls.length > 0
+        ? {
+            tool_calls: calls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.name, arguments: c.arguments },
+            })),
+          }
+        : {}),
+      refusal: null,
+    };
+    sendJson(res, 200, {
+      id: ctx.id,
+      object: 'chat.completion',
+      created: ctx.created,
+      model: ctx.model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+      usage,
+    });
+    return;
+  }
+
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    sse(res, {
+      id: ctx.id,
+      object: 'chat.completion.chunk',
+      created: ctx.created,
+      model: ctx.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    });
+
+  chunk({ role: 'assistant', content: '', refusal: null });
+  if (firstDelayMs > 0) await sleep(firstDelayMs, ctx.gone);
+  for (const word of splitWords(text)) {
+    if (chunkDelayMs > 0) await sleep(chunkDelayMs, ctx.gone);
+    if (ctx.gone.aborted) return;
+    chunk({ content: word });
+  }
+  calls.forEach((call, index) => {
+    // OpenAI sends the id, type and name first with empty arguments, then the arguments in small fragments.
+    chunk({
+      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+    });
+    for (const fragment of splitFragments(call.arguments, 3))
+      chunk({ tool_calls: [{ index, function: { arguments: fragment } }] });
+  });
+  chunk({}, finishReason);
+  if (ctx.body.stream_options?.include_usage === true) {
+    sse(res, {
+      id: ctx.id,
+      object: 'chat.completion.chunk',
+      created: ctx.created,
+      model: ctx.model,
+      choices: [],
+      usage,
+    });
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+/**
+ * The default rules, keyed on the request (seed of the chaos tests and the scripted demo):
+ * 1. last message is a tool result → text `Done: <first line>` (first non-empty line that is not a
+ *    `=== STDOUT ===`-style section marker, trimmed to 200 chars);
+ * 2. title request → text `Title: <first 3 words of the last user text>`. A request is a title request when it
+ *    carries no tools and its system prompt contains the word "title", or when the last user text starts
+ *    with `title:` (that prefix is not counted among the words);
+ * 3. last user text contains `run2: <a> ;; <b>` → text + two `run_shell_command` calls in one step;
+ * 4. contains `run: <command>` → text "I will run `<command>`." + one `run_shell_command {command}` call;
+ * 5. contains `sleep: <seconds>` → headers at once, then text `slept <seconds>s` after that delay;
+ * 6. otherwise text `echo: <last user text>`.
+ * Commands run to the end of their line.
+ */
+export function defaultReply(body: ChatRequestBody): FakeReply {
+  const messages = body.messages ?? [];
+  const last = messages.at(-1);
+  if (last?.role === 'tool') {
+    const lines = contentText(last.content)
+      .split('\n')
+      .map((l) => l.trim());
+    const first = lines.find((l) => l !== '' && !/^=+ .* =+$/.test(l)) ?? lines[0] ?? '';
+    return { kind: 'text', text: `Done: ${first.slice(0, 200)}` };
+  }
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const userText = lastUser ? contentText(lastUser.content) : '';
+  const system = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => contentText(m.content))
+    .join('\n');
+  const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
+  const titlePrefix = /^\s*title:/i;
+  if (titlePrefix.test(userText) || (!hasTools && /\btitle\b/i.test(system))) {
+    const words = userText.replace(titlePrefix, '').trim().split(/\s+/).filter(Boolean).slice(0, 3);
+    return { kind: 'text', text: `Title: ${words.join(' ')}` };
+  }
+  const run2 = /\brun2:[ \t]*(.+?)[ \t]*;;[ \t]*(.+?)[ \t]*$/m.exec(userText);
+  if (run2?.[1] !== undefined && run2[2] !== undefined) {
+    const [a, b] = [run2[1], run2[2]];
+    return {
+      kind: 'tool_calls',
+      text: `I will run \`${a}\` and \`${b}\`.`,
+      calls: [
+        { name: 'run_shell_command', arguments: { command: a } },
+        { name: 'run_shell_command', arguments: { command: b } },
+      ],
+    };
+  }
+  const run = /\brun:[ \t]*(.+?)[ \t]*$/m.exec(userText);
+  if (run?.[1] !== undefined) {
+    return {
+      kind: 'tool_calls',
+      text: `I will run \`${run[1]}\`.`,
+      calls: [{ name: 'run_shell_command', arguments: { command: run[1] } }],
+    };
+  }
+  const sleepMatch = /\bsleep:[ \t]*(\d+(?:\.\d+)?)/.exec(userText);
+  if (sleepMatch?.[1] !== undefined) {
+    return { kind: 'text', text: `slept ${sleepMatch[1]}s`, delayMs: Number(sleepMatch[1]) * 1000 };
+  }
+  return { kind: 'text', text: `echo: ${userText}` };
+}
+
+function contentText(content: WireMessage['content']): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content))
+    return content.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+  return '';
+}
+
+/** Word-sized chunks, each keeping its trailing whitespace, so joining them gives the text back. */
+function splitWords(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? (text === '' ? [] : [text]);
+}
+
+function splitFragments(s: string, parts: number): string[] {
+  if (s.length <= 1) return [s];
+  const size = Math.ceil(s.length / parts);
+  const out: string[] = [];
+  for (let i = 0; i < s.length; i += size) out.push(s.slice(i, i + size));
+  return out;
+}
+
+/** A rough token estimate (4 characters per token), enough to make usage non-zero and monotonic. */
+function estimateUsage(body: ChatRequestBody, text: string, calls: OutCall[]) {
+  const promptChars = JSON.stringify(body.messages ?? []).length + JSON.stringify(body.tools ?? []).length;
+  const prompt_tokens = Math.ceil(promptChars / 4);
+  const completion_tokens = Math.ceil(
+    (text.length + calls.reduce((n, c) => n + c.name.length + c.arguments.length, 0)) / 4,
+  );
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
+
+function sse(res: ServerResponse, data: unknown): void {
+  if (!res.destroyed) res.write(`data: ${JSON.stringify(data)}\n\n`);
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function closedSignal(res: ServerResponse): AbortSignal {
+  const ac = new AbortController();
+  res.on('close', () => ac.abort());
+  return ac.signal;
+}
+
+/** Resolves after `ms` or as soon as `signal` aborts (never rejects). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted || ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+if (isMain()) {
+  const port = Number(argValue('--port') ?? 4010);
+  const server = await startFakeModelServer({
+    port,
+    host: argValue('--host'),
+    apiKey: argValue('--api-key'),
+  });
+  console.log(server.url);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}

@@ -1,0 +1,147 @@
+/**
+ * A real Kesoku stack for one test file: the run's Temporal dev server and Postgres database (from
+ * test/global-setup.ts), a fake model server on 127.0.0.1 speaking the Chat Completions wire protocol, and an
+ * in-process worker on a task queue of its own (so test files running in parallel never share tasks).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { inject } from 'vitest';
+import type { ChannelSink } from '../../activities/delivery.ts';
+import type { LlmConfig } from '../../activities/llm/provider.ts';
+import type { Message, Status } from '../../domain/message.ts';
+import { getMessage, listSessionMessages } from '../../db/messages.ts';
+import { createPool, type Pool } from '../../db/pool.ts';
+import { createLogger } from '../../infra/logger.ts';
+import { SessionClient } from '../../infra/session-client.ts';
+import type { InboundMessage, SubmitResult } from '../../workflows/definitions.ts';
+import { createKesokuWorker } from '../../workers/build-worker.ts';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model-server.ts';
+
+export interface StackOptions {
+  /** Model settings; defaults to the fake server with provider openai-compatible. */
+  llm?: Partial<LlmConfig> | null;
+  apiKey?: string;
+  maxSteps?: number;
+  compactTokens?: number;
+  shellTimeoutMs?: number;
+  sinks?: Record<string, ChannelSink>;
+  continueAsNewAfterTurns?: number;
+  /** Start no worker (the test starts its own, e.g. in a child process). */
+  noWorker?: boolean;
+}
+
+export interface Stack {
+  pool: Pool;
+  client: Client;
+  sessions: SessionClient;
+  fake: FakeModelServer;
+  taskQueue: string;
+  dataDir: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  llm: LlmConfig | null;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  stop(): Promise<void>;
+  /** Submits `content` to `sessionId` as chatbot `api`. */
+  submit(sessionId: string, content: string, extra?: Partial<InboundMessage>): Promise<SubmitResult>;
+  /** Polls Postgres until message `id` has one of `statuses`. */
+  waitForStatus(id: string, statuses: Status[], timeoutMs?: number): Promise<Message>;
+  messages(sessionId: string): Promise<Message[]>;
+}
+
+let counter = 0;
+/** A unique id for sessions and messages in tests. */
+export function uniqueId(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const databaseUrl = inject('databaseUrl');
+  const temporalAddress = inject('temporalAddress');
+  const bundlePath = inject('workflowBundlePath');
+  const logger = createLogger('test', process.env.KESOKU_TEST_LOG ?? 'silent');
+  const pool = createPool(databaseUrl);
+  const fake = await startFakeModelServer({ apiKey: opts.apiKey });
+  const taskQueue = uniqueId('tq');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-stack-'));
+  const connection = await Connection.connect({ address: temporalAddress });
+  const client = new Client({ connection, namespace: 'default' });
+  const sessions = new SessionClient({ client, taskQueue, continueAsNewAfterTurns: opts.continueAsNewAfterTurns });
+  const llm: LlmConfig | null =
+    opts.llm === null
+      ? null
+      : { provider: 'openai-compatible', baseUrl: fake.url, apiKey: opts.apiKey, model: 'fake-model', requestTimeoutMs: 10_000, ...opts.llm };
+
+  let native: NativeConnection | null = null;
+  let worker: Worker | null = null;
+  let running: Promise<void> | null = null;
+
+  const stack: Stack = {
+    pool,
+    client,
+    sessions,
+    fake,
+    taskQueue,
+    dataDir,
+    databaseUrl,
+    temporalAddress,
+    llm,
+    async startWorker() {
+      native ??= await NativeConnection.connect({ address: temporalAddress });
+      worker = await createKesokuWorker({
+        connection: native,
+        namespace: 'default',
+        taskQueue,
+        pool,
+        logger,
+        llm,
+        dataDir,
+        maxSteps: opts.maxSteps ?? 8,
+        compactTokens: opts.compactTokens ?? 64_000,
+        shellTimeoutMs: opts.shellTimeoutMs ?? 30_000,
+        sinks: opts.sinks,
+        workflowBundle: { codePath: bundlePath },
+        deltaIntervalMs: 50,
+      });
+      running = worker.run();
+    },
+    async stopWorker() {
+      if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+      await running?.catch(() => undefined);
+      worker = null;
+      running = null;
+    },
+    async stop() {
+      await stack.stopWorker();
+      await native?.close().catch(() => undefined);
+      await connection.close();
+      await fake.close();
+      await pool.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+    async submit(sessionId, content, extra = {}) {
+      return sessions.submit(
+        { sessionId, chatbotId: 'api', channelId: sessionId },
+        { id: uniqueId('m'), content, sender: 'tester', receivedAt: new Date().toISOString(), ...extra },
+      );
+    },
+    async waitForStatus(id, statuses, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last: Message | null = null;
+      while (Date.now() < deadline) {
+        last = await getMessage(pool, id);
+        if (last && statuses.includes(last.status)) return last;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`message ${id} did not reach ${statuses.join('|')} within ${timeoutMs} ms (last: ${last?.status ?? 'missing'})`);
+    },
+    messages: (sessionId) => listSessionMessages(pool, sessionId),
+  };
+  if (!opts.noWorker) await stack.startWorker();
+  return stack;
+}

@@ -1,0 +1,69 @@
+/**
+ * Builds a Kesoku worker: the workflow bundle plus every activity, wired to one pg pool, the model
+ * configuration and the channel sinks. Used by `npm run worker`, `npm start` and the tests.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createDeliveryActivities, type ChannelSink } from '../activities/delivery.ts';
+import { createModelActivities } from '../activities/llm/activities.ts';
+import type { LlmConfig } from '../activities/llm/provider.ts';
+import { createPersistenceActivities } from '../activities/persistence.ts';
+import { createToolActivities, workspaceDirFor } from '../activities/tools/activities.ts';
+import { toolSpecs } from '../activities/tools/registry.ts';
+import type { Pool } from '../db/pool.ts';
+import type { Logger } from '../infra/logger.ts';
+
+export const WORKFLOWS_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'workflows', 'index.ts');
+
+export interface WorkerSettings {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  pool: Pool;
+  logger: Logger;
+  /** Null when the model is not configured: turns then fail with a clear `agent_creation` notice. */
+  llm: LlmConfig | null;
+  dataDir: string;
+  maxSteps: number;
+  compactTokens: number;
+  shellTimeoutMs: number;
+  sinks?: Record<string, ChannelSink>;
+  /** A pre-built workflow bundle (tests build it once); otherwise the workflows are bundled now. */
+  workflowBundle?: { code: string } | { codePath: string };
+  /** Batching interval of token deltas, in ms. */
+  deltaIntervalMs?: number;
+}
+
+/** Bundles the workflow code once (a few seconds), for reuse across workers. */
+export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: undefined });
+}
+
+export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
+  const activities = {
+    ...createPersistenceActivities({ pool: s.pool, logger: s.logger }),
+    ...createModelActivities({
+      pool: s.pool,
+      logger: s.logger,
+      llm: s.llm,
+      tools: toolSpecs,
+      maxSteps: s.maxSteps,
+      compactTokens: s.compactTokens,
+      workspaceDirFor: (sessionId) => workspaceDirFor(s.dataDir, sessionId),
+      deltaIntervalMs: s.deltaIntervalMs,
+    }),
+    ...createToolActivities({ pool: s.pool, logger: s.logger, dataDir: s.dataDir, defaultTimeoutMs: s.shellTimeoutMs }),
+    ...createDeliveryActivities({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
+  };
+  return Worker.create({
+    connection: s.connection,
+    namespace: s.namespace,
+    taskQueue: s.taskQueue,
+    ...(s.workflowBundle ? { workflowBundle: s.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    activities,
+    maxConcurrentActivityTaskExecutions: 200,
+    maxConcurrentLocalActivityExecutions: 200,
+    maxConcurrentWorkflowTaskExecutions: 100,
+  });
+}

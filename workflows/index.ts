@@ -1,0 +1,3 @@
+/** The workflow bundle's entry: every workflow type the worker registers. */
+export { sessionWorkflow } from './session.ts';
+export { titleWorkflow } from './title.ts';

@@ -1,0 +1,103 @@
+/**
+ * The session's admission queue as plain state (no Temporal calls), so its rules can be tested on their own:
+ * bounded capacity counting reserved slots (seed 2 §6.3), message-id de-duplication that survives
+ * continue-as-new (a bounded set of recent ids is carried), and interrupt-mode superseding.
+ */
+import type { QueueItem } from './definitions.ts';
+
+/** How many recent ids continue-as-new carries; older duplicates are still caught by the database. */
+export const SEEN_CARRY_LIMIT = 1000;
+
+export class SessionQueue {
+  private readonly queued: QueueItem[];
+  private readonly reserved = new Set<string>();
+  private readonly seenOrder: string[];
+  private readonly seen: Set<string>;
+  private readonly capacity: number;
+
+  constructor(items: QueueItem[], seenIds: string[], capacity: number) {
+    this.queued = [...items];
+    this.seenOrder = [...seenIds];
+    this.seen = new Set(seenIds);
+    for (const item of items) this.markSeen(item.messageId);
+    this.capacity = capacity;
+  }
+
+  /** Queued items (reserved slots excluded). */
+  get length(): number {
+    return this.queued.length;
+  }
+
+  /** True while queued plus reserved slots are under capacity. */
+  hasRoom(): boolean {
+    return this.queued.length + this.reserved.size < this.capacity;
+  }
+
+  isSeen(id: string): boolean {
+    return this.seen.has(id);
+  }
+
+  markSeen(id: string): void {
+    if (this.seen.has(id)) return;
+    this.seen.add(id);
+    this.seenOrder.push(id);
+  }
+
+  /** Reserves a slot for `id` before its message is stored; the id counts as seen from now on. */
+  reserve(id: string): void {
+    this.reserved.add(id);
+    this.markSeen(id);
+  }
+
+  /** Gives a reserved slot back after a failed store; the id may be submitted again. */
+  release(id: string): void {
+    this.reserved.delete(id);
+    if (this.seen.delete(id)) this.seenOrder.splice(this.seenOrder.lastIndexOf(id), 1);
+  }
+
+  /**
+   * Turns a reservation into a queued item. With `enqueue` false (the stored message had already ended) the
+   * slot is freed and nothing is queued. @returns the item's index in the queue, or null when not queued
+   */
+  commit(id: string, enqueue: boolean, kind: QueueItem['kind'] = 'user'): number | null {
+    this.reserved.delete(id);
+    if (!enqueue) return null;
+    const existing = this.positionOf(id);
+    if (existing !== null) return existing;
+    this.queued.push({ messageId: id, kind });
+    return this.queued.length - 1;
+  }
+
+  positionOf(id: string): number | null {
+    const i = this.queued.findIndex((q) => q.messageId === id);
+    return i < 0 ? null : i;
+  }
+
+  shift(): QueueItem | undefined {
+    return this.queued.shift();
+  }
+
+  /**
+   * Interrupt mode: of the queued user messages only the newest runs (it sees the older ones in its history).
+   * Removes and returns the older user items; compaction items keep their place.
+   */
+  takeSupersededUserItems(): QueueItem[] {
+    const users = this.queued.filter((q) => q.kind === 'user');
+    if (users.length < 2) return [];
+    const older = new Set(users.slice(0, -1).map((q) => q.messageId));
+    const removed = this.queued.filter((q) => older.has(q.messageId));
+    const kept = this.queued.filter((q) => !older.has(q.messageId));
+    this.queued.splice(0, this.queued.length, ...kept);
+    return removed;
+  }
+
+  /** A copy of the queue, for continue-as-new. */
+  items(): QueueItem[] {
+    return [...this.queued];
+  }
+
+  /** The most recent seen ids (at most {@link SEEN_CARRY_LIMIT}), for continue-as-new. */
+  seenForCarry(): string[] {
+    return this.seenOrder.slice(-SEEN_CARRY_LIMIT);
+  }
+}

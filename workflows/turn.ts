@@ -1,0 +1,184 @@
+/**
+ * One turn (DESIGN.md "A turn"): claim → model step → tools (in parallel) → … → final reply → delivery.
+ * Runs inside the session's cancellation scope for this turn; cleanup after cancellation or failure is the
+ * session workflow's (workflows/session.ts).
+ */
+import * as wf from '@temporalio/workflow';
+import type { DeliveryActivities, ModelActivities, PersistenceActivities, ToolActivities } from '../activities/contracts.ts';
+import { failureType, parseFailureType, type TurnFailureKind } from '../domain/failures.ts';
+
+/** Short database writes: local activities (no server round trip), retried quickly. */
+export const persistence = wf.proxyLocalActivities<PersistenceActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 5 },
+});
+
+/** Cleanup writes must eventually succeed (Postgres may be down for a while); they retry without limit. */
+export const persistenceCleanup = wf.proxyLocalActivities<PersistenceActivities>({
+  startToCloseTimeout: '10 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+const model = wf.proxyActivities<ModelActivities>({
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '30 seconds',
+  cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: [
+      'provider:auth',
+      'provider:bad_request',
+      'provider:context_overflow',
+      'agent_creation',
+    ],
+  },
+});
+
+const tools = wf.proxyActivities<ToolActivities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '10 seconds',
+  cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+/** Delivery retries for about ten minutes before the turn fails with kind `delivery`. */
+export const delivery = wf.proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 25 },
+});
+
+/** Cleanup deliveries (notices) retry without limit: a notice is owed once the turn ended. */
+export const deliveryCleanup = wf.proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '60 seconds' },
+});
+
+/** Hard ceiling on steps inside the workflow; the model activity applies the configured bound below it. */
+const MAX_STEPS_HARD = 256;
+/** Empty-reply nudges per turn before the turn fails (issue 4 item 4: "at most twice"). */
+export const MAX_NUDGES = 2;
+
+/** A failure the session maps to a crash notice. */
+export class TurnFailure extends Error {
+  readonly kind: TurnFailureKind;
+  readonly detail?: string;
+  constructor(kind: TurnFailureKind, detail?: string) {
+    super(detail ? `${kind}: ${detail}` : kind);
+    this.name = 'TurnFailure';
+    this.kind = kind;
+    this.detail = detail;
+  }
+}
+
+/** What the running turn reports for the `state` query and the Web UI's current details. */
+export interface TurnProgress {
+  step: number;
+  activity: string;
+}
+
+export interface TurnInput {
+  sessionId: string;
+  turnId: string;
+  kind: 'user' | 'compaction';
+  /** Channels that render thoughts and tool calls live (Discord, Google Chat) get them pushed per step. */
+  liveProgress: boolean;
+  onProgress(p: TurnProgress): void;
+}
+
+/**
+ * Runs one turn to its delivered final reply.
+ * @returns 'processed' when the reply was delivered, 'skipped' when the trigger had already ended
+ * @throws TurnFailure for failures the session presents; cancellation propagates as a CancelledFailure
+ */
+export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
+  const claim = await persistence.claimTurn({ sessionId: t.sessionId, messageId: t.turnId });
+  if (!claim.claimed) return 'skipped';
+  const turnStartedAt = Date.now();
+
+  if (claim.kind === 'compaction') {
+    t.onProgress({ step: 0, activity: 'compacting history' });
+    const { replyId } = await call(() => model.compactSession({ sessionId: t.sessionId, turnId: t.turnId, turnStartedAt }));
+    await deliverReply(t.sessionId, replyId);
+    return 'processed';
+  }
+
+  let recovery = false;
+  let recovered = false;
+  let nudges = 0;
+  for (let step = 0; step < MAX_STEPS_HARD; step++) {
+    t.onProgress({ step, activity: 'thinking' });
+    let outcome;
+    try {
+      outcome = await call(() => model.runModelStep({ sessionId: t.sessionId, turnId: t.turnId, step, recovery, turnStartedAt }));
+    } catch (err) {
+      // Seed 2 §7.2: at most one context-overflow recovery per turn, through the same preparation path.
+      if (err instanceof TurnFailure && err.detail === 'context_overflow' && !recovered) {
+        recovered = true;
+        recovery = true;
+        step--;
+        continue;
+      }
+      throw err;
+    }
+    recovery = false;
+    for (const noticeId of outcome.noticeIds ?? []) await deliverReply(t.sessionId, noticeId);
+    if (outcome.kind === 'final') {
+      await deliverReply(t.sessionId, outcome.replyId);
+      return 'processed';
+    }
+    if (outcome.kind === 'empty') {
+      nudges++;
+      if (nudges > MAX_NUDGES) throw new TurnFailure('provider', 'empty');
+      continue;
+    }
+    const names = [...new Set(outcome.calls.map((c) => c.name))].join(', ');
+    t.onProgress({ step, activity: names });
+    if (t.liveProgress) await delivery.presentProgress({ sessionId: t.sessionId, messageIds: outcome.calls.map((c) => c.messageId) });
+    const results = await Promise.all(
+      outcome.calls.map((c) =>
+        call(() => tools.runToolCall({ sessionId: t.sessionId, turnId: t.turnId, toolCallMessageId: c.messageId }), 'tool'),
+      ),
+    );
+    if (t.liveProgress) await delivery.presentProgress({ sessionId: t.sessionId, messageIds: results.map((r) => r.resultId) });
+  }
+  throw new TurnFailure('provider', 'step_limit');
+}
+
+async function deliverReply(sessionId: string, replyId: string): Promise<void> {
+  await call(() => delivery.deliverMessage({ sessionId, messageId: replyId }), 'delivery');
+}
+
+/**
+ * Runs an activity call and turns its failure into a {@link TurnFailure} with the kind the activity reported
+ * (ApplicationFailure type, domain/failures.ts), or `fallback` when it reported none (e.g. a timeout).
+ * Cancellation passes through untouched.
+ */
+async function call<T>(fn: () => Promise<T>, fallback: TurnFailureKind = 'provider'): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (wf.isCancellation(err)) throw err;
+    throw toTurnFailure(err, fallback);
+  }
+}
+
+/** Finds the failure kind in an ActivityFailure's cause chain. */
+export function toTurnFailure(err: unknown, fallback: TurnFailureKind): TurnFailure {
+  if (err instanceof TurnFailure) return err;
+  let cur: unknown = err;
+  for (let depth = 0; cur && depth < 5; depth++) {
+    if (cur instanceof wf.ApplicationFailure) {
+      const parsed = parseFailureType(cur.type);
+      if (parsed) return new TurnFailure(parsed.kind, parsed.detail);
+    }
+    if (cur instanceof wf.TimeoutFailure) return new TurnFailure(fallback, fallback === 'provider' ? 'timeout' : undefined);
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return new TurnFailure(fallback);
+}
+
+export { failureType };
