@@ -49,8 +49,8 @@ export interface PersistenceActivities {
 /** The result of one model step (seed 1 §3 rows "智能体思维链", "工具调用指令", "智能体最终回复"). */
 export type StepOutcome = (
   | { kind: 'final'; replyId: string }
-  | { kind: 'tool_calls'; calls: { messageId: string; toolCallId: string; name: string }[] }
-  | { kind: 'empty'; nudgeId: string }
+  | { kind: 'tool_calls'; thoughtId?: string; calls: { messageId: string; toolCallId: string; name: string }[] }
+  | { kind: 'empty'; nudgeId: string | null }
 ) & {
   /** Notifications written while preparing the step (automatic compaction) that the workflow delivers. */
   noticeIds?: string[];
@@ -63,7 +63,15 @@ export interface ModelActivities {
    * messages. Idempotent per (turnId, step): a retry that finds the step committed returns it.
    * @throws ApplicationFailure `provider:<detail>` (see domain/failures.ts), `context_preparation`, `turn_persistence`
    */
-  runModelStep(input: { sessionId: string; turnId: string; step: number; recovery: boolean; turnStartedAt: number }): Promise<StepOutcome>;
+  runModelStep(input: {
+    sessionId: string;
+    turnId: string;
+    step: number;
+    recovery: boolean;
+    turnStartedAt: number;
+    /** False once the turn's nudges are used up: an empty answer is then reported without a nudge. */
+    canNudge: boolean;
+  }): Promise<StepOutcome>;
   /** Runs a manual compaction turn (`/compact`). @returns the summary reply's id, to deliver */
   compactSession(input: { sessionId: string; turnId: string; turnStartedAt: number }): Promise<{ replyId: string }>;
   /** Generates a title and commits it only while the title is still the default. */

@@ -96,6 +96,9 @@ function repairToolFlows(messages: readonly Message[]): Message[] {
  *    gets a synthetic interrupted result (seed 1 §4.4) right after its step's other results; results without a
  *    call are dropped.
  *
+ * 6. Queued inputs stay out: a trigger still `pending_agent` that arrived after the current turn's trigger is
+ *    waiting for its own turn (queue mode) and is not part of the conversation yet.
+ *
  * Crash notices, interrupted and failed user messages stay: the model sees them (seed 1 §3).
  */
 export function buildCleanHistory(messages: readonly Message[], opts: CleanHistoryOptions): Message[] {
@@ -112,10 +115,12 @@ export function buildCleanHistory(messages: readonly Message[], opts: CleanHisto
               message.seq > compaction.throughSeq && message.turn_id !== compaction.summary.turn_id,
           ),
         ];
+  const currentSeq = sorted.find((message) => message.id === opts.currentTurnId)?.seq ?? null;
   const visible = history
     .filter((message) => {
       const kind = messageKind(message);
       if (kind === 'notification' || kind === 'system_prompt') return false;
+      if (message.status === 'pending_agent' && currentSeq !== null && message.seq > currentSeq) return false;
       return kind !== 'thought' || message.turn_id === opts.currentTurnId;
     })
     .map((message) =>

@@ -78,9 +78,10 @@ describe('role transpilation (seed 1 §5.4)', () => {
       result('r_b', 'c_b', 'q1', 0),
       persist(emptyReplyNudge({ ...AT, id: 'nudge', turn_id: 'q1', step: 1 }), 0),
       reply('a1', 'q1', 2, 'answer'),
-      persist(cronPrompt({ ...AT, id: 'cron', content: 'Run status diagnostics' }), 0),
+      // Later turns that already ran (a trigger still pending_agent after the current turn would be queued).
+      { ...persist(cronPrompt({ ...AT, id: 'cron', content: 'Run status diagnostics' }), 0), status: 'processed' as const },
       reply('a2', 'cron', 0, 'all good'),
-      persist(backgroundAlert({ ...AT, id: 'alert', job_id: 'job_1' }), 0),
+      { ...persist(backgroundAlert({ ...AT, id: 'alert', job_id: 'job_1' }), 0), status: 'error' as const },
       persist(
         crashNotice({
           ...AT,

@@ -60,7 +60,8 @@ export class SessionClient {
 
   /**
    * Submits a message; starts the session workflow if it is not running (update-with-start, conflict policy
-   * USE_EXISTING). The update id is the message id, so a retried request is de-duplicated by the server too.
+   * USE_EXISTING). De-duplication by message id is the workflow's (it answers a repeat with the stored message
+   * as it is now, `duplicate: true`), so update ids are left to the SDK.
    * @throws SessionClientError invalid | queue_full | persistence | unavailable
    */
   async submit(address: SessionAddress, message: InboundMessage): Promise<SubmitResult> {
@@ -79,7 +80,6 @@ export class SessionClient {
     return this.wrap(() =>
       this.client.workflow.executeUpdateWithStart(submitMessageUpdate, {
         args: [message],
-        updateId: `submit:${message.id}`,
         startWorkflowOperation: start,
       }),
     );

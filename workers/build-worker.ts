@@ -65,5 +65,9 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 100,
+    // Cancellation reaches an activity only with a heartbeat's answer: flush heartbeats at least every 500 ms so
+    // /stop kills a tool's process group within 2 s (the default throttle is 80 % of the heartbeat timeout).
+    maxHeartbeatThrottleInterval: '500 milliseconds',
+    shutdownGraceTime: '5 seconds',
   });
 }

@@ -98,6 +98,7 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
   const claim = await persistence.claimTurn({ sessionId: t.sessionId, messageId: t.turnId });
   if (!claim.claimed) return 'skipped';
   const turnStartedAt = Date.now();
+  if (t.liveProgress) await delivery.signalActivity({ sessionId: t.sessionId, active: true });
 
   if (claim.kind === 'compaction') {
     t.onProgress({ step: 0, activity: 'compacting history' });
@@ -113,7 +114,9 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
     t.onProgress({ step, activity: 'thinking' });
     let outcome;
     try {
-      outcome = await call(() => model.runModelStep({ sessionId: t.sessionId, turnId: t.turnId, step, recovery, turnStartedAt }));
+      outcome = await call(() =>
+        model.runModelStep({ sessionId: t.sessionId, turnId: t.turnId, step, recovery, turnStartedAt, canNudge: nudges < MAX_NUDGES }),
+      );
     } catch (err) {
       // Seed 2 §7.2: at most one context-overflow recovery per turn, through the same preparation path.
       if (err instanceof TurnFailure && err.detail === 'context_overflow' && !recovered) {
@@ -137,7 +140,10 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
     }
     const names = [...new Set(outcome.calls.map((c) => c.name))].join(', ');
     t.onProgress({ step, activity: names });
-    if (t.liveProgress) await delivery.presentProgress({ sessionId: t.sessionId, messageIds: outcome.calls.map((c) => c.messageId) });
+    if (t.liveProgress) {
+      const shown = [...(outcome.thoughtId ? [outcome.thoughtId] : []), ...outcome.calls.map((c) => c.messageId)];
+      await delivery.presentProgress({ sessionId: t.sessionId, messageIds: shown });
+    }
     const results = await Promise.all(
       outcome.calls.map((c) =>
         call(() => tools.runToolCall({ sessionId: t.sessionId, turnId: t.turnId, toolCallMessageId: c.messageId }), 'tool'),

@@ -244,7 +244,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
   }
 
   return {
-    async runModelStep({ sessionId, turnId, step, recovery, turnStartedAt }) {
+    async runModelStep({ sessionId, turnId, step, recovery, turnStartedAt, canNudge }) {
       const done = await getStep(pool, turnId, step);
       if (done) return done.result as StepOutcome; // seed: idempotent per (turn, step)
       requireLlm();
@@ -266,23 +266,26 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       let outcome: StepOutcome;
       if (result.toolCalls.length > 0) {
         // Seed 1 §2.2: text before tool calls is the turn's thought.
-        if (text) insert.push(thought({ id: stepIds.thought(turnId, step), ...pos, content: result.text }));
+        const thoughtId = text ? stepIds.thought(turnId, step) : undefined;
+        if (thoughtId) insert.push(thought({ id: thoughtId, ...pos, content: result.text }));
         const calls = result.toolCalls.map((c, i) => {
           const m = toolCall({ id: stepIds.call(turnId, step, i), ...pos, tool_name: c.name, tool_arguments: c.arguments, tool_call_id: c.id });
           insert.push(m);
           return { messageId: m.id, toolCallId: c.id, name: c.name };
         });
-        outcome = { kind: 'tool_calls', calls };
+        outcome = thoughtId ? { kind: 'tool_calls', thoughtId, calls } : { kind: 'tool_calls', calls };
       } else if (text) {
         const metrics = await metricsFor(sessionId, turnId, turnStartedAt, result, prepared.contextTokens);
         const reply = finalReply({ id: stepIds.reply(turnId, step), ...pos, content: result.text, turn_metrics: metrics });
         insert.push(reply);
         outcome = { kind: 'final', replyId: reply.id };
-      } else {
+      } else if (canNudge) {
         // Seed 1 §3 "模型防空催化剂": an empty answer gets the nudge and another try (bounded by the workflow).
         const nudge = emptyReplyNudge({ id: stepIds.nudge(turnId, step), ...pos });
         insert.push(nudge);
         outcome = { kind: 'empty', nudgeId: nudge.id };
+      } else {
+        outcome = { kind: 'empty', nudgeId: null };
       }
       if (prepared.noticeIds.length > 0) outcome = { ...outcome, noticeIds: prepared.noticeIds };
       try {
@@ -335,13 +338,14 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       const firstUser = history.find((m) => m.role === 'user' && m.type === 'text');
       const firstReply = history.find((m) => m.role === 'assistant' && m.type === 'text' && m.sender === 'Kesoku');
       if (!firstUser) return { title: null, committed: false };
-      const excerpt = [`User: ${firstUser.content.slice(0, 2000)}`, firstReply ? `Assistant: ${firstReply.content.slice(0, 2000)}` : '']
-        .filter(Boolean)
-        .join('\n\n');
+      // The user's first message is the request; the first answer goes along as context in the instruction.
+      const system = firstReply
+        ? `${TITLE_SYSTEM_PROMPT}\n\nThe assistant answered:\n${firstReply.content.slice(0, 2000)}`
+        : TITLE_SYSTEM_PROMPT;
       const ctx = Context.current();
       let result;
       try {
-        result = await streamModelStep(llm, { system: TITLE_SYSTEM_PROMPT, messages: [{ role: 'user', content: excerpt }] }, [], {
+        result = await streamModelStep(llm, { system, messages: [{ role: 'user', content: firstUser.content.slice(0, 4000) }] }, [], {
           signal: ctx.cancellationSignal,
         });
       } catch (err) {

@@ -1,5 +1,13 @@
+/**
+ * The turn engine on the real dev server and real Postgres with the fake model server (issue 4):
+ * plain turns, tool turns, parallel tool calls, metrics, de-duplication, titles and Web UI metadata.
+ */
+import { workflowMetadataQuery } from '@temporalio/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getSession } from '../../db/sessions.ts';
+import { sessionWorkflowId, titleWorkflowId } from '../../workflows/definitions.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
+import { recordHistory } from '../support/histories.ts';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -7,18 +15,179 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.stop());
 
+const ENDED = ['processed', 'error', 'interrupted'] as const;
+
 describe('a plain turn', () => {
   it('stores the question, answers it, delivers the reply and marks the question processed', async () => {
     const session = uniqueId('s');
     const r = await stack.submit(session, 'hello there');
-    expect(r.message.status).toBe('pending_agent');
+    expect(r.message).toMatchObject({ status: 'pending_agent', role: 'user', type: 'text', chatbot_id: 'api', sender: 'tester' });
     expect(r.queue_position).toBe(0);
-    const done = await stack.waitForStatus(r.message.id, ['processed', 'error', 'interrupted']);
+    const done = await stack.waitForStatus(r.message.id, [...ENDED]);
     expect(done.status).toBe('processed');
     const msgs = await stack.messages(session);
-    const reply = msgs.find((m) => m.role === 'assistant' && m.type === 'text' && m.sender === 'Kesoku');
+    expect(msgs.map((m) => [m.role, m.type, m.status])).toEqual([
+      ['user', 'text', 'processed'],
+      ['assistant', 'text', 'delivered'],
+    ]);
+    const reply = msgs[1];
     expect(reply?.content).toBe('echo: hello there');
-    expect(reply?.status).toBe('delivered');
+    expect(reply?.parent_id).toBe(r.message.id);
     expect(reply?.metadata?.turn_metrics).toMatchObject({ session_turns: 1, turn_tool_calls: 0 });
+    expect(reply?.metadata?.turn_metrics?.turn_tokens).toBeGreaterThan(0);
+    expect(reply?.metadata?.turn_metrics?.context_tokens).toBeGreaterThan(0);
+    await recordHistory('plain-turn', stack.client, sessionWorkflowId(session));
+  });
+
+  it('generates a title after the first completed turn', async () => {
+    const session = uniqueId('s');
+    const r = await stack.submit(session, 'plan the trip to Tokyo please');
+    await stack.waitForStatus(r.message.id, ['processed']);
+    await expect.poll(async () => (await getSession(stack.pool, session))?.title, { timeout: 15_000 }).toBe('plan the trip');
+    expect((await getSession(stack.pool, session))?.title_source).toBe('auto');
+    await expect.poll(async () => (await stack.sessions.state(session)).title, { timeout: 5_000 }).toBe('plan the trip');
+  });
+});
+
+describe('title race (seed 2 §12, §15)', () => {
+  it('a title the user sets during the first turn stays; the late automatic title does not overwrite it', async () => {
+    const session = uniqueId('s');
+    stack.script(session, { kind: 'slow_text', text: 'a slow first answer', chunkDelayMs: 300 });
+    const r = await stack.submit(session, 'first question of the session');
+    await stack.waitForStatus(r.message.id, ['processing']);
+    expect(await stack.sessions.setTitle(session, 'My own title')).toEqual({ title: 'My own title' });
+    await stack.waitForStatus(r.message.id, ['processed']);
+    // The title workflow is not started for a user-titled session; wait long enough for one to have run.
+    await new Promise((res) => setTimeout(res, 1500));
+    const row = await getSession(stack.pool, session);
+    expect(row).toMatchObject({ title: 'My own title', title_source: 'user' });
+    expect((await stack.sessions.state(session)).title).toBe('My own title');
+  });
+
+  it('a rename while the title is being generated wins over the late automatic title', async () => {
+    const session = uniqueId('s');
+    const question = `race question ${session}`;
+    const isTitleRequest = (q: { body?: { messages?: { role: string; content?: unknown }[]; tools?: unknown[] } }) =>
+      !q.body?.tools?.length && JSON.stringify(q.body?.messages ?? []).includes(question) && JSON.stringify(q.body).includes('title');
+    stack.scriptWhen(isTitleRequest, { kind: 'slow_text', text: 'Title: An automatic title', chunkDelayMs: 400 });
+    const r = await stack.submit(session, question);
+    await stack.waitForStatus(r.message.id, ['processed']);
+    await expect.poll(() => stack.fake.chatRequests().some(isTitleRequest), { timeout: 10_000, interval: 50 }).toBe(true);
+    await stack.sessions.setTitle(session, 'Chosen by the user');
+    const result = await stack.client.workflow.getHandle(titleWorkflowId(session)).result();
+    expect(result).toBeNull();
+    expect(await getSession(stack.pool, session)).toMatchObject({ title: 'Chosen by the user', title_source: 'user' });
+    expect((await stack.sessions.state(session)).title).toBe('Chosen by the user');
+  });
+
+  it('the conditional commit refuses an automatic title once the user has set one', async () => {
+    const session = uniqueId('s');
+    const r = await stack.submit(session, 'hello world again');
+    await stack.waitForStatus(r.message.id, ['processed']);
+    await expect.poll(async () => (await getSession(stack.pool, session))?.title_source, { timeout: 10_000 }).toBe('auto');
+    await stack.sessions.setTitle(session, 'Renamed');
+    const { setAutoTitle } = await import('../../db/sessions.ts');
+    expect(await setAutoTitle(stack.pool, session, 'late automatic title')).toBe(false);
+    expect((await getSession(stack.pool, session))?.title).toBe('Renamed');
+  });
+});
+
+describe('tool turns', () => {
+  it('runs a shell tool call and answers from its output', async () => {
+    const session = uniqueId('s');
+    const r = await stack.submit(session, 'run: echo hi from the shell');
+    const done = await stack.waitForStatus(r.message.id, [...ENDED]);
+    expect(done.status).toBe('processed');
+    const msgs = await stack.messages(session);
+    expect(msgs.map((m) => `${m.role}/${m.type}/${m.status}`)).toEqual([
+      'user/text/processed',
+      'assistant/thought/responded',
+      'tool/tool_call/responded',
+      'tool/tool_result/responded',
+      'assistant/text/delivered',
+    ]);
+    const [, thought, call, result, reply] = msgs;
+    expect(thought?.content).toBe('I will run `echo hi from the shell`.');
+    expect(call?.metadata).toMatchObject({ tool_name: 'run_shell_command', tool_arguments: { command: 'echo hi from the shell' } });
+    expect(result).toMatchObject({ sender: 'run_shell_command', parent_id: call?.id });
+    expect(result?.content).toBe('=== STDOUT ===\nhi from the shell\n=== STDERR ===\n');
+    expect(result?.metadata?.tool_result).toBe('hi from the shell');
+    expect(reply?.content).toBe('Done: hi from the shell');
+    expect(reply?.metadata?.turn_metrics).toMatchObject({ turn_tool_calls: 1 });
+    await recordHistory('tool-turn', stack.client, sessionWorkflowId(session));
+  });
+
+  it('runs two tool calls of one step in parallel', async () => {
+    const session = uniqueId('s');
+    const r = await stack.submit(session, 'run2: sleep 1; echo first ;; sleep 1; echo second');
+    const started = Date.now();
+    await stack.waitForStatus(r.message.id, ['processed']);
+    const msgs = await stack.messages(session);
+    const calls = msgs.filter((m) => m.type === 'tool_call');
+    const results = msgs.filter((m) => m.type === 'tool_result');
+    expect(calls).toHaveLength(2);
+    expect(new Set(calls.map((c) => c.step))).toEqual(new Set([0]));
+    expect(results.map((m) => m.metadata?.tool_result).sort()).toEqual(['first', 'second']);
+    // Both one-second commands ran at the same time: well under the two seconds a serial run needs, plus overhead.
+    const resultTimes = results.map((m) => Date.parse(m.created_at));
+    expect(Math.abs((resultTimes[0] ?? 0) - (resultTimes[1] ?? 0))).toBeLessThan(800);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('shows the running step in the Web UI current details and keeps content out of search attributes', async () => {
+    const session = uniqueId('s');
+    const r = await stack.submit(session, 'run: sleep 2; echo slow');
+    const handle = stack.client.workflow.getHandle(sessionWorkflowId(session));
+    await expect
+      .poll(async () => (await handle.query(workflowMetadataQuery)).currentDetails ?? '', { timeout: 10_000, interval: 100 })
+      .toContain('step 0: run_shell_command');
+    const running = await handle.describe();
+    expect(running.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
+      expect.arrayContaining([
+        ['KesokuChatbotId', 'api'],
+        ['KesokuChannelId', session],
+        ['KesokuSessionStatus', 'processing'],
+      ]),
+    );
+    await stack.waitForStatus(r.message.id, ['processed']);
+    await expect.poll(async () => (await handle.describe()).typedSearchAttributes.getAll().find((p) => p.key.name === 'KesokuSessionStatus')?.value).toBe('idle');
+    const desc = await handle.describe();
+    const values = JSON.stringify(desc.typedSearchAttributes.getAll());
+    expect(values).not.toContain('slow');
+    expect(await desc.staticSummary()).toContain(session);
+  });
+});
+
+describe('message ids are idempotency keys', () => {
+  it('a repeated id is acknowledged with the stored message and never queued twice', async () => {
+    const session = uniqueId('s');
+    const id = uniqueId('dup');
+    const first = await stack.submit(session, 'only once', { id });
+    const second = await stack.submit(session, 'only once', { id });
+    expect(second.duplicate).toBe(true);
+    expect(second.message.id).toBe(first.message.id);
+    await stack.waitForStatus(id, ['processed']);
+    const third = await stack.submit(session, 'only once', { id });
+    expect(third.duplicate).toBe(true);
+    expect(third.message.status).toBe('processed');
+    const msgs = await stack.messages(session);
+    expect(msgs.filter((m) => m.role === 'user')).toHaveLength(1);
+    expect(msgs.filter((m) => m.role === 'assistant')).toHaveLength(1);
+  });
+
+  it('a repeated userMessage signal is de-duplicated too', async () => {
+    const session = uniqueId('s');
+    const first = await stack.submit(session, 'via update');
+    await stack.waitForStatus(first.message.id, ['processed']);
+    const handle = stack.sessions.handle(session);
+    const msg = { id: uniqueId('sig'), content: 'via signal', sender: 'tester', receivedAt: new Date().toISOString() };
+    const { userMessageSignal } = await import('../../workflows/definitions.ts');
+    await handle.signal(userMessageSignal, msg);
+    await handle.signal(userMessageSignal, msg);
+    await stack.waitForStatus(msg.id, ['processed']);
+    await new Promise((r) => setTimeout(r, 500));
+    const msgs = await stack.messages(session);
+    expect(msgs.filter((m) => m.role === 'user')).toHaveLength(2);
+    expect(msgs.filter((m) => m.role === 'assistant' && m.content === 'echo: via signal')).toHaveLength(1);
   });
 });

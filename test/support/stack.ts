@@ -18,7 +18,8 @@ import { createLogger } from '../../infra/logger.ts';
 import { SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage, SubmitResult } from '../../workflows/definitions.ts';
 import { createKesokuWorker } from '../../workers/build-worker.ts';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/model-server.ts';
+import { startFakeModelServer, type FakeModelServer, type FakeReply, type FakeRequest } from '../fakes/model-server.ts';
+import { sessionDirName } from '../../activities/tools/activities.ts';
 
 export interface StackOptions {
   /** Model settings; defaults to the fake server with provider openai-compatible. */
@@ -51,6 +52,15 @@ export interface Stack {
   /** Polls Postgres until message `id` has one of `statuses`. */
   waitForStatus(id: string, statuses: Status[], timeoutMs?: number): Promise<Message>;
   messages(sessionId: string): Promise<Message[]>;
+  /**
+   * Scripts the fake model's next replies for one session's model steps only (title requests and other
+   * sessions are unaffected). Requests are matched by the session's workspace path in the system prompt.
+   */
+  script(sessionId: string, ...replies: FakeReply[]): void;
+  /** Scripts replies for requests `matches` selects (e.g. a title request), ahead of the session scripts. */
+  scriptWhen(matches: (r: FakeRequest) => boolean, ...replies: FakeReply[]): void;
+  /** The chat requests the fake model received for one session's steps (title requests excluded). */
+  requestsOf(sessionId: string): FakeRequest[];
 }
 
 let counter = 0;
@@ -76,6 +86,23 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     opts.llm === null
       ? null
       : { provider: 'openai-compatible', baseUrl: fake.url, apiKey: opts.apiKey, model: 'fake-model', requestTimeoutMs: 10_000, ...opts.llm };
+
+  const scripts = new Map<string, FakeReply[]>();
+  const systemText = (r: FakeRequest) =>
+    (r.body?.messages ?? [])
+      .filter((m) => m.role === 'system')
+      .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+      .join('\n');
+  const belongsTo = (r: FakeRequest, sessionId: string) =>
+    systemText(r).includes(`${path.sep}workspaces${path.sep}${sessionDirName(sessionId)}.`);
+  const predicates: { matches: (r: FakeRequest) => boolean; replies: FakeReply[] }[] = [];
+  fake.setRespond((r) => {
+    for (const p of predicates) if (p.replies.length > 0 && p.matches(r)) return p.replies.shift();
+    for (const [sessionId, queue] of scripts) {
+      if (queue.length > 0 && belongsTo(r, sessionId)) return queue.shift();
+    }
+    return undefined;
+  });
 
   let native: NativeConnection | null = null;
   let worker: Worker | null = null;
@@ -141,6 +168,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       throw new Error(`message ${id} did not reach ${statuses.join('|')} within ${timeoutMs} ms (last: ${last?.status ?? 'missing'})`);
     },
     messages: (sessionId) => listSessionMessages(pool, sessionId),
+    script(sessionId, ...replies) {
+      scripts.set(sessionId, [...(scripts.get(sessionId) ?? []), ...replies]);
+    },
+    scriptWhen(matches, ...replies) {
+      predicates.push({ matches, replies });
+    },
+    requestsOf: (sessionId) => fake.chatRequests().filter((r) => belongsTo(r, sessionId)),
   };
   if (!opts.noWorker) await stack.startWorker();
   return stack;

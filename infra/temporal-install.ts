@@ -1,0 +1,15 @@
+/**
+ * `npm run temporal:install`: resolves (and on first use builds) the Temporal CLI the same way `npm start` and
+ * the tests do, and prints where it is. `.ci/run` calls it so the build is not inside a test's time budget.
+ */
+import { binaryVersion, resolveTemporalBinary } from './temporal-server.ts';
+
+const started = Date.now();
+const found = await resolveTemporalBinary({ cliPath: process.env.KESOKU_TEMPORAL_CLI });
+if (!found) {
+  process.stderr.write('kesoku: no Temporal CLI found and Go is not installed: install Go or set KESOKU_TEMPORAL_CLI\n');
+  process.exit(1);
+}
+process.stdout.write(
+  `temporal CLI: ${found.path} (${found.source}, ${binaryVersion(found.path)}), resolved in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+);

@@ -1,0 +1,17 @@
+/** `npm run api`: the REST API alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
+import { loadConfig } from '../infra/config.ts';
+import { createLogger } from '../infra/logger.ts';
+import { runProcess, startApiService, startInfrastructure, stopAll } from './services.ts';
+
+const cfg = loadConfig();
+const logger = createLogger('kesoku-api', cfg.KESOKU_LOG_LEVEL);
+
+runProcess('api', logger, async () => {
+  const infra = await startInfrastructure(cfg, logger, false);
+  const api = await startApiService(cfg, infra, logger).catch(async (err) => {
+    await infra.stop();
+    throw err;
+  });
+  process.stdout.write(`kesoku API listening on ${api.url}\n`);
+  return () => stopAll([api], infra, logger);
+});

@@ -1,0 +1,211 @@
+/**
+ * The parts a Kesoku process can run — worker, API, Discord adapter — each as a service with `stop()`, and the
+ * resolution of Temporal and Postgres they share. `npm start` runs them all in one process; `npm run worker`,
+ * `npm run api` and `npm run discord` run one each.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { ChannelSink } from '../activities/delivery.ts';
+import { startApiServer } from '../api/server.ts';
+import { migrate } from '../db/migrate.ts';
+import { createPool, type Pool } from '../db/pool.ts';
+import { apiHost, requireLlmConfig, type Config, ConfigError } from '../infra/config.ts';
+import type { Logger } from '../infra/logger.ts';
+import { resolvePostgres, type PostgresServer } from '../infra/postgres-server.ts';
+import { SessionClient } from '../infra/session-client.ts';
+import { resolveTemporalServer, type TemporalServer } from '../infra/temporal-server.ts';
+import type { LlmConfig } from '../activities/llm/provider.ts';
+import { createKesokuWorker } from './build-worker.ts';
+
+/** The task queue every Kesoku process uses (tests use their own via KESOKU_TASK_QUEUE). */
+export function taskQueueOf(): string {
+  return process.env.KESOKU_TASK_QUEUE || 'kesoku';
+}
+
+export interface Service {
+  name: string;
+  stop(): Promise<void>;
+}
+
+/** Temporal + Postgres as resolved for this process, plus the shared pg pool and Temporal client. */
+export interface Infrastructure {
+  temporal: TemporalServer;
+  postgres: PostgresServer;
+  pool: Pool;
+  connection: Connection;
+  client: Client;
+  sessions: SessionClient;
+  stop(): Promise<void>;
+}
+
+/**
+ * Resolves Temporal and Postgres. With `embedded` true (npm start), missing addresses start embedded servers
+ * under the data dir; otherwise `DATABASE_URL` and `TEMPORAL_ADDRESS` are required.
+ * @throws ConfigError naming the missing variable; TemporalUnavailableError / PostgresUnavailableError
+ */
+export async function startInfrastructure(cfg: Config, logger: Logger, embedded: boolean): Promise<Infrastructure> {
+  if (!embedded) {
+    const missing = [!cfg.DATABASE_URL && 'DATABASE_URL', !cfg.TEMPORAL_ADDRESS && 'TEMPORAL_ADDRESS'].filter(Boolean);
+    if (missing.length > 0) {
+      throw new ConfigError(`set ${missing.join(' and ')} (or run everything with \`npm start\`, which starts embedded servers)`);
+    }
+  }
+  fs.mkdirSync(cfg.KESOKU_DATA_DIR, { recursive: true });
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const s of stops.reverse()) await s().catch((err) => logger.warn({ err: String(err) }, 'stop failed'));
+  };
+  try {
+    const [temporal, postgres] = await Promise.all([
+      resolveTemporalServer({
+        address: cfg.TEMPORAL_ADDRESS,
+        namespace: cfg.TEMPORAL_NAMESPACE,
+        cliPath: cfg.KESOKU_TEMPORAL_CLI,
+        port: cfg.KESOKU_TEMPORAL_PORT,
+        uiPort: cfg.KESOKU_TEMPORAL_UI_PORT,
+        dbFilename: path.join(cfg.KESOKU_DATA_DIR, 'temporal.db'),
+        logFile: path.join(cfg.KESOKU_DATA_DIR, 'temporal.log'),
+        logger,
+      }).then((t) => {
+        stops.push(() => t.stop());
+        return t;
+      }),
+      resolvePostgres({ databaseUrl: cfg.DATABASE_URL, dataDir: cfg.KESOKU_DATA_DIR, port: cfg.KESOKU_POSTGRES_PORT, logger }).then((p) => {
+        stops.push(() => p.stop());
+        return p;
+      }),
+    ]);
+    const applied = await migrate(postgres.url, logger);
+    if (applied.length > 0) logger.info({ applied }, 'database migrated');
+    const pool = createPool(postgres.url, { onError: (err) => logger.warn({ err: err.message }, 'idle pg client error') });
+    stops.push(() => pool.end());
+    const connection = await Connection.connect({ address: temporal.address });
+    stops.push(() => connection.close());
+    const client = new Client({ connection, namespace: temporal.namespace });
+    const sessions = new SessionClient({ client, taskQueue: taskQueueOf(), continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS });
+    return { temporal, postgres, pool, connection, client, sessions, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** The model settings, or null with a warning naming what is missing (turns then fail with a clear notice). */
+export function llmOrWarn(cfg: Config, logger: Logger): LlmConfig | null {
+  try {
+    return requireLlmConfig(cfg);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    logger.warn(err.message);
+    process.stderr.write(`kesoku: warning: ${err.message}\n`);
+    return null;
+  }
+}
+
+/** Runs a worker on the `kesoku` task queue until stopped. */
+export async function startWorkerService(
+  cfg: Config,
+  infra: Infrastructure,
+  logger: Logger,
+  sinks: Record<string, ChannelSink> = {},
+): Promise<Service> {
+  const connection = await NativeConnection.connect({ address: infra.temporal.address });
+  const worker = await createKesokuWorker({
+    connection,
+    namespace: infra.temporal.namespace,
+    taskQueue: taskQueueOf(),
+    pool: infra.pool,
+    logger,
+    llm: llmOrWarn(cfg, logger),
+    dataDir: cfg.KESOKU_DATA_DIR,
+    maxSteps: cfg.KESOKU_MAX_STEPS,
+    compactTokens: cfg.KESOKU_COMPACT_TOKENS,
+    shellTimeoutMs: cfg.KESOKU_SHELL_TIMEOUT_S * 1000,
+    sinks,
+  });
+  const running = worker.run();
+  running.catch((err) => logger.error({ err: String(err) }, 'worker stopped with an error'));
+  logger.info({ taskQueue: taskQueueOf() }, 'worker running');
+  return {
+    name: 'worker',
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+      await connection.close();
+    },
+  };
+}
+
+/** Runs the REST API. Without bearer tokens it binds to loopback only and says so. */
+export async function startApiService(cfg: Config, infra: Infrastructure, logger: Logger): Promise<Service & { url: string }> {
+  const host = apiHost(cfg);
+  const api = await startApiServer({
+    pool: infra.pool,
+    sessions: infra.sessions,
+    databaseUrl: infra.postgres.url,
+    logger,
+    host,
+    port: cfg.KESOKU_API_PORT,
+    tokens: cfg.KESOKU_API_TOKENS,
+    health: async () => {
+      const [temporal, postgres] = await Promise.all([
+        infra.connection.workflowService
+          .getSystemInfo({})
+          .then(() => true)
+          .catch(() => false),
+        infra.pool
+          .query('SELECT 1')
+          .then(() => true)
+          .catch(() => false),
+      ]);
+      return { temporal, postgres };
+    },
+  });
+  if (cfg.KESOKU_API_TOKENS.length === 0) {
+    logger.info('KESOKU_API_TOKENS is not set: the API listens on loopback only and asks for no token');
+  }
+  return { name: 'api', url: api.url, stop: () => api.close() };
+}
+
+/** Stops services in reverse order, then the infrastructure; never throws. */
+export async function stopAll(services: Service[], infra: Infrastructure | null, logger: Logger): Promise<void> {
+  for (const s of [...services].reverse()) {
+    await s.stop().catch((err) => logger.warn({ service: s.name, err: String(err) }, 'stop failed'));
+  }
+  await infra?.stop();
+}
+
+/**
+ * Runs `main` and wires SIGINT/SIGTERM to a graceful stop (a second signal forces exit). Start-up errors print
+ * one clear line and exit 1.
+ */
+export function runProcess(name: string, logger: Logger, main: () => Promise<() => Promise<void>>): void {
+  let stopping = false;
+  const startup = main();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`kesoku: ${signal} again, exiting now\n`);
+      process.exit(130);
+    }
+    stopping = true;
+    process.stderr.write(`kesoku: ${signal}: stopping ${name}…\n`);
+    // A signal during start-up waits for start-up to finish, so every child started so far is stopped too.
+    void startup.then(
+      async (stop) => {
+        await stop();
+        process.stderr.write(`kesoku: ${name} stopped\n`);
+        process.exit(0);
+      },
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  startup.catch((err: unknown) => {
+    logger.error({ err: String(err) }, `${name} could not start`);
+    process.stderr.write(`kesoku: ${name} could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

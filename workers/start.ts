@@ -1,0 +1,40 @@
+/**
+ * `npm start`: everything in one process tree for a laptop — embedded Postgres and the Temporal dev server
+ * (when DATABASE_URL / TEMPORAL_ADDRESS are unset), migrations, a worker, the REST API, and the Discord
+ * adapter when DISCORD_TOKEN is set. Prints the URLs; Ctrl-C stops every part.
+ */
+import { loadConfig } from '../infra/config.ts';
+import { createLogger } from '../infra/logger.ts';
+import { runProcess, startApiService, startInfrastructure, startWorkerService, stopAll, type Service } from './services.ts';
+import { startDiscordService } from './discord-service.ts';
+
+const cfg = loadConfig();
+const logger = createLogger('kesoku', cfg.KESOKU_LOG_LEVEL);
+
+runProcess('kesoku', logger, async () => {
+  const infra = await startInfrastructure(cfg, logger, true);
+  const services: Service[] = [];
+  try {
+    const discord = cfg.DISCORD_TOKEN ? await startDiscordService(cfg, infra, logger) : null;
+    services.push(await startWorkerService(cfg, infra, logger, discord ? { discord: discord.sink } : {}));
+    const api = await startApiService(cfg, infra, logger);
+    services.push(api);
+    if (discord) services.push(discord);
+    const lines = [
+      '',
+      'Kesoku is running.',
+      `  REST API         ${api.url}   (try: curl ${api.url}/healthz)`,
+      infra.temporal.uiUrl ? `  Temporal Web UI  ${infra.temporal.uiUrl}` : `  Temporal         ${infra.temporal.address} (external)`,
+      `  Postgres         ${infra.postgres.source === 'embedded' ? 'embedded, data in ' + cfg.KESOKU_DATA_DIR : 'DATABASE_URL'}`,
+      `  Discord          ${discord ? 'connected' : 'off (set DISCORD_TOKEN to enable)'}`,
+      '  Terminal chat    npm run chat',
+      'Press Ctrl-C to stop.',
+      '',
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } catch (err) {
+    await stopAll(services, infra, logger);
+    throw err;
+  }
+  return () => stopAll(services, infra, logger);
+});

@@ -1,0 +1,19 @@
+/** `npm run worker`: a worker alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
+import { loadConfig } from '../infra/config.ts';
+import { createLogger } from '../infra/logger.ts';
+import { runProcess, startInfrastructure, startWorkerService, stopAll } from './services.ts';
+import { discordSinkFromConfig } from './discord-service.ts';
+
+const cfg = loadConfig();
+const logger = createLogger('kesoku-worker', cfg.KESOKU_LOG_LEVEL);
+
+runProcess('worker', logger, async () => {
+  const infra = await startInfrastructure(cfg, logger, false);
+  const sink = discordSinkFromConfig(cfg, infra, logger);
+  const worker = await startWorkerService(cfg, infra, logger, sink ? { discord: sink } : {}).catch(async (err) => {
+    await infra.stop();
+    throw err;
+  });
+  process.stdout.write(`kesoku worker running on task queue ${process.env.KESOKU_TASK_QUEUE || 'kesoku'}\n`);
+  return () => stopAll([worker], infra, logger);
+});
