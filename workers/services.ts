@@ -8,10 +8,9 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { ChannelSink } from '../activities/delivery.ts';
-import { startApiServer } from '../api/server.ts';
 import { migrate } from '../db/migrate.ts';
 import { createPool, type Pool } from '../db/pool.ts';
-import { apiHost, requireLlmConfig, type Config, ConfigError } from '../infra/config.ts';
+import { requireLlmConfig, type Config, ConfigError } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
 import { resolvePostgres, type PostgresServer } from '../infra/postgres-server.ts';
 import { SessionClient } from '../infra/session-client.ts';
@@ -136,37 +135,6 @@ export async function startWorkerService(
       await connection.close();
     },
   };
-}
-
-/** Runs the REST API. Without bearer tokens it binds to loopback only and says so. */
-export async function startApiService(cfg: Config, infra: Infrastructure, logger: Logger): Promise<Service & { url: string }> {
-  const host = apiHost(cfg);
-  const api = await startApiServer({
-    pool: infra.pool,
-    sessions: infra.sessions,
-    databaseUrl: infra.postgres.url,
-    logger,
-    host,
-    port: cfg.KESOKU_API_PORT,
-    tokens: cfg.KESOKU_API_TOKENS,
-    health: async () => {
-      const [temporal, postgres] = await Promise.all([
-        infra.connection.workflowService
-          .getSystemInfo({})
-          .then(() => true)
-          .catch(() => false),
-        infra.pool
-          .query('SELECT 1')
-          .then(() => true)
-          .catch(() => false),
-      ]);
-      return { temporal, postgres };
-    },
-  });
-  if (cfg.KESOKU_API_TOKENS.length === 0) {
-    logger.info('KESOKU_API_TOKENS is not set: the API listens on loopback only and asks for no token');
-  }
-  return { name: 'api', url: api.url, stop: () => api.close() };
 }
 
 /** Stops services in reverse order, then the infrastructure; never throws. */

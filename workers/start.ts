@@ -5,7 +5,8 @@
  */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { runProcess, startApiService, startInfrastructure, startWorkerService, stopAll, type Service } from './services.ts';
+import { runProcess, startInfrastructure, startWorkerService, stopAll, type Service } from './services.ts';
+import { startApiService } from './api-service.ts';
 import { startDiscordService } from './discord-service.ts';
 
 const cfg = loadConfig();

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 
 export const HISTORIES_DIR = path.join(import.meta.dirname, '..', 'fixtures', 'histories');
 
@@ -13,5 +14,13 @@ export async function recordHistory(name: string, client: Client, workflowId: st
   if (process.env.KESOKU_RECORD_HISTORIES !== '1') return;
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   fs.mkdirSync(HISTORIES_DIR, { recursive: true });
-  fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), JSON.stringify(history, null, 1));
+  // Stored as the binary protobuf encoding (base64): the SDK's JSON helpers trip over duplicate protobufjs copies.
+  const data = Buffer.from(temporal.api.history.v1.History.encode(history).finish()).toString('base64');
+  fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), JSON.stringify({ format: 'temporal.api.history.v1.History/protobuf+base64', data }) + '\n');
+}
+
+/** Reads a fixture written by {@link recordHistory}. */
+export function readHistory(file: string): temporal.api.history.v1.History {
+  const { data } = JSON.parse(fs.readFileSync(file, 'utf8')) as { data: string };
+  return temporal.api.history.v1.History.decode(Buffer.from(data, 'base64'));
 }
