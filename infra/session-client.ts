@@ -13,6 +13,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   SA_CHANNEL,
   SA_CHATBOT,
+  SA_SESSION_STATUS,
   compactUpdate,
   setModeUpdate,
   setTitleUpdate,
@@ -75,6 +76,7 @@ export class SessionClient {
       typedSearchAttributes: [
         { key: SA_CHATBOT, value: address.chatbotId },
         { key: SA_CHANNEL, value: address.channelId },
+        { key: SA_SESSION_STATUS, value: 'idle' },
       ],
     });
     return this.wrap(() =>

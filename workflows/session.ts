@@ -55,18 +55,27 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
     stopReason?: 'stop' | 'interrupt';
   } | null = null;
 
+  // Search attributes are written only when they change (each upsert is a history event); the current details
+  // (Web UI) are free and follow every step.
+  let indexedStatus = wf.workflowInfo().typedSearchAttributes.get(SA_SESSION_STATUS);
   const setStatus = (status: 'idle' | 'processing') => {
-    wf.upsertSearchAttributes([{ key: SA_SESSION_STATUS, value: status }]);
+    if (indexedStatus !== status) {
+      wf.upsertSearchAttributes([{ key: SA_SESSION_STATUS, value: status }]);
+      indexedStatus = status;
+    }
     wf.setCurrentDetails(
       status === 'idle'
         ? `idle · ${title ?? input.sessionId} · ${turnCount} turns · mode ${mode}`
         : `turn ${current?.messageId ?? ''} · step ${current?.step ?? 0}: ${current?.activity ?? ''} · queue ${queue.length}`,
     );
   };
-  wf.upsertSearchAttributes([
-    { key: SA_CHATBOT, value: input.chatbotId },
-    { key: SA_CHANNEL, value: input.channelId },
-  ]);
+  if (wf.workflowInfo().typedSearchAttributes.get(SA_CHATBOT) === undefined) {
+    // Started by something other than SessionClient (which sets them at start).
+    wf.upsertSearchAttributes([
+      { key: SA_CHATBOT, value: input.chatbotId },
+      { key: SA_CHANNEL, value: input.channelId },
+    ]);
+  }
   setStatus('idle');
 
   /** Turns ahead of a queued item: the running one counts unless it is being interrupted. */

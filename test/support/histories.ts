@@ -5,7 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
+import type { temporal as TemporalProto } from '@temporalio/proto';
+
+const { temporal } = proto;
 
 export const HISTORIES_DIR = path.join(import.meta.dirname, '..', 'fixtures', 'histories');
 
@@ -20,7 +23,7 @@ export async function recordHistory(name: string, client: Client, workflowId: st
 }
 
 /** Reads a fixture written by {@link recordHistory}. */
-export function readHistory(file: string): temporal.api.history.v1.History {
+export function readHistory(file: string): TemporalProto.api.history.v1.History {
   const { data } = JSON.parse(fs.readFileSync(file, 'utf8')) as { data: string };
   return temporal.api.history.v1.History.decode(Buffer.from(data, 'base64'));
 }
