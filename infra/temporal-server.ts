@@ -225,9 +225,18 @@ export function devServerArgs(opts: Pick<StartOptions, 'port' | 'uiPort' | 'dbFi
   return args;
 }
 
+/** Dev servers started by this process, killed on a forced exit (see {@link killStartedServers}). */
+const started = new Set<ChildProcess>();
+
+/** SIGKILLs every dev server this process started and has not stopped yet (for a forced exit). */
+export function killStartedServers(): void {
+  for (const child of started) child.kill('SIGKILL');
+}
+
 /**
  * Starts `temporal server start-dev` from `binary` and waits until it answers.
- * The child stays in this process's process group, so Ctrl-C in a terminal reaches it too.
+ * The child gets its own process group, so a terminal's Ctrl-C reaches only Kesoku, which then stops its
+ * parts in order (worker drained before the server goes); a forced exit kills it (killStartedServers).
  */
 export async function startDevServer(
   binary: string,
@@ -242,9 +251,13 @@ export async function startDevServer(
   }
   if (opts.dbFilename) fs.mkdirSync(path.dirname(opts.dbFilename), { recursive: true });
   const logFd = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
-  const child = spawn(binary, devServerArgs(opts), { stdio: ['ignore', logFd, logFd] });
+  const child = spawn(binary, devServerArgs(opts), { stdio: ['ignore', logFd, logFd], detached: true });
   if (typeof logFd === 'number') fs.closeSync(logFd);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  started.add(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => (started.delete(child), resolve())));
+  // If this process dies without stopping it, take the server down too (best effort for crashes).
+  const onExit = () => child.kill('SIGKILL');
+  process.once('exit', onExit);
   const address = `127.0.0.1:${opts.port}`;
   try {
     await waitForTemporal(address, 60_000, child);
@@ -259,6 +272,7 @@ export async function startDevServer(
     uiUrl: opts.uiPort === null ? undefined : `http://127.0.0.1:${opts.uiPort}`,
     source,
     async stop() {
+      process.removeListener('exit', onExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -1,11 +1,12 @@
 /** `npm run api`: the REST API alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { runProcess, startInfrastructure, stopAll } from './services.ts';
+import { installTemporalLogging, runProcess, startInfrastructure, stopAll } from './services.ts';
 import { startApiService } from './api-service.ts';
 
 const cfg = loadConfig();
 const logger = createLogger('kesoku-api', cfg.KESOKU_LOG_LEVEL);
+installTemporalLogging(cfg.KESOKU_LOG_LEVEL);
 
 runProcess('api', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, false);

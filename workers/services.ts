@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { ChannelSink } from '../activities/delivery.ts';
 import { migrate } from '../db/migrate.ts';
 import { createPool, type Pool } from '../db/pool.ts';
@@ -14,9 +14,22 @@ import { requireLlmConfig, type Config, ConfigError } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
 import { resolvePostgres, type PostgresServer } from '../infra/postgres-server.ts';
 import { SessionClient } from '../infra/session-client.ts';
-import { resolveTemporalServer, type TemporalServer } from '../infra/temporal-server.ts';
+import { killStartedServers, resolveTemporalServer, type TemporalServer } from '../infra/temporal-server.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createKesokuWorker } from './build-worker.ts';
+
+/**
+ * Routes the Temporal SDK's own logs (worker state, workflow bundling) through a level: WARN unless Kesoku logs
+ * at debug/trace. Call once, before the first connection.
+ */
+export function installTemporalLogging(level: string): void {
+  const sdkLevel = level === 'debug' || level === 'trace' ? 'DEBUG' : level === 'info' ? 'INFO' : 'WARN';
+  try {
+    Runtime.install({ logger: new DefaultLogger(sdkLevel) });
+  } catch {
+    // Already installed.
+  }
+}
 
 /** The task queue every Kesoku process uses (tests use their own via KESOKU_TASK_QUEUE). */
 export function taskQueueOf(): string {
@@ -78,8 +91,15 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
     ]);
     const applied = await migrate(postgres.url, logger);
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
-    const pool = createPool(postgres.url, { onError: (err) => logger.warn({ err: err.message }, 'idle pg client error') });
+    let closing = false;
+    const pool = createPool(postgres.url, {
+      onError: (err) => (closing ? logger.debug : logger.warn).call(logger, { err: err.message }, 'idle pg client error'),
+    });
     stops.push(() => pool.end());
+    // Runs first on stop (stops run in reverse): from here on, connections dropping is expected.
+    stops.push(async () => {
+      closing = true;
+    });
     const connection = await Connection.connect({ address: temporal.address });
     stops.push(() => connection.close());
     const client = new Client({ connection, namespace: temporal.namespace });
@@ -151,10 +171,11 @@ export async function stopAll(services: Service[], infra: Infrastructure | null,
  */
 export function runProcess(name: string, logger: Logger, main: () => Promise<() => Promise<void>>): void {
   let stopping = false;
-  const startup = main();
+  let startup: Promise<() => Promise<void>> = new Promise(() => undefined);
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
       process.stderr.write(`kesoku: ${signal} again, exiting now\n`);
+      killStartedServers();
       process.exit(130);
     }
     stopping = true;
@@ -171,6 +192,7 @@ export function runProcess(name: string, logger: Logger, main: () => Promise<() 
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  startup = main();
   startup.catch((err: unknown) => {
     logger.error({ err: String(err) }, `${name} could not start`);
     process.stderr.write(`kesoku: ${name} could not start: ${err instanceof Error ? err.message : String(err)}\n`);

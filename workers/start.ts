@@ -5,12 +5,15 @@
  */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { runProcess, startInfrastructure, startWorkerService, stopAll, type Service } from './services.ts';
+import { installTemporalLogging, runProcess, startInfrastructure, startWorkerService, stopAll, type Service } from './services.ts';
 import { startApiService } from './api-service.ts';
 import { startDiscordService } from './discord-service.ts';
 
 const cfg = loadConfig();
-const logger = createLogger('kesoku', cfg.KESOKU_LOG_LEVEL);
+// The all-in-one process is for a person at a terminal: warnings and errors only, unless asked for more.
+const level = process.env.KESOKU_LOG_LEVEL ? cfg.KESOKU_LOG_LEVEL : 'warn';
+const logger = createLogger('kesoku', level);
+installTemporalLogging(level);
 
 runProcess('kesoku', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, true);

@@ -1,11 +1,12 @@
 /** `npm run worker`: a worker alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { runProcess, startInfrastructure, startWorkerService, stopAll } from './services.ts';
+import { installTemporalLogging, runProcess, startInfrastructure, startWorkerService, stopAll } from './services.ts';
 import { discordSinkFromConfig } from './discord-service.ts';
 
 const cfg = loadConfig();
 const logger = createLogger('kesoku-worker', cfg.KESOKU_LOG_LEVEL);
+installTemporalLogging(cfg.KESOKU_LOG_LEVEL);
 
 runProcess('worker', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, false);
