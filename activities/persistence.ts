@@ -51,9 +51,9 @@ export function inboundToMessage(address: SessionAddress, m: InboundMessage): Ne
 
 export function createPersistenceActivities({ pool, logger }: PersistenceDeps): PersistenceActivities {
   async function storeInbound(address: SessionAddress, m: InboundMessage): Promise<{ message: Message; created: boolean }> {
-    await ensureSession(pool, { id: address.sessionId, chatbotId: address.chatbotId, channelId: address.channelId, channelContext: m.channelContext });
     const existing = await getMessage(pool, m.id);
     if (existing) return ownedBy(existing, address.sessionId, false);
+    await ensureSession(pool, { id: address.sessionId, chatbotId: address.chatbotId, channelId: address.channelId, channelContext: m.channelContext });
     try {
       const r = await commit(pool, address.sessionId, { insert: [inboundToMessage(address, m)] });
       const stored = r.inserted[0] ?? r.unchanged[0];

@@ -99,9 +99,11 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
       stored = await persistence.acceptInbound({ address, message: msg });
     } catch (err) {
       queue.release(msg.id);
-      throw wf.ApplicationFailure.nonRetryable('the message could not be stored; nothing was queued', 'input_persistence', {
-        cause: String(toTurnFailure(err, 'input_persistence').kind),
-      });
+      const inner = err instanceof wf.ActivityFailure && err.cause instanceof wf.ApplicationFailure ? err.cause.type : null;
+      if (inner?.endsWith(':id_taken')) {
+        throw wf.ApplicationFailure.nonRetryable('this message id is already used by another session', inner);
+      }
+      throw wf.ApplicationFailure.nonRetryable('the message could not be stored; nothing was queued', 'input_persistence');
     }
     const index = queue.commit(msg.id, stored.message.status === 'pending_agent');
     // A new user message interrupts a running user turn (interrupt mode); compaction turns run to the end.

@@ -1,0 +1,150 @@
+/**
+ * The REST API v1 express application (DESIGN.md "REST API v1"): request ids and per-request loggers, bearer
+ * auth on `/v1`, JSON bodies up to 256 KiB, one router per resource, and one error middleware that answers
+ * every 4xx/5xx as `application/problem+json` (api/problems.ts).
+ */
+import express, { type Application, type NextFunction, type Request, type Response } from 'express';
+import type { Pool } from '../db/pool.ts';
+import type { Logger } from '../infra/logger.ts';
+import type { SessionClient } from '../infra/session-client.ts';
+import { bearerAuth } from './auth.ts';
+import { contextOf, requestContext } from './context.ts';
+import type { EventHub } from './event-hub.ts';
+import type { HealthStatus } from './health.ts';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problems.ts';
+import { eventsRouter } from './routes/events.ts';
+import { messagesRouter } from './routes/messages.ts';
+import { metaRouter } from './routes/meta.ts';
+import { sessionsRouter } from './routes/sessions.ts';
+import { API_LIMITS } from './schemas.ts';
+
+/** What the application needs. Durations carry their unit in the name. */
+export interface AppDeps {
+  pool: Pool;
+  sessions: SessionClient;
+  events: EventHub;
+  logger: Logger;
+  /** Bearer tokens for `/v1/*`; empty: no authentication (bind to loopback then). */
+  tokens: string[];
+  /** Whether Temporal and Postgres answer (see api/health.ts createHealthCheck). */
+  health: () => Promise<HealthStatus>;
+  /** Largest `wait` accepted, in seconds (default and maximum 300). */
+  waitTimeoutMaxS?: number;
+  /** gRPC deadline for each Temporal call, in ms (default 10 000): past it the request answers 503. */
+  temporalTimeoutMs?: number;
+  /** Fallback poll interval while waiting for a turn, in ms (default 2000). */
+  waitPollMs?: number;
+  /** Time limit of `health()`, in ms (default 5000). */
+  healthTimeoutMs?: number;
+}
+
+/** {@link AppDeps} with defaults applied, as the routers see them. */
+export interface ResolvedDeps extends AppDeps {
+  waitMaxS: number;
+  temporalTimeoutMs: number;
+  waitPollMs: number;
+  healthTimeoutMs: number;
+}
+
+/** Builds the application. Nothing listens yet: see api/server.ts. */
+export function createApp(deps: AppDeps): Application {
+  const d: ResolvedDeps = {
+    ...deps,
+    waitMaxS: Math.min(deps.waitTimeoutMaxS ?? API_LIMITS.waitMaxS, API_LIMITS.waitMaxS),
+    temporalTimeoutMs: deps.temporalTimeoutMs ?? 10_000,
+    waitPollMs: deps.waitPollMs ?? 2000,
+    healthTimeoutMs: deps.healthTimeoutMs ?? 5000,
+  };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use(requestContext(deps.logger));
+  app.use(metaRouter(d));
+  app.use('/v1', bearerAuth(deps.tokens));
+  app.use(express.json({ limit: API_LIMITS.bodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(messagesRouter(d));
+  app.use(sessionsRouter(d));
+  app.use(eventsRouter(d));
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const allowed = allowedMethods(app, req.path);
+    if (allowed.length === 0)
+      return next(new HttpProblem('not_found', 'there is no such route; see /openapi.json'));
+    next(
+      new HttpProblem(
+        'method_not_allowed',
+        `${req.method} is not allowed here; allowed: ${allowed.join(', ')}`,
+        { headers: { allow: allowed.join(', ') } },
+      ),
+    );
+  });
+  app.use(problemResponder());
+  return app;
+}
+
+/** The error middleware: every error becomes a problem; 5xx causes are logged with their raw text. */
+function problemResponder() {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const problem = toProblem(err, API_LIMITS.bodyBytes);
+    const { requestId, log } = contextOf(res);
+    if (problem.status >= 500)
+      log.error({ err: problem.cause ?? err, problem: problem.kind }, 'request failed');
+    else
+      log.info({ problem: problem.kind, status: problem.status, detail: problem.detail }, 'request rejected');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
+    res
+      .status(problem.status)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(JSON.stringify(problem.body(requestId)));
+  };
+}
+
+/** A route as express registered it: method in upper case, path in express syntax (`/v1/sessions/:sessionId`). */
+export interface RouteInfo {
+  method: string;
+  path: string;
+}
+
+interface LayerLike {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle?: { stack?: LayerLike[] };
+  match?: (path: string) => boolean;
+}
+
+function routeLayers(app: Application): LayerLike[] {
+  const out: LayerLike[] = [];
+  const walk = (stack: LayerLike[] | undefined) => {
+    for (const layer of stack ?? []) {
+      if (layer.route) out.push(layer);
+      else if (layer.handle?.stack) walk(layer.handle.stack);
+    }
+  };
+  walk((app as unknown as { router: { stack: LayerLike[] } }).router.stack);
+  return out;
+}
+
+const methodsOf = (layer: LayerLike): string[] =>
+  Object.entries(layer.route?.methods ?? {})
+    .filter(([m, on]) => on && m !== '_all')
+    .map(([m]) => m.toUpperCase());
+
+/** Every route the application serves, read from express's router (tests compare it with the OpenAPI document). */
+export function listRoutes(app: Application): RouteInfo[] {
+  return routeLayers(app).flatMap((layer) =>
+    methodsOf(layer).map((method) => ({ method, path: layer.route?.path ?? '' })),
+  );
+}
+
+/** The methods some route serves at `path` (HEAD with GET); empty when no route matches the path. */
+function allowedMethods(app: Application, path: string): string[] {
+  const methods = new Set<string>();
+  for (const layer of routeLayers(app)) {
+    if (layer.match?.(path)) for (const m of methodsOf(layer)) methods.add(m);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
+}

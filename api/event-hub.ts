@@ -1,0 +1,442 @@
+/**
+ * The event stream's fan-out: one {@link NotificationListener} per API process on COMMIT_CHANNEL and
+ * TURN_CHANNEL, dispatched to the subscribers of each session.
+ *
+ * - `turn.committed` (seed 2 §11): on each commit announcement the hub reads what changed after the
+ *   subscriber's last sent revision (api/history.ts) and sends it with `id: <revision>` and
+ *   `previous_revision`, so a client can check continuity; events per subscriber chain exactly.
+ * - `turn.updated`: a snapshot of the running turn (step, status, the text streamed so far in this step, tool
+ *   progress) built from transient TURN_CHANNEL events, at most one per `throttleMs` per session; the latest
+ *   snapshot is always sent. A final `finished` snapshot follows the commit that ends the turn.
+ * - After the listener reconnects, every subscriber is caught up from its last sent revision.
+ *
+ * Commit watchers ({@link EventHub.onCommit}) let `POST …/messages` with `wait` sleep until the session commits.
+ */
+import type { Message } from '../domain/message.ts';
+import { isTurnTrigger } from '../domain/history.ts';
+import { isTerminalStatus } from '../domain/status-machine.ts';
+import { COMMIT_CHANNEL, NotificationListener, TURN_CHANNEL, type TurnEvent } from '../db/notify.ts';
+import type { Pool } from '../db/pool.ts';
+import type { Logger } from '../infra/logger.ts';
+import { readHistory } from './history.ts';
+
+/** `turn.updated` status: the TurnEvent statuses of db/notify.ts. */
+export type TurnUpdateStatus = 'started' | 'thinking' | 'running_tools' | 'finished';
+
+/** Progress of one tool call in the current step. `summary` is the tool's short result summary. */
+export interface ToolProgress {
+  call_id: string;
+  name: string;
+  status: 'running' | 'ok' | 'error';
+  summary?: string;
+}
+
+/** Data of `event: turn.updated`. `outcome` is set only on the `finished` snapshot. */
+export interface TurnUpdatedData {
+  session_id: string;
+  /** The trigger message's id. */
+  turn_id: string;
+  /** Model step, from 0. */
+  step: number;
+  status: TurnUpdateStatus;
+  /** Text streamed so far in this step. */
+  text: string;
+  tools: ToolProgress[];
+  outcome?: 'processed' | 'interrupted' | 'error';
+}
+
+/** Data of `event: turn.committed`: the messages with revision in (previous_revision, revision], phased order. */
+export interface TurnCommittedData {
+  session_id: string;
+  revision: number;
+  previous_revision: number;
+  messages: Message[];
+}
+
+/** One event for a subscriber; `id` (turn.committed only) is the revision, for `Last-Event-ID`. */
+export type HubEvent =
+  | { event: 'turn.committed'; id: string; data: TurnCommittedData }
+  | { event: 'turn.updated'; data: TurnUpdatedData };
+
+/** Where a subscriber's events go (the SSE route writes them to the response). */
+export interface EventSink {
+  send(event: HubEvent): void;
+  /** A keep-alive; the SSE route writes `: ping`. */
+  ping(): void;
+  /** The hub is closing: end the stream. */
+  end(): void;
+}
+
+export interface Subscription {
+  /** Stops delivery; idempotent. */
+  close(): void;
+}
+
+export interface EventHubOptions {
+  databaseUrl: string;
+  pool: Pool;
+  logger: Logger;
+  /** Minimum interval between `turn.updated` events of one session, in ms (default 100). */
+  throttleMs?: number;
+  /** Keep-alive interval, in ms (default 15 000). */
+  pingIntervalMs?: number;
+  /** Messages per `turn.committed` event before a delta is split over several events (default 500). */
+  batchLimit?: number;
+}
+
+interface Subscriber {
+  sink: EventSink;
+  /** The revision this subscriber holds (the last `turn.committed` it was sent, or where it started). */
+  lastSent: number;
+}
+
+interface SessionFeed {
+  id: string;
+  subscribers: Set<Subscriber>;
+  watchers: Set<() => void>;
+  snapshot: TurnUpdatedData | null;
+  /** Turns whose end was seen; late transient events for them are dropped. */
+  finished: string[];
+  lastUpdateAt: number;
+  timer: NodeJS.Timeout | null;
+  syncing: Promise<void> | null;
+  dirty: boolean;
+  retry: NodeJS.Timeout | null;
+}
+
+const FINISHED_MEMORY = 16;
+
+/** One per API process; see the module comment. Create, `start()`, hand to createApp, `close()` on shutdown. */
+export class EventHub {
+  private readonly pool: Pool;
+  private readonly log: Logger;
+  private readonly throttleMs: number;
+  private readonly pingIntervalMs: number;
+  private readonly batchLimit: number;
+  private readonly listener: NotificationListener;
+  private readonly feeds = new Map<string, SessionFeed>();
+  private pingTimer: NodeJS.Timeout | null = null;
+  private closedFlag = false;
+
+  constructor(opts: EventHubOptions) {
+    this.pool = opts.pool;
+    this.log = opts.logger.child({ component: 'event-hub' });
+    this.throttleMs = opts.throttleMs ?? 100;
+    this.pingIntervalMs = opts.pingIntervalMs ?? 15_000;
+    this.batchLimit = opts.batchLimit ?? 500;
+    this.listener = new NotificationListener({
+      url: opts.databaseUrl,
+      channels: [COMMIT_CHANNEL, TURN_CHANNEL],
+      onNotification: (channel, payload) => this.onNotification(channel, payload),
+      onReconnect: () => this.onReconnect(),
+      onError: (err) => this.log.warn({ err: String(err) }, 'notification listener error'),
+    });
+  }
+
+  /** Connects the listener (LISTEN on both channels) and starts the keep-alive timer. @throws when Postgres is unreachable */
+  async start(): Promise<void> {
+    await this.listener.start();
+    this.pingTimer = setInterval(() => this.pingAll(), this.pingIntervalMs);
+    this.pingTimer.unref();
+  }
+
+  /** True once {@link close} was called. */
+  get closed(): boolean {
+    return this.closedFlag;
+  }
+
+  /** Counts for health output and tests: sessions with subscribers or watchers, open streams, waiters. */
+  stats(): { sessions: number; subscribers: number; watchers: number } {
+    let subscribers = 0;
+    let watchers = 0;
+    for (const f of this.feeds.values()) {
+      subscribers += f.subscribers.size;
+      watchers += f.watchers.size;
+    }
+    return { sessions: this.feeds.size, subscribers, watchers };
+  }
+
+  /** True while the listener's connection is up. */
+  get connected(): boolean {
+    return this.listener.connected;
+  }
+
+  /** Ends every stream (sink.end), wakes every commit watcher, and closes the listener. */
+  async close(): Promise<void> {
+    if (this.closedFlag) return;
+    this.closedFlag = true;
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    for (const feed of this.feeds.values()) {
+      if (feed.timer) clearTimeout(feed.timer);
+      if (feed.retry) clearTimeout(feed.retry);
+      for (const sub of feed.subscribers) safely(() => sub.sink.end());
+      for (const w of feed.watchers) safely(w);
+      feed.subscribers.clear();
+      feed.watchers.clear();
+    }
+    this.feeds.clear();
+    await this.listener.close();
+  }
+
+  /**
+   * Subscribes `sink` to a session's events. With `afterRevision` (from `Last-Event-ID`), everything committed
+   * after it is sent first as `turn.committed`; otherwise the subscriber starts at `currentRevision` (the
+   * session's revision the caller just read) and gets nothing historical.
+   */
+  async subscribe(
+    sessionId: string,
+    sink: EventSink,
+    opts: { afterRevision?: number; currentRevision: number },
+  ): Promise<Subscription> {
+    if (this.closedFlag) throw new Error('the event hub is closed');
+    const feed = this.feed(sessionId);
+    const sub: Subscriber = { sink, lastSent: opts.afterRevision ?? opts.currentRevision };
+    feed.subscribers.add(sub);
+    const subscription = { close: () => this.drop(feed, () => feed.subscribers.delete(sub)) };
+    // A commit may have landed between the caller's read and this registration: sync reads the database.
+    await this.sync(feed);
+    return subscription;
+  }
+
+  /**
+   * Calls `onCommit` whenever the session commits (and after a listener reconnect or hub close, when commits
+   * may have been missed). The callback should re-read the database. @returns the unsubscribe function
+   */
+  onCommit(sessionId: string, onCommit: () => void): () => void {
+    const feed = this.feed(sessionId);
+    feed.watchers.add(onCommit);
+    return () => this.drop(feed, () => feed.watchers.delete(onCommit));
+  }
+
+  private feed(sessionId: string): SessionFeed {
+    let feed = this.feeds.get(sessionId);
+    if (!feed) {
+      feed = {
+        id: sessionId,
+        subscribers: new Set(),
+        watchers: new Set(),
+        snapshot: null,
+        finished: [],
+        lastUpdateAt: 0,
+        timer: null,
+        syncing: null,
+        dirty: false,
+        retry: null,
+      };
+      this.feeds.set(sessionId, feed);
+    }
+    return feed;
+  }
+
+  private drop(feed: SessionFeed, remove: () => void): void {
+    remove();
+    if (feed.subscribers.size === 0 && feed.watchers.size === 0 && this.feeds.get(feed.id) === feed) {
+      if (feed.timer) clearTimeout(feed.timer);
+      if (feed.retry) clearTimeout(feed.retry);
+      this.feeds.delete(feed.id);
+    }
+  }
+
+  private onNotification(channel: string, payload: string): void {
+    if (this.closedFlag) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload);
+    } catch {
+      this.log.debug({ channel }, 'ignoring a notification that is not JSON');
+      return;
+    }
+    if (channel === COMMIT_CHANNEL) {
+      const { s, r } = (parsed ?? {}) as { s?: unknown; r?: unknown };
+      if (typeof s !== 'string' || typeof r !== 'number') return;
+      const feed = this.feeds.get(s);
+      if (!feed) return;
+      for (const w of feed.watchers) safely(w);
+      if ([...feed.subscribers].some((sub) => sub.lastSent < r)) void this.sync(feed);
+    } else if (channel === TURN_CHANNEL) {
+      this.onTurnEvent(parsed as TurnEvent);
+    }
+  }
+
+  private onReconnect(): void {
+    this.log.info(
+      { sessions: this.feeds.size },
+      'notification listener reconnected; catching subscribers up',
+    );
+    for (const feed of this.feeds.values()) {
+      for (const w of feed.watchers) safely(w);
+      void this.sync(feed);
+    }
+  }
+
+  /** Sends every subscriber what was committed after its last sent revision. Serialised per session. */
+  private sync(feed: SessionFeed): Promise<void> {
+    if (feed.syncing) {
+      feed.dirty = true;
+      return feed.syncing;
+    }
+    feed.syncing = (async () => {
+      try {
+        do {
+          feed.dirty = false;
+          await this.syncOnce(feed);
+        } while (feed.dirty && !this.closedFlag);
+      } catch (err) {
+        this.log.warn(
+          { sessionId: feed.id, err: String(err) },
+          'could not read the session history for its subscribers; retrying',
+        );
+        if (!this.closedFlag && !feed.retry && feed.subscribers.size > 0) {
+          feed.retry = setTimeout(() => {
+            feed.retry = null;
+            void this.sync(feed);
+          }, 1000);
+        }
+      } finally {
+        feed.syncing = null;
+      }
+    })();
+    return feed.syncing;
+  }
+
+  private async syncOnce(feed: SessionFeed): Promise<void> {
+    const groups = new Map<number, Subscriber[]>();
+    for (const sub of feed.subscribers) {
+      groups.set(sub.lastSent, [...(groups.get(sub.lastSent) ?? []), sub]);
+    }
+    for (const [after, subs] of groups) {
+      let from = after;
+      for (;;) {
+        if (this.closedFlag) return;
+        const delta = await readHistory(this.pool, feed.id, from, from, this.batchLimit);
+        if (delta.revision <= from) break;
+        const event: HubEvent = {
+          event: 'turn.committed',
+          id: String(delta.revision),
+          data: {
+            session_id: feed.id,
+            revision: delta.revision,
+            previous_revision: from,
+            messages: delta.messages,
+          },
+        };
+        for (const sub of subs) {
+          if (!feed.subscribers.has(sub) || sub.lastSent !== from) continue;
+          safely(() => sub.sink.send(event));
+          sub.lastSent = delta.revision;
+        }
+        this.noticeEndedTurns(feed, delta.messages);
+        from = delta.revision;
+        if (delta.complete) break;
+      }
+    }
+  }
+
+  /** After the commit that ends the running turn: the final `finished` snapshot, sent at once. */
+  private noticeEndedTurns(feed: SessionFeed, messages: readonly Message[]): void {
+    for (const m of messages) {
+      if (!isTurnTrigger(m) || !isTerminalStatus(m.status) || feed.finished.includes(m.id)) continue;
+      feed.finished.push(m.id);
+      if (feed.finished.length > FINISHED_MEMORY) feed.finished.shift();
+      if (feed.snapshot?.turn_id !== m.id) continue;
+      if (feed.timer) clearTimeout(feed.timer);
+      feed.timer = null;
+      feed.snapshot = {
+        ...feed.snapshot,
+        status: 'finished',
+        outcome: m.status as 'processed' | 'interrupted' | 'error',
+      };
+      this.emitUpdate(feed);
+      feed.snapshot = null;
+    }
+  }
+
+  private onTurnEvent(ev: TurnEvent): void {
+    if (typeof ev?.s !== 'string' || typeof ev.t !== 'string') return;
+    const feed = this.feeds.get(ev.s);
+    if (!feed || feed.subscribers.size === 0 || feed.finished.includes(ev.t)) return;
+    let snap = feed.snapshot;
+    const step = 'step' in ev && typeof ev.step === 'number' ? ev.step : (snap?.step ?? 0);
+    if (!snap || snap.turn_id !== ev.t || step > snap.step) {
+      snap = { session_id: ev.s, turn_id: ev.t, step, status: 'thinking', text: '', tools: [] };
+    } else if (step < snap.step) {
+      return; // a late event of an earlier step
+    }
+    switch (ev.type) {
+      case 'status':
+        snap = { ...snap, status: ev.status };
+        break;
+      case 'delta':
+        snap = {
+          ...snap,
+          text: snap.text + ev.text,
+          status: snap.status === 'started' ? 'thinking' : snap.status,
+        };
+        break;
+      case 'tool_started':
+        snap = {
+          ...snap,
+          status: 'running_tools',
+          tools: [
+            ...snap.tools.filter((t) => t.call_id !== ev.call_id),
+            { call_id: ev.call_id, name: ev.name, status: 'running' },
+          ],
+        };
+        break;
+      case 'tool_finished': {
+        const done: ToolProgress = {
+          call_id: ev.call_id,
+          name: ev.name,
+          status: ev.ok ? 'ok' : 'error',
+          summary: ev.summary,
+        };
+        const known = snap.tools.some((t) => t.call_id === ev.call_id);
+        snap = {
+          ...snap,
+          tools: known ? snap.tools.map((t) => (t.call_id === ev.call_id ? done : t)) : [...snap.tools, done],
+        };
+        break;
+      }
+      default:
+        return;
+    }
+    feed.snapshot = snap;
+    this.scheduleUpdate(feed);
+  }
+
+  /** Throttles `turn.updated` to one per `throttleMs`; the trailing send carries the latest snapshot. */
+  private scheduleUpdate(feed: SessionFeed): void {
+    if (feed.timer) return;
+    const wait = feed.lastUpdateAt + this.throttleMs - Date.now();
+    if (wait <= 0) {
+      this.emitUpdate(feed);
+      return;
+    }
+    feed.timer = setTimeout(() => {
+      feed.timer = null;
+      this.emitUpdate(feed);
+    }, wait);
+  }
+
+  private emitUpdate(feed: SessionFeed): void {
+    if (!feed.snapshot || this.closedFlag) return;
+    feed.lastUpdateAt = Date.now();
+    const event: HubEvent = {
+      event: 'turn.updated',
+      data: { ...feed.snapshot, tools: feed.snapshot.tools.map((t) => ({ ...t })) },
+    };
+    for (const sub of feed.subscribers) safely(() => sub.sink.send(event));
+  }
+
+  private pingAll(): void {
+    for (const feed of this.feeds.values()) for (const sub of feed.subscribers) safely(() => sub.sink.ping());
+  }
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // A subscriber that cannot take an event (its connection is gone) is removed by its own close handler.
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * History reads for the API (seed 2 §11: history deltas with a monotonic revision). A delta is every message
+ * committed (inserted or changed) after a revision, in phased order (seed 1 §5.1), with the revision the
+ * client holds afterwards. Used by `GET /v1/sessions/{id}/messages` and by the event stream's
+ * `turn.committed` events, so both agree on what "after revision N" means.
+ */
+import type { Message } from '../domain/message.ts';
+import { messageKind } from '../domain/message-kind.ts';
+import { listSessionMessages } from '../db/messages.ts';
+import type { Queryable } from '../db/pool.ts';
+
+/** A history read: `messages` in phased order, and the revision the reader is at once it applied them. */
+export interface HistoryDelta {
+  revision: number;
+  messages: Message[];
+  /** False when `limit` cut the read: read again after `revision` for the rest. */
+  complete: boolean;
+}
+
+const maxRevision = (messages: readonly Message[], floor: number): number =>
+  messages.reduce((m, x) => (x.revision > m ? x.revision : m), floor);
+
+/**
+ * Reads a session's history, or only what changed after `afterRevision`.
+ *
+ * `sessionRevision` is the session's revision read *before* this call (a lower bound of the answer). The
+ * messages come from one SELECT, i.e. one snapshot, so every change with a revision up to the highest one
+ * returned is included. When `limit` cuts a delta, only whole revisions are returned (`complete` false) and
+ * `revision` is the last whole one, so reading again after it loses nothing; a single revision larger than
+ * `limit` is returned whole.
+ *
+ * Without `afterRevision`: the newest `limit` messages (by insertion order) of the full history.
+ * @param limit maximum messages (a positive integer)
+ */
+export async function readHistory(
+  q: Queryable,
+  sessionId: string,
+  sessionRevision: number,
+  afterRevision: number | undefined,
+  limit: number,
+): Promise<HistoryDelta> {
+  if (afterRevision === undefined) {
+    const messages = await listSessionMessages(q, sessionId, { limit });
+    return { revision: maxRevision(messages, sessionRevision), messages, complete: true };
+  }
+  const rows = await listSessionMessages(q, sessionId, { afterRevision, limit: limit + 1 });
+  if (rows.length <= limit)
+    return { revision: maxRevision(rows, sessionRevision), messages: rows, complete: true };
+  const top = maxRevision(rows, afterRevision);
+  const whole = rows.filter((m) => m.revision < top);
+  if (whole.length > 0) return { revision: top - 1, messages: whole, complete: false };
+  const all = await listSessionMessages(q, sessionId, { afterRevision });
+  return { revision: maxRevision(all, sessionRevision), messages: all, complete: true };
+}
+
+/** Which kind answers a turn that ended with each final status (seed 1 §3 rows), best first. */
+const REPLY_KINDS: Record<string, readonly string[]> = {
+  processed: ['final_reply'],
+  error: ['crash_notice', 'notification', 'final_reply'],
+  interrupted: ['notification', 'crash_notice', 'final_reply'],
+};
+
+/**
+ * The message that answers a finished turn, among the turn's messages (phased order): for a processed turn the
+ * final reply (assistant/text from "Kesoku", `turn_id` = the trigger's id), for a failed turn the crash notice,
+ * for an interrupted turn the interruption notification. Null when the turn ended without one (e.g. a queued
+ * message superseded in interrupt mode, or a turn that has not ended).
+ */
+export function findReply(turn: readonly Message[], trigger: Message): Message | null {
+  const kinds = REPLY_KINDS[trigger.status] ?? [];
+  const answers = turn.filter(
+    (m) => m.id !== trigger.id && m.turn_id === trigger.id && m.role === 'assistant' && m.type === 'text',
+  );
+  for (const kind of kinds) {
+    const found = answers.filter((m) => messageKind(m) === kind).at(-1);
+    if (found) return found;
+  }
+  return null;
+}

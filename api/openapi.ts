@@ -1,0 +1,570 @@
+/**
+ * The OpenAPI 3.1 document of REST API v1 (DESIGN.md "REST API v1"), served at `GET /openapi.json`.
+ *
+ * The Message schema takes its enums from domain/message.ts (seed 1 §2), request bodies are rendered from the
+ * zod schemas that validate them (api/schemas.ts), and the event stream's payloads are described as
+ * `TurnCommittedEvent` / `TurnUpdatedEvent`, so this document cannot drift from the code it describes.
+ */
+import { z } from 'zod';
+import { MESSAGE_TYPES, ROLES, STATUSES } from '../domain/message.ts';
+import { ID_PATTERN, LIMITS } from '../workflows/definitions.ts';
+import { PROBLEM_CONTENT_TYPE } from './problems.ts';
+import { API_LIMITS, patchSessionSchema, postMessageSchema } from './schemas.ts';
+
+type Json = Record<string, unknown>;
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: Json): Json => ({ oneOf: [schema, { type: 'null' }] });
+const json = (schema: Json): Json => ({ 'application/json': { schema } });
+
+/** A zod schema as a JSON Schema 2020-12 object, without its `$schema` marker. */
+function fromZod(schema: z.ZodType): Json {
+  const { $schema: _s, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Json;
+  return rest;
+}
+
+const isoTime: Json = { type: 'string', format: 'date-time' };
+
+/** The fields every session answer has (api/routes/common.ts presentSessionSummary). */
+const SESSION_SUMMARY_PROPS: Record<string, Json> = {
+  id: { type: 'string' },
+  chatbot_id: { type: 'string' },
+  channel_id: { type: 'string' },
+  title: { type: ['string', 'null'] },
+  title_source: { type: 'string', enum: ['default', 'auto', 'user'] },
+  revision: { type: 'integer', minimum: 0 },
+  mode: { type: 'string', enum: ['interrupt', 'queue'] },
+  locale: { type: 'string' },
+  turn_count: { type: 'integer', minimum: 0 },
+  created_at: isoTime,
+  updated_at: isoTime,
+};
+
+function schemas(waitMaxS: number): Record<string, Json> {
+  return {
+    Problem: {
+      type: 'object',
+      description:
+        'RFC 9457 problem details. `type` is `urn:kesoku:problem:<kind>`; extension members may be present.',
+      required: ['type', 'title', 'status', 'detail'],
+      properties: {
+        type: { type: 'string' },
+        title: { type: 'string' },
+        status: { type: 'integer', minimum: 400, maximum: 599 },
+        detail: { type: 'string' },
+        request_id: {
+          type: 'string',
+          description: 'The request id (also in the `x-request-id` header and every log line).',
+        },
+        field: { type: 'string', description: 'On validation problems: the offending field (dotted path).' },
+        message_id: {
+          type: 'string',
+          description: 'On 504: the accepted message that is still being processed.',
+        },
+        temporal: { type: 'boolean', description: 'On 503: whether Temporal answered.' },
+        postgres: { type: 'boolean', description: 'On 503: whether Postgres answered.' },
+      },
+      additionalProperties: true,
+    },
+    Attachment: {
+      type: 'object',
+      description: 'An attachment recorded on a user message (seed 1 §3 `attachments`).',
+      required: ['name'],
+      properties: {
+        name: { type: 'string' },
+        content_type: { type: 'string' },
+        size: { type: 'integer', minimum: 0, description: 'Bytes.' },
+        path: { type: 'string' },
+        url: { type: 'string' },
+      },
+      additionalProperties: true,
+    },
+    TurnMetrics: {
+      type: 'object',
+      description: 'Seed 1 §3 `turn_metrics` on a final reply. `turn_time` is in seconds.',
+      required: ['session_turns', 'context_tokens', 'turn_tool_calls', 'turn_tokens', 'turn_time'],
+      properties: {
+        session_turns: { type: 'integer', minimum: 0 },
+        context_tokens: { type: 'integer', minimum: 0 },
+        turn_tool_calls: { type: 'integer', minimum: 0 },
+        turn_tokens: { type: 'integer', minimum: 0 },
+        turn_time: { type: 'number', minimum: 0 },
+      },
+      additionalProperties: true,
+    },
+    MessageMetadata: {
+      type: 'object',
+      description: 'Seed 1 §3 metadata keys, plus Kesoku additions. Keys absent when not applicable.',
+      properties: {
+        discord_message_id: { type: 'string' },
+        attachments: { type: 'array', items: ref('Attachment') },
+        is_cronjob: { type: 'boolean' },
+        is_compaction: { type: 'boolean' },
+        turn_metrics: ref('TurnMetrics'),
+        tool_name: { type: 'string' },
+        tool_arguments: { type: 'object', additionalProperties: true },
+        tool_result: { type: 'string', description: 'Short summary of a tool run.' },
+        tool_call_id: { type: 'string' },
+        synthetic: { type: 'boolean' },
+        reply_to: { type: 'string' },
+        channel_context: {},
+        compacted_through_seq: { type: 'integer' },
+        failure_kind: { type: 'string' },
+        full_output_path: { type: 'string' },
+      },
+      additionalProperties: true,
+    },
+    Message: {
+      type: 'object',
+      description:
+        'A stored Kesoku message (seed 1 §2-§3, snake_case field names) plus ordering and sync fields. Timestamps are ISO 8601.',
+      required: [
+        'id',
+        'session_id',
+        'parent_id',
+        'chatbot_id',
+        'channel_id',
+        'sender',
+        'role',
+        'type',
+        'status',
+        'content',
+        'metadata',
+        'turn_id',
+        'step',
+        'seq',
+        'revision',
+        'received_at',
+        'created_at',
+        'updated_at',
+      ],
+      properties: {
+        id: { type: 'string' },
+        session_id: { type: 'string' },
+        parent_id: { type: ['string', 'null'] },
+        chatbot_id: { type: 'string', description: '"api" for messages posted through this API.' },
+        channel_id: { type: 'string' },
+        sender: { type: 'string' },
+        role: { type: 'string', enum: [...ROLES] },
+        type: { type: 'string', enum: [...MESSAGE_TYPES] },
+        status: { type: 'string', enum: [...STATUSES] },
+        content: { type: 'string' },
+        metadata: nullable(ref('MessageMetadata')),
+        turn_id: { type: ['string', 'null'], description: "The trigger message's id; a trigger's own id." },
+        step: { type: ['integer', 'null'], minimum: 0, description: 'Model step within the turn, from 0.' },
+        seq: { type: 'integer', description: 'Global insertion sequence.' },
+        revision: {
+          type: 'integer',
+          minimum: 0,
+          description: "The session's history revision at which this message was last committed.",
+        },
+        received_at: { oneOf: [isoTime, { type: 'null' }] },
+        created_at: isoTime,
+        updated_at: isoTime,
+      },
+      additionalProperties: false,
+    },
+    PostMessageRequest: fromZod(postMessageSchema(waitMaxS)),
+    PatchSessionRequest: { ...fromZod(patchSessionSchema), minProperties: 1 },
+    MessageAccepted: {
+      type: 'object',
+      required: ['message', 'queue_position'],
+      properties: {
+        message: ref('Message'),
+        queue_position: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Turns ahead of this message (the running one included).',
+        },
+        duplicate: {
+          type: 'boolean',
+          description: 'True when this id had been accepted before; nothing new was queued.',
+        },
+      },
+      additionalProperties: false,
+    },
+    TurnResult: {
+      type: 'object',
+      description:
+        'The message in its final status (processed | interrupted | error) and its answer: the final reply, the crash notice or the interruption notification; null when the turn ended without one.',
+      required: ['message', 'reply'],
+      properties: { message: ref('Message'), reply: nullable(ref('Message')) },
+      additionalProperties: false,
+    },
+    History: {
+      type: 'object',
+      required: ['revision', 'messages'],
+      properties: {
+        revision: {
+          type: 'integer',
+          minimum: 0,
+          description: 'The revision the client holds after applying `messages`.',
+        },
+        messages: { type: 'array', items: ref('Message'), description: 'Phased order (seed 1 §5.1).' },
+        has_more: {
+          type: 'boolean',
+          description: 'True when `limit` cut the delta: read again with after_revision=revision.',
+        },
+      },
+      additionalProperties: false,
+    },
+    SessionSummary: {
+      type: 'object',
+      required: Object.keys(SESSION_SUMMARY_PROPS),
+      properties: SESSION_SUMMARY_PROPS,
+      additionalProperties: false,
+    },
+    Session: {
+      type: 'object',
+      required: [...Object.keys(SESSION_SUMMARY_PROPS), 'status', 'queue_length'],
+      properties: {
+        ...SESSION_SUMMARY_PROPS,
+        status: { type: 'string', enum: ['idle', 'processing'] },
+        queue_length: { type: 'integer', minimum: 0, description: 'Messages waiting (pending_agent).' },
+      },
+      additionalProperties: false,
+    },
+    SessionList: {
+      type: 'object',
+      required: ['sessions', 'next_cursor'],
+      properties: {
+        sessions: {
+          type: 'array',
+          items: ref('SessionSummary'),
+          description: 'Most recently updated first.',
+        },
+        next_cursor: {
+          type: ['string', 'null'],
+          description: 'Pass as `cursor` for the next page; null at the end.',
+        },
+      },
+      additionalProperties: false,
+    },
+    StopResult: {
+      type: 'object',
+      required: ['stopped'],
+      properties: {
+        stopped: { type: 'boolean', description: 'Whether a turn was running and was cancelled.' },
+      },
+      additionalProperties: false,
+    },
+    CompactResult: {
+      type: 'object',
+      required: ['message_id'],
+      properties: {
+        message_id: {
+          type: 'string',
+          description: 'The id of the queued compaction prompt (seed 1 §3 "手动压缩提问").',
+        },
+        queued: { type: 'boolean' },
+      },
+      additionalProperties: false,
+    },
+    Health: {
+      type: 'object',
+      required: ['status', 'temporal', 'postgres'],
+      properties: { status: { const: 'ok' }, temporal: { const: true }, postgres: { const: true } },
+      additionalProperties: false,
+    },
+    ToolProgress: {
+      type: 'object',
+      required: ['call_id', 'name', 'status'],
+      properties: {
+        call_id: { type: 'string' },
+        name: { type: 'string' },
+        status: { type: 'string', enum: ['running', 'ok', 'error'] },
+        summary: { type: 'string' },
+      },
+      additionalProperties: false,
+    },
+    TurnCommittedEvent: {
+      type: 'object',
+      description:
+        "SSE `event: turn.committed`, `id: <revision>` (seed 2 §11): the messages committed with revision in (previous_revision, revision], phased order. Chains exactly per stream: each event's previous_revision is the last event's revision.",
+      required: ['session_id', 'revision', 'previous_revision', 'messages'],
+      properties: {
+        session_id: { type: 'string' },
+        revision: { type: 'integer', minimum: 0 },
+        previous_revision: { type: 'integer', minimum: 0 },
+        messages: { type: 'array', items: ref('Message') },
+      },
+      additionalProperties: false,
+    },
+    TurnUpdatedEvent: {
+      type: 'object',
+      description:
+        'SSE `event: turn.updated`: a snapshot of the running turn, at most ~10 per second per session (the latest is always sent). `text` is the text streamed so far in this step; a `finished` snapshot with `outcome` follows the commit that ends the turn.',
+      required: ['session_id', 'turn_id', 'step', 'status', 'text', 'tools'],
+      properties: {
+        session_id: { type: 'string' },
+        turn_id: { type: 'string' },
+        step: { type: 'integer', minimum: 0 },
+        status: { type: 'string', enum: ['started', 'thinking', 'running_tools', 'finished'] },
+        text: { type: 'string' },
+        tools: { type: 'array', items: ref('ToolProgress') },
+        outcome: { type: 'string', enum: ['processed', 'interrupted', 'error'] },
+      },
+      additionalProperties: false,
+    },
+  };
+}
+
+const problem = (description: string): Json => ({
+  description,
+  content: { [PROBLEM_CONTENT_TYPE]: { schema: ref('Problem') } },
+});
+
+const RESPONSES: Record<string, Json> = {
+  BadRequest: problem('Malformed JSON, an invalid session id, or a validation error (`field` names it).'),
+  Unauthorized: problem('Missing or wrong bearer token (with `WWW-Authenticate: Bearer`).'),
+  NotFound: problem('Unknown session (a session exists once its first message was accepted).'),
+  Conflict: problem('The message id is already used by another session.'),
+  PayloadTooLarge: problem(`The body is over ${API_LIMITS.bodyBytes} bytes.`),
+  UnsupportedMediaType: problem('The body is not application/json.'),
+  TooManyRequests: problem(
+    `The session already holds ${LIMITS.queueCapacity} waiting messages (with \`Retry-After\`).`,
+  ),
+  InternalError: problem('An unexpected error; the log has details under the request id.'),
+  Unavailable: problem('Temporal or Postgres is not answering; nothing was accepted.'),
+  GatewayTimeout: problem(
+    '`wait` ran out; the message stays accepted (`message_id`) and will still be answered.',
+  ),
+};
+
+const r = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
+const SESSION_PARAM: Json = { $ref: '#/components/parameters/SessionId' };
+
+/** Error responses every `/v1` operation may give. */
+const COMMON_ERRORS = {
+  '400': r('BadRequest'),
+  '401': r('Unauthorized'),
+  '500': r('InternalError'),
+  '503': r('Unavailable'),
+};
+const withSession = { ...COMMON_ERRORS, '404': r('NotFound') };
+
+function intParam(name: string, description: string, minimum: number, maximum: number, dflt?: number): Json {
+  return {
+    name,
+    in: 'query',
+    required: false,
+    description,
+    schema: { type: 'integer', minimum, maximum, ...(dflt !== undefined ? { default: dflt } : {}) },
+  };
+}
+
+/**
+ * Builds the document. `waitMaxS` is the largest `wait` this server accepts (seconds).
+ * @returns a plain JSON object (OpenAPI 3.1, JSON Schema 2020-12 dialect)
+ */
+export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
+  const waitMaxS = opts.waitMaxS ?? API_LIMITS.waitMaxS;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Kesoku REST API',
+      version: '1.0.0',
+      description:
+        'Talk to the Kesoku agent over HTTP. Errors are application/problem+json. Every response carries `x-request-id`. ' +
+        'History sync: GET messages returns a revision; the event stream continues from it (seed 2 §11).',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    security: [{ bearer: [] }],
+    paths: {
+      '/v1/sessions': {
+        get: {
+          operationId: 'listSessions',
+          summary: 'List sessions, most recently updated first',
+          parameters: [
+            intParam('limit', 'Page size.', 1, API_LIMITS.sessionsPageMax, API_LIMITS.sessionsPageDefault),
+            {
+              name: 'cursor',
+              in: 'query',
+              required: false,
+              description: '`next_cursor` of the previous page.',
+              schema: { type: 'string' },
+            },
+          ],
+          responses: {
+            '200': { description: 'A page of sessions.', content: json(ref('SessionList')) },
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}': {
+        parameters: [SESSION_PARAM],
+        get: {
+          operationId: 'getSession',
+          summary: 'A session with its live status',
+          responses: {
+            '200': { description: 'The session.', content: json(ref('Session')) },
+            ...withSession,
+          },
+        },
+        patch: {
+          operationId: 'updateSession',
+          summary: 'Rename a session or change its mode (through the session workflow)',
+          requestBody: { required: true, content: json(ref('PatchSessionRequest')) },
+          responses: {
+            '200': { description: 'The updated session.', content: json(ref('Session')) },
+            ...withSession,
+            '413': r('PayloadTooLarge'),
+            '415': r('UnsupportedMediaType'),
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/messages': {
+        parameters: [SESSION_PARAM],
+        post: {
+          operationId: 'postMessage',
+          summary: 'Send a message (the first message creates the session)',
+          description:
+            'Accepted messages are stored as `pending_agent` before the answer, so a GET right after shows them. A repeated `id` answers ' +
+            'with the stored message and queues nothing. With `wait`, the answer comes when the turn ended (200) or the time ran out (504).',
+          requestBody: { required: true, content: json(ref('PostMessageRequest')) },
+          responses: {
+            '200': { description: 'With `wait`: the turn ended.', content: json(ref('TurnResult')) },
+            '202': { description: 'Accepted and queued.', content: json(ref('MessageAccepted')) },
+            ...COMMON_ERRORS,
+            '409': r('Conflict'),
+            '413': r('PayloadTooLarge'),
+            '415': r('UnsupportedMediaType'),
+            '429': r('TooManyRequests'),
+            '504': r('GatewayTimeout'),
+          },
+        },
+        get: {
+          operationId: 'listMessages',
+          summary: 'The history, or what changed after a revision',
+          parameters: [
+            intParam(
+              'after_revision',
+              'Only messages committed (new or changed) after this revision.',
+              0,
+              Number.MAX_SAFE_INTEGER,
+            ),
+            intParam(
+              'limit',
+              'Maximum messages.',
+              1,
+              API_LIMITS.messagesPageMax,
+              API_LIMITS.messagesPageDefault,
+            ),
+          ],
+          responses: {
+            '200': {
+              description: 'Messages in phased order and the revision.',
+              content: json(ref('History')),
+            },
+            ...withSession,
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/stop': {
+        parameters: [SESSION_PARAM],
+        post: {
+          operationId: 'stopTurn',
+          summary: 'Cancel the running turn (never waits in the queue)',
+          responses: {
+            '200': { description: 'Whether a turn was running.', content: json(ref('StopResult')) },
+            ...withSession,
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/compact': {
+        parameters: [SESSION_PARAM],
+        post: {
+          operationId: 'compactSession',
+          summary: 'Queue a manual compaction of the conversation',
+          responses: {
+            '202': { description: 'The compaction prompt was queued.', content: json(ref('CompactResult')) },
+            ...withSession,
+            '429': r('TooManyRequests'),
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/events': {
+        parameters: [SESSION_PARAM],
+        get: {
+          operationId: 'sessionEvents',
+          summary: 'Server-sent events: turn.updated snapshots and turn.committed deltas',
+          description:
+            'Frames: `event: turn.committed` + `id: <revision>` + `data: TurnCommittedEvent`; `event: turn.updated` + `data: TurnUpdatedEvent`; ' +
+            'a `: ping` comment every 15 s. With `Last-Event-ID: N` (or `after_revision=N`) the stream starts with everything committed after N; ' +
+            'without it nothing historical is sent (read GET messages first).',
+          parameters: [
+            {
+              name: 'Last-Event-ID',
+              in: 'header',
+              required: false,
+              description: 'Resume after this revision.',
+              schema: { type: 'string', pattern: '^\\d+$' },
+            },
+            intParam(
+              'after_revision',
+              'Resume after this revision (for clients that cannot set headers).',
+              0,
+              Number.MAX_SAFE_INTEGER,
+            ),
+          ],
+          responses: {
+            '200': {
+              description: 'An event stream; data payloads are TurnCommittedEvent and TurnUpdatedEvent.',
+              content: {
+                'text/event-stream': {
+                  schema: { type: 'string' },
+                  'x-event-data': {
+                    'turn.committed': ref('TurnCommittedEvent'),
+                    'turn.updated': ref('TurnUpdatedEvent'),
+                  },
+                },
+              },
+            },
+            ...withSession,
+          },
+        },
+      },
+      '/healthz': {
+        get: {
+          operationId: 'health',
+          summary: 'Whether Temporal and Postgres answer',
+          security: [],
+          responses: {
+            '200': { description: 'Both answer.', content: json(ref('Health')) },
+            '503': r('Unavailable'),
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'openapi',
+          summary: 'This document',
+          security: [],
+          responses: {
+            '200': { description: 'The OpenAPI 3.1 document.', content: json({ type: 'object' }) },
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'One of KESOKU_API_TOKENS; not needed when none are configured.',
+        },
+      },
+      parameters: {
+        SessionId: {
+          name: 'sessionId',
+          in: 'path',
+          required: true,
+          description: 'REST sessions use chatbot_id "api" and channel_id = the session id.',
+          schema: { type: 'string', pattern: ID_PATTERN.source },
+        },
+      },
+      responses: RESPONSES,
+      schemas: schemas(waitMaxS),
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Helpers shared by the resource routers: the `sessionId` path parameter check, the "session is known" check
+ * (a row in `sessions`), the session's response shapes, and the deadline every Temporal call runs under.
+ */
+import type { Router } from 'express';
+import type { Pool } from '../../db/pool.ts';
+import { getSessionView, type SessionRow, type SessionView } from '../../db/sessions.ts';
+import type { SessionClient } from '../../infra/session-client.ts';
+import { ID_PATTERN } from '../../workflows/definitions.ts';
+import { HttpProblem } from '../problems.ts';
+
+/** Rejects a `:sessionId` that does not match ID_PATTERN with 400 before any handler runs. */
+export function checkSessionIdParam(router: Router): void {
+  router.param('sessionId', (_req, _res, next, value: unknown) => {
+    if (typeof value !== 'string' || !ID_PATTERN.test(value)) {
+      next(
+        new HttpProblem('invalid_session_id', 'session ids are 1-128 characters of A-Z a-z 0-9 _ . : @ -', {
+          extensions: { field: 'sessionId' },
+        }),
+      );
+      return;
+    }
+    next();
+  });
+}
+
+/** The session with live figures. @throws HttpProblem session_not_found (404) when it has no row */
+export async function requireSession(pool: Pool, sessionId: string): Promise<SessionView> {
+  const view = await getSessionView(pool, sessionId);
+  if (!view) throw new HttpProblem('session_not_found', `session ${sessionId} does not exist`);
+  return view;
+}
+
+/** The `Session` response shape (DESIGN.md REST API v1); `channel_context` stays internal. */
+export interface SessionResponse {
+  id: string;
+  chatbot_id: string;
+  channel_id: string;
+  title: string | null;
+  title_source: SessionRow['title_source'];
+  status: SessionView['status'];
+  queue_length: number;
+  revision: number;
+  mode: SessionRow['mode'];
+  locale: string;
+  turn_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export function presentSession(v: SessionView): SessionResponse {
+  return { ...presentSessionSummary(v), status: v.status, queue_length: v.queue_length };
+}
+
+/** A `SessionSummary` (the list's items): the session without the live figures. */
+export function presentSessionSummary(r: SessionRow): Omit<SessionResponse, 'status' | 'queue_length'> {
+  return {
+    id: r.id,
+    chatbot_id: r.chatbot_id,
+    channel_id: r.channel_id,
+    title: r.title,
+    title_source: r.title_source,
+    revision: r.revision,
+    mode: r.mode,
+    locale: r.locale,
+    turn_count: r.turn_count,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/**
+ * Runs a session-client call with a gRPC deadline of `timeoutMs`, so an unreachable Temporal answers 503
+ * within that time instead of after the client's full retry budget (~20 s).
+ * @throws SessionClientError as the call does (`unavailable` when the deadline passes)
+ */
+export function withTemporalDeadline<T>(
+  sessions: SessionClient,
+  timeoutMs: number,
+  fn: () => Promise<T>,
+): Promise<T> {
+  return sessions.client.connection.withDeadline(Date.now() + timeoutMs, fn);
+}

@@ -1,0 +1,138 @@
+/**
+ * `POST /v1/sessions/{sessionId}/messages` (submit, optionally wait for the turn) and
+ * `GET /v1/sessions/{sessionId}/messages` (history or a delta after a revision).
+ */
+import { randomUUID } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import { getMessage } from '../../db/messages.ts';
+import { getSession } from '../../db/sessions.ts';
+import { SessionClientError } from '../../infra/session-client.ts';
+import type { InboundMessage, SubmitResult } from '../../workflows/definitions.ts';
+import type { ResolvedDeps } from '../app.ts';
+import { contextOf } from '../context.ts';
+import { readHistory } from '../history.ts';
+import { HttpProblem } from '../problems.ts';
+import {
+  API_LIMITS,
+  API_SENDER,
+  checkInbound,
+  intQuery,
+  parseBody,
+  postMessageSchema,
+  requireJson,
+  type PostMessageBody,
+} from '../schemas.ts';
+import { waitForTurnEnd } from '../turn-wait.ts';
+import { checkSessionIdParam, withTemporalDeadline } from './common.ts';
+
+/** REST sessions live on chatbot "api", channel = the session id (DESIGN.md REST API v1). */
+export const API_CHATBOT = 'api';
+
+type SessionRequest = Request<{ sessionId: string }>;
+
+/** Routes of the messages resource. Every Temporal call runs under `temporalTimeoutMs`. */
+export function messagesRouter(d: ResolvedDeps): Router {
+  const router = Router();
+  checkSessionIdParam(router);
+  const bodySchema = postMessageSchema(d.waitMaxS);
+
+  router.post('/v1/sessions/:sessionId/messages', async (req: SessionRequest, res: Response) => {
+    const { sessionId } = req.params;
+    requireJson(req);
+    const body = parseBody(bodySchema, req.body);
+    const inbound = toInbound(body);
+    checkInbound(inbound);
+    const log = contextOf(res).log.child({ sessionId, messageId: inbound.id });
+    const accepted = await submit(d, sessionId, inbound, body.id !== undefined);
+    log.info({ queuePosition: accepted.queue_position, duplicate: accepted.duplicate }, 'message accepted');
+    if (!body.wait) {
+      const { message, queue_position, duplicate } = accepted;
+      res.status(202).json({ message, queue_position, duplicate });
+      return;
+    }
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    const end = await waitForTurnEnd({
+      pool: d.pool,
+      events: d.events,
+      log,
+      sessionId,
+      messageId: inbound.id,
+      timeoutMs: body.wait * 1000,
+      signal: gone.signal,
+      pollMs: d.waitPollMs,
+    });
+    if (gone.signal.aborted) return;
+    if (end) {
+      res.status(200).json({ message: end.message, reply: end.reply });
+      return;
+    }
+    const extensions = { message_id: inbound.id };
+    if (d.events.closed) {
+      throw new HttpProblem('unavailable', 'the server is shutting down; the message stays accepted', {
+        extensions,
+      });
+    }
+    const detail = `the turn did not end within ${body.wait} s; the message stays accepted and will be answered`;
+    throw new HttpProblem('wait_timeout', detail, { extensions });
+  });
+
+  router.get('/v1/sessions/:sessionId/messages', async (req: SessionRequest, res: Response) => {
+    const { sessionId } = req.params;
+    const after = intQuery(req.query.after_revision, 'after_revision', 0, Number.MAX_SAFE_INTEGER);
+    const limit =
+      intQuery(req.query.limit, 'limit', 1, API_LIMITS.messagesPageMax) ?? API_LIMITS.messagesPageDefault;
+    const session = await getSession(d.pool, sessionId);
+    if (!session) throw new HttpProblem('session_not_found', `session ${sessionId} does not exist`);
+    const delta = await readHistory(d.pool, sessionId, session.revision, after, limit);
+    res.status(200).json({ revision: delta.revision, messages: delta.messages, has_more: !delta.complete });
+  });
+
+  return router;
+}
+
+/** The inbound message for a request body: a new UUID when no id is given, sender "api" by default. */
+function toInbound(body: PostMessageBody): InboundMessage {
+  return {
+    id: body.id ?? randomUUID(),
+    content: body.content,
+    sender: body.sender ?? API_SENDER,
+    receivedAt: new Date().toISOString(),
+    ...(body.attachments ? { attachments: body.attachments } : {}),
+  };
+}
+
+/**
+ * Submits through update-with-start. Message ids are global, so a client-chosen id of another session is a
+ * 409, checked before anything is started and again when the workflow reports a storage failure (it reports
+ * every one as `input_persistence`, so a concurrent use of the id is only visible in the database).
+ * @throws HttpProblem conflict; SessionClientError as SessionClient.submit
+ */
+async function submit(
+  d: ResolvedDeps,
+  sessionId: string,
+  inbound: InboundMessage,
+  clientId: boolean,
+): Promise<SubmitResult> {
+  if (clientId) await rejectForeignId(d, sessionId, inbound.id);
+  try {
+    return await withTemporalDeadline(d.sessions, d.temporalTimeoutMs, () =>
+      d.sessions.submit({ sessionId, chatbotId: API_CHATBOT, channelId: sessionId }, inbound),
+    );
+  } catch (err) {
+    if (err instanceof SessionClientError && err.kind === 'persistence') {
+      await rejectForeignId(d, sessionId, inbound.id).catch((e: unknown) => {
+        if (e instanceof HttpProblem) throw e;
+      });
+    }
+    throw err;
+  }
+}
+
+/** @throws HttpProblem conflict (409) when message `id` belongs to another session */
+async function rejectForeignId(d: ResolvedDeps, sessionId: string, id: string): Promise<void> {
+  const existing = await getMessage(d.pool, id);
+  if (existing && existing.session_id !== sessionId) {
+    throw new HttpProblem('conflict', 'this message id is already used by another session');
+  }
+}

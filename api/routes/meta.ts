@@ -1,0 +1,32 @@
+/** `GET /healthz` and `GET /openapi.json`: open routes (no bearer token), outside `/v1`. */
+import { Router, type Request, type Response } from 'express';
+import type { ResolvedDeps } from '../app.ts';
+import { within } from '../health.ts';
+import { buildOpenApiDocument } from '../openapi.ts';
+import { HttpProblem } from '../problems.ts';
+
+/** `/healthz` (200 or 503 naming the failed dependency) and `/openapi.json` (built once per app). */
+export function metaRouter(d: ResolvedDeps): Router {
+  const router = Router();
+  const document = buildOpenApiDocument({ waitMaxS: d.waitMaxS });
+
+  router.get('/healthz', async (_req: Request, res: Response) => {
+    const h = await within(d.health(), d.healthTimeoutMs, { temporal: false, postgres: false });
+    if (h.temporal && h.postgres) {
+      res.status(200).json({ status: 'ok', temporal: true, postgres: true });
+      return;
+    }
+    const failed = [h.temporal ? null : 'Temporal', h.postgres ? null : 'Postgres']
+      .filter(Boolean)
+      .join(' and ');
+    throw new HttpProblem('unavailable', `${failed} not answering`, {
+      extensions: { temporal: h.temporal, postgres: h.postgres },
+    });
+  });
+
+  router.get('/openapi.json', (_req: Request, res: Response) => {
+    res.status(200).json(document);
+  });
+
+  return router;
+}

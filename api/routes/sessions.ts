@@ -1,0 +1,72 @@
+/**
+ * Session resources: list, read, rename / change mode (through the session workflow's updates), stop the
+ * running turn, queue a compaction. Every route but the list answers 404 for a session without a row.
+ */
+import { Router, type Request, type Response } from 'express';
+import { listSessions } from '../../db/sessions.ts';
+import type { ResolvedDeps } from '../app.ts';
+import { contextOf } from '../context.ts';
+import { API_LIMITS, cursorQuery, intQuery, parseBody, patchSessionSchema, requireJson } from '../schemas.ts';
+import {
+  checkSessionIdParam,
+  presentSession,
+  presentSessionSummary,
+  requireSession,
+  withTemporalDeadline,
+} from './common.ts';
+
+type SessionRequest = Request<{ sessionId: string }>;
+
+/** Routes of the sessions resource (list, read, PATCH, stop, compact). */
+export function sessionsRouter(d: ResolvedDeps): Router {
+  const router = Router();
+  checkSessionIdParam(router);
+  const temporal = <T>(fn: () => Promise<T>) => withTemporalDeadline(d.sessions, d.temporalTimeoutMs, fn);
+
+  router.get('/v1/sessions', async (req: Request, res: Response) => {
+    const limit =
+      intQuery(req.query.limit, 'limit', 1, API_LIMITS.sessionsPageMax) ?? API_LIMITS.sessionsPageDefault;
+    const cursor = cursorQuery(req.query.cursor);
+    const page = await listSessions(d.pool, { limit, cursor });
+    res
+      .status(200)
+      .json({ sessions: page.sessions.map(presentSessionSummary), next_cursor: page.next_cursor });
+  });
+
+  router.get('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
+    res.status(200).json(presentSession(await requireSession(d.pool, req.params.sessionId)));
+  });
+
+  router.patch('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
+    const { sessionId } = req.params;
+    requireJson(req);
+    const body = parseBody(patchSessionSchema, req.body);
+    await requireSession(d.pool, sessionId);
+    if (body.title !== undefined) await temporal(() => d.sessions.setTitle(sessionId, body.title as string));
+    if (body.mode !== undefined)
+      await temporal(() => d.sessions.setMode(sessionId, body.mode as 'interrupt' | 'queue'));
+    contextOf(res).log.info(
+      { sessionId, title: body.title !== undefined, mode: body.mode },
+      'session updated',
+    );
+    res.status(200).json(presentSession(await requireSession(d.pool, sessionId)));
+  });
+
+  router.post('/v1/sessions/:sessionId/stop', async (req: SessionRequest, res: Response) => {
+    const { sessionId } = req.params;
+    await requireSession(d.pool, sessionId);
+    const { stopped } = await temporal(() => d.sessions.stop(sessionId));
+    contextOf(res).log.info({ sessionId, stopped }, 'stop requested');
+    res.status(200).json({ stopped });
+  });
+
+  router.post('/v1/sessions/:sessionId/compact', async (req: SessionRequest, res: Response) => {
+    const { sessionId } = req.params;
+    await requireSession(d.pool, sessionId);
+    const r = await temporal(() => d.sessions.compact(sessionId));
+    contextOf(res).log.info({ sessionId, messageId: r.message_id }, 'compaction queued');
+    res.status(202).json({ message_id: r.message_id, queued: r.queued });
+  });
+
+  return router;
+}

@@ -1,0 +1,174 @@
+/**
+ * Request validation: the API's limits, the zod schemas of request bodies (also rendered into the OpenAPI
+ * document with `z.toJSONSchema`, so the documentation cannot drift from the checks), and query parsers.
+ * Every failure is a 400 problem naming the field.
+ */
+import { z } from 'zod';
+import { ID_PATTERN, LIMITS, inboundProblem, type InboundMessage } from '../workflows/definitions.ts';
+import { HttpProblem, validationProblem } from './problems.ts';
+
+/** Limits of the REST API (sizes in bytes, durations in seconds). */
+export const API_LIMITS = {
+  /** Largest accepted request body (256 KiB). */
+  bodyBytes: 256 * 1024,
+  /** Longest `wait` a client may ask for, in seconds. */
+  waitMaxS: 300,
+  messagesPageDefault: 1000,
+  messagesPageMax: 10_000,
+  sessionsPageDefault: 20,
+  sessionsPageMax: 100,
+  /** Same bound as the session workflow's `setTitle` validator. */
+  titleMaxLength: 200,
+} as const;
+
+/** The default sender of messages posted through the API. */
+export const API_SENDER = 'api';
+
+export const attachmentSchema = z.strictObject({
+  name: z.string().min(1).max(255).describe('File name shown to people and used in the history placeholder.'),
+  content_type: z.string().min(1).max(255).optional().describe('MIME type, when known.'),
+  size: z.int().min(0).optional().describe('Size in bytes, when known.'),
+  url: z.url().max(2048).optional().describe('Where the file can be fetched.'),
+});
+
+/** Body of `POST /v1/sessions/{sessionId}/messages`; `waitMaxS` bounds `wait` (seconds). */
+export function postMessageSchema(waitMaxS: number = API_LIMITS.waitMaxS) {
+  return z.strictObject({
+    content: z
+      .string()
+      .describe(
+        `The message text: at most ${LIMITS.maxContentBytes} bytes of UTF-8; may be empty only with attachments.`,
+      ),
+    id: z
+      .string()
+      .regex(ID_PATTERN)
+      .optional()
+      .describe(
+        'Client-chosen message id, the idempotency key: a repeated id returns the stored message and queues nothing.',
+      ),
+    sender: z
+      .string()
+      .min(1)
+      .max(LIMITS.maxSenderLength)
+      .optional()
+      .describe(`Who wrote it; default "${API_SENDER}".`),
+    attachments: z.array(attachmentSchema).max(LIMITS.maxAttachments).optional(),
+    wait: z
+      .int()
+      .min(0)
+      .max(waitMaxS)
+      .optional()
+      .describe(
+        'Seconds to wait for the turn to end (0 or absent: answer 202 at once). On time-out: 504, the message stays accepted.',
+      ),
+  });
+}
+export type PostMessageBody = z.output<ReturnType<typeof postMessageSchema>>;
+
+export const patchSessionSchema = z
+  .strictObject({
+    title: z
+      .string()
+      .trim()
+      .min(1)
+      .max(API_LIMITS.titleMaxLength)
+      .optional()
+      .describe('A user-set title; it wins over automatic titles.'),
+    mode: z
+      .enum(['interrupt', 'queue'])
+      .optional()
+      .describe('interrupt: a new message cancels the running turn; queue: strictly serial.'),
+  })
+  .refine((b) => b.title !== undefined || b.mode !== undefined, { message: 'give "title" or "mode"' });
+export type PatchSessionBody = z.output<typeof patchSessionSchema>;
+
+/**
+ * Parses a JSON body with `schema`.
+ * @throws HttpProblem validation (400) naming the first offending field
+ */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw validationProblem('', 'the request body must be a JSON object (Content-Type: application/json)');
+  }
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  if (!issue) throw validationProblem('', 'the request body is invalid');
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    throw validationProblem([...issue.path, key].join('.'), 'is not a known field');
+  }
+  const field = issue.path.map(String).join('.');
+  const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+  throw validationProblem(field, missing ? 'is required' : issue.message);
+}
+
+/**
+ * Applies the session workflow's own inbound rules (shared with its update validator) before submitting, so
+ * a bad message is a 400 naming the field without a round trip.
+ * @throws HttpProblem validation (400)
+ */
+export function checkInbound(message: InboundMessage): void {
+  const problem = inboundProblem(message);
+  if (problem === null) return;
+  const first = problem.split(' ')[0] ?? '';
+  const field = ['id', 'content', 'sender'].includes(first)
+    ? first
+    : problem.includes('attachments')
+      ? 'attachments'
+      : '';
+  throw validationProblem(field, field ? problem.slice(first.length).trim() || problem : problem);
+}
+
+type QueryValue = string | string[] | undefined | unknown;
+
+/**
+ * Reads an optional non-negative integer query parameter within `[min, max]`.
+ * @throws HttpProblem validation (400) naming the parameter
+ */
+export function intQuery(value: QueryValue, name: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^\d{1,16}$/.test(value))
+    throw validationProblem(name, `must be an integer between ${min} and ${max}`);
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw validationProblem(name, `must be an integer between ${min} and ${max}`);
+  return n;
+}
+
+/**
+ * Checks the opaque cursor of `GET /v1/sessions` (base64url JSON `{t, id}` from db/sessions.ts listSessions).
+ * @throws HttpProblem validation (400) when it is not one this API issued
+ */
+export function cursorQuery(value: QueryValue): string | undefined {
+  if (value === undefined) return undefined;
+  if (
+    typeof value !== 'string' ||
+    value.length === 0 ||
+    value.length > 512 ||
+    !/^[A-Za-z0-9_-]+$/.test(value)
+  ) {
+    throw validationProblem('cursor', 'is not a valid cursor');
+  }
+  try {
+    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as {
+      t?: unknown;
+      id?: unknown;
+    };
+    if (typeof parsed.t !== 'string' || Number.isNaN(Date.parse(parsed.t)) || typeof parsed.id !== 'string')
+      throw new Error('shape');
+  } catch {
+    throw validationProblem('cursor', 'is not a valid cursor');
+  }
+  return value;
+}
+
+/**
+ * Requires a JSON body when the request has one (`Content-Type: application/json` or `application/*+json`).
+ * @throws HttpProblem unsupported_media_type (415)
+ */
+export function requireJson(req: { is(types: string[]): string | false | null }): void {
+  if (req.is(['application/json', 'application/*+json']) === false) {
+    throw new HttpProblem('unsupported_media_type', 'send the body as application/json');
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Runs the REST API: creates the EventHub (one LISTEN connection) and the express app, listens, and closes
+ * everything on `close()` — SSE streams ended, listener stopped, every connection closed, port released.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Pool } from '../db/pool.ts';
+import type { Logger } from '../infra/logger.ts';
+import type { SessionClient } from '../infra/session-client.ts';
+import { createApp, type AppDeps } from './app.ts';
+import { EventHub } from './event-hub.ts';
+import { createHealthCheck, type HealthStatus } from './health.ts';
+
+export interface ApiServerOptions {
+  pool: Pool;
+  sessions: SessionClient;
+  /** For the EventHub's LISTEN connection. */
+  databaseUrl: string;
+  logger: Logger;
+  /** Interface to bind; the caller picks loopback when `tokens` is empty. */
+  host: string;
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  tokens: string[];
+  /** Defaults to {@link createHealthCheck} on `pool` and `sessions`. */
+  health?: () => Promise<HealthStatus>;
+  /** Passed to createApp (waitTimeoutMaxS, temporalTimeoutMs, waitPollMs, healthTimeoutMs). */
+  app?: Pick<AppDeps, 'waitTimeoutMaxS' | 'temporalTimeoutMs' | 'waitPollMs' | 'healthTimeoutMs'>;
+  /** EventHub tuning, in ms (tests shorten the keep-alive). */
+  events?: { throttleMs?: number; pingIntervalMs?: number };
+}
+
+export interface ApiServer {
+  /** Base URL, e.g. `http://127.0.0.1:3000` (IPv6 hosts in brackets). */
+  url: string;
+  port: number;
+  /** The server's event hub (stats for tests and diagnostics). */
+  events: EventHub;
+  /** Stops accepting, ends SSE streams, stops the listener, closes every connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the API server.
+ * @throws when Postgres is unreachable (the EventHub cannot LISTEN) or the port cannot be bound
+ */
+export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
+  const logger = opts.logger.child({ component: 'api' });
+  const events = new EventHub({ databaseUrl: opts.databaseUrl, pool: opts.pool, logger, ...opts.events });
+  await events.start();
+  const app = createApp({
+    pool: opts.pool,
+    sessions: opts.sessions,
+    events,
+    logger,
+    tokens: opts.tokens,
+    health: opts.health ?? createHealthCheck({ pool: opts.pool, sessions: opts.sessions }),
+    ...opts.app,
+  });
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = app.listen(opts.port, opts.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+      s.once('error', reject);
+    });
+  } catch (err) {
+    await events.close();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${port}`;
+  logger.info({ url, auth: opts.tokens.length > 0 }, 'API listening');
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port,
+    events,
+    close: () =>
+      (closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        await events.close();
+        server.closeAllConnections();
+        await closed;
+        logger.info('API stopped');
+      })()),
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * `wait` for `POST /v1/sessions/{id}/messages`: after the message was accepted, wait on the database (never by
+ * holding a Temporal update open, DESIGN.md) until the message reaches a final input status (processed |
+ * interrupted | error). Wakes on the session's commit announcements (EventHub.onCommit) and re-checks; a slow
+ * poll covers a lost notification.
+ */
+import type { Message } from '../domain/message.ts';
+import { isTerminalStatus } from '../domain/status-machine.ts';
+import { getMessage, listTurnMessages } from '../db/messages.ts';
+import type { Pool } from '../db/pool.ts';
+import type { Logger } from '../infra/logger.ts';
+import type { EventHub } from './event-hub.ts';
+import { findReply } from './history.ts';
+
+/** The message in its final status and the message that answers it (null when the turn ended without one). */
+export interface TurnEnd {
+  message: Message;
+  reply: Message | null;
+}
+
+export interface WaitOptions {
+  pool: Pool;
+  events: EventHub;
+  log: Logger;
+  sessionId: string;
+  messageId: string;
+  /** How long to wait, in ms. */
+  timeoutMs: number;
+  /** Aborts the wait (the client went away). */
+  signal: AbortSignal;
+  /** Fallback poll interval, in ms (default 2000). */
+  pollMs?: number;
+}
+
+/**
+ * Waits until the message's turn ended.
+ * @returns the end, or null when `timeoutMs` passed, the signal aborted or the hub closed first. Database
+ *   errors while waiting are logged and retried until the deadline (the message is already accepted).
+ */
+export async function waitForTurnEnd(o: WaitOptions): Promise<TurnEnd | null> {
+  const deadline = Date.now() + o.timeoutMs;
+  let woken = false;
+  let wake: (() => void) | null = null;
+  const unsubscribe = o.events.onCommit(o.sessionId, () => {
+    woken = true;
+    wake?.();
+  });
+  try {
+    for (;;) {
+      woken = false;
+      try {
+        const message = await getMessage(o.pool, o.messageId);
+        if (message && isTerminalStatus(message.status)) {
+          return { message, reply: findReply(await listTurnMessages(o.pool, o.messageId), message) };
+        }
+      } catch (err) {
+        o.log.warn(
+          { messageId: o.messageId, err: String(err) },
+          'wait: could not read the message; retrying',
+        );
+      }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || o.signal.aborted || o.events.closed) return null;
+      if (woken) continue;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          o.signal.removeEventListener('abort', done);
+          wake = null;
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(o.pollMs ?? 2000, remaining));
+        o.signal.addEventListener('abort', done, { once: true });
+        wake = done;
+      });
+    }
+  } finally {
+    unsubscribe();
+  }
+}
