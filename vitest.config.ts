@@ -11,14 +11,17 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['domain/**/*.test.ts', 'test/unit/**/*.test.ts'] },
+        test: {
+          name: 'unit',
+          include: ['domain/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/cli/{render,live,options,events}.test.ts'],
+        },
       },
       {
         extends: true,
         test: {
           name: 'integration',
           include: ['**/*.test.ts'],
-          exclude: ['node_modules/**', '.kesoku/**', 'domain/**', 'test/unit/**'],
+          exclude: ['node_modules/**', '.kesoku/**', 'domain/**', 'test/unit/**', 'test/cli/{render,live,options,events}.test.ts'],
           globalSetup: ['test/global-setup.ts'],
           setupFiles: ['test/support/quiet-runtime.ts'],
         },

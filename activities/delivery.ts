@@ -15,6 +15,15 @@ import type { Pool } from '../db/pool.ts';
 import { getSession, type SessionRow } from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
 
+/**
+ * Thrown by a sink when the platform refuses a message for good (deleted channel, missing access): delivery
+ * is then not retried. Sinks may also throw any error whose `kind` is `rejected` (the Discord sink's
+ * DiscordSendError for a 4xx other than 429).
+ */
+export class PermanentDeliveryError extends Error {
+  readonly kind = 'permanent_delivery';
+}
+
 /** A channel's egress. */
 export interface ChannelSink {
   /** Sends a final reply, notification or crash notice. Must be idempotent per `message.id`. */
@@ -55,6 +64,10 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
         await sinkFor(message.chatbot_id).send(message, session);
       } catch (err) {
         logger.warn({ sessionId, messageId, err: String(err) }, 'delivery failed');
+        const kind = (err as { kind?: string } | null)?.kind;
+        if (err instanceof PermanentDeliveryError || kind === 'permanent_delivery' || kind === 'rejected') {
+          throw ApplicationFailure.nonRetryable('the channel refused the message for good', failureType('delivery', 'permanent'));
+        }
         throw ApplicationFailure.retryable('the channel did not accept the message', failureType('delivery'));
       }
       await commit(pool, sessionId, { transitions: [{ id: messageId, to: 'delivered' }] });

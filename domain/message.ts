@@ -86,6 +86,8 @@ export interface MessageMetadata {
   compacted_through_seq?: number;
   /** Why a turn failed, as a typed kind (seed 2 §13); on the crash notice and the failed user message. */
   failure_kind?: string;
+  /** On a tool_result: whether the tool succeeded (exit 0, no input error); sinks show ✅/❌ from it. */
+  tool_ok?: boolean;
   /** Full output of a tool run when the model was given a truncated slice. */
   full_output_path?: string;
   [key: string]: unknown;

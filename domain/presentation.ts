@@ -4,7 +4,7 @@
  *
  * Pure module: no I/O, importable by workflow code.
  */
-import type { Message } from './message.ts';
+import type { Message, TurnMetrics } from './message.ts';
 import { messageKind } from './message-kind.ts';
 import type { MessageKind } from './message-kind.ts';
 
@@ -110,4 +110,42 @@ export function isChannel(value: string): value is Channel {
 export function presentationFor(channel: Channel, message: Message): Presentation | 'hidden' {
   const kind = PRESENTATION_KIND_OF[messageKind(message)];
   return kind === null ? 'hidden' : VISIBILITY_MATRIX[channel][kind];
+}
+
+/** Seconds for people: "0.4s", "2.1s", "42s", "3m 05s". */
+export function formatSeconds(s: number): string {
+  if (s < 10) return `${(Math.round(s * 10) / 10).toFixed(1)}s`;
+  if (s < 60) return `${Math.round(s)}s`;
+  const m = Math.floor(s / 60);
+  return `${m}m ${String(Math.round(s - m * 60)).padStart(2, '0')}s`;
+}
+
+/** Seed 1 §3 `turn_metrics` for people, shared by every channel: "⏱ 2.1s · 🔧 1 tool · 1042 tokens". */
+export function metricsSummary(m: TurnMetrics): string {
+  const tools = `🔧 ${m.turn_tool_calls} ${m.turn_tool_calls === 1 ? 'tool' : 'tools'}`;
+  return `⏱ ${formatSeconds(m.turn_time)} · ${tools} · ${m.turn_tokens} tokens`;
+}
+
+/** How a tool call stands in the live status. */
+export type ToolState = 'running' | 'ok' | 'failed' | 'interrupted';
+
+/** The emoji of each tool state in the live status. */
+export const TOOL_MARK: Readonly<Record<ToolState, string>> = {
+  running: '⏳',
+  ok: '✅',
+  failed: '❌',
+  interrupted: '⏹️',
+};
+
+/**
+ * Whether a tool_result reports success. `metadata.tool_ok` (boolean) wins when present; otherwise the summary
+ * the tool activity wrote (activities/tools/shell.ts `summarizeShellRun`, `error: …`, `interrupted`) decides.
+ */
+export function toolResultState(result: Message): Exclude<ToolState, 'running'> {
+  const md = result.metadata ?? {};
+  if (typeof md.tool_ok === 'boolean') return md.tool_ok ? 'ok' : 'failed';
+  const summary = typeof md.tool_result === 'string' ? md.tool_result : '';
+  if (md.synthetic === true || summary === 'interrupted') return 'interrupted';
+  if (/^(error:|timed out after |killed by |exit -?[1-9]\d* in )/.test(summary)) return 'failed';
+  return 'ok';
 }

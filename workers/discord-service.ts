@@ -1,15 +1,17 @@
-/** Wiring of the Discord adapter into Kesoku processes (filled in with the adapter). */
+/** Wiring of the Discord adapter (adapters/discord) into Kesoku processes. */
 import type { ChannelSink } from '../activities/delivery.ts';
+import { createDiscordSinkFromConfig, startDiscordAdapter } from '../adapters/discord/run.ts';
 import type { Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { Infrastructure, Service } from './services.ts';
 
-/** Starts the Discord adapter (gateway ingress + REST sink). */
-export async function startDiscordService(_cfg: Config, _infra: Infrastructure, _logger: Logger): Promise<Service & { sink: ChannelSink }> {
-  throw new Error('the Discord adapter is not built yet');
+/** Starts the Discord adapter (gateway ingress + REST sink); resolves once the gateway is ready. */
+export async function startDiscordService(cfg: Config, infra: Infrastructure, logger: Logger): Promise<Service & { sink: ChannelSink }> {
+  const adapter = await startDiscordAdapter({ config: cfg, sessions: infra.sessions, pool: infra.pool, logger });
+  return { name: 'discord', sink: adapter.sink, stop: () => adapter.stop() };
 }
 
 /** A REST-only Discord sink for a worker running apart from the adapter, or null without DISCORD_TOKEN. */
-export function discordSinkFromConfig(_cfg: Config, _infra: Infrastructure, _logger: Logger): ChannelSink | null {
-  return null;
+export function discordSinkFromConfig(cfg: Config, infra: Infrastructure, logger: Logger): ChannelSink | null {
+  return cfg.DISCORD_TOKEN ? createDiscordSinkFromConfig(cfg, { logger, pool: infra.pool }) : null;
 }

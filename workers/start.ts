@@ -19,11 +19,12 @@ runProcess('kesoku', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, true);
   const services: Service[] = [];
   try {
+    // Stopped in reverse: API, worker (drained while Discord can still take its deliveries), then Discord.
     const discord = cfg.DISCORD_TOKEN ? await startDiscordService(cfg, infra, logger) : null;
+    if (discord) services.push(discord);
     services.push(await startWorkerService(cfg, infra, logger, discord ? { discord: discord.sink } : {}));
     const api = await startApiService(cfg, infra, logger);
     services.push(api);
-    if (discord) services.push(discord);
     const lines = [
       '',
       'Kesoku is running.',

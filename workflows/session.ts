@@ -29,7 +29,7 @@ import {
   isLiveChannel,
 } from './definitions.ts';
 import { SessionQueue } from './session-queue.ts';
-import { TurnFailure, deliveryCleanup, persistence, persistenceCleanup, runTurn, toTurnFailure } from './turn.ts';
+import { TurnFailure, deliveryCleanup, persistence, persistenceDurable, runTurn, toTurnFailure } from './turn.ts';
 import { titleWorkflow } from './title.ts';
 
 /** Turns per run before continue-as-new when the server has not suggested it earlier. */
@@ -138,8 +138,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
     if (queue.isSeen(msg.id)) return;
     if (!queue.hasRoom()) {
       queue.markSeen(msg.id);
-      const { noticeId } = await persistenceCleanup.rejectInbound({ address, message: msg, capacity: LIMITS.queueCapacity });
-      if (noticeId) await deliveryCleanup.deliverMessage({ sessionId: address.sessionId, messageId: noticeId });
+      const { noticeId } = await persistenceDurable.rejectInbound({ address, message: msg, capacity: LIMITS.queueCapacity });
+      if (noticeId) await deliverNotice(address.sessionId, noticeId);
       return;
     }
     queue.reserve(msg.id);
@@ -247,7 +247,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
     // Interrupt mode: only the newest user message runs; older queued ones were superseded by it.
     const superseded: QueueItem[] = mode === 'interrupt' ? queue.takeSupersededUserItems() : [];
     if (superseded.length > 0) {
-      await persistenceCleanup.supersede({ sessionId: address.sessionId, messageIds: superseded.map((i) => i.messageId) });
+      await persistenceDurable.supersede({ sessionId: address.sessionId, messageIds: superseded.map((i) => i.messageId) });
     }
     const item = queue.shift();
     if (!item) continue;
@@ -272,7 +272,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
         }),
       );
       if (ended === 'processed') {
-        const r = await persistenceCleanup.finishTurn({ sessionId: address.sessionId, turnId: item.messageId, result: { outcome: 'processed' } });
+        const r = await persistenceDurable.finishTurn({ sessionId: address.sessionId, turnId: item.messageId, result: { outcome: 'processed' } });
         turnCount = r.turnCount;
       }
     } catch (err) {
@@ -286,11 +286,16 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
                 wf.log.warn('turn failed', { turnId: item.messageId, kind: f.kind, detail: f.detail });
                 return { outcome: 'error' as const, kind: f.kind, detail: f.detail };
               })();
-        const { noticeId, turnCount: n } = await persistenceCleanup.finishTurn({ sessionId: address.sessionId, turnId: item.messageId, result });
+        const { noticeId, turnCount: n } = await persistenceDurable.finishTurn({ sessionId: address.sessionId, turnId: item.messageId, result });
         turnCount = n;
-        if (noticeId) await deliveryCleanup.deliverMessage({ sessionId: address.sessionId, messageId: noticeId });
+        if (noticeId) await deliverNotice(address.sessionId, noticeId);
       });
     } finally {
+      if (liveProgress) {
+        await wf.CancellationScope.nonCancellable(() =>
+          deliveryCleanup.signalActivity({ sessionId: address.sessionId, active: false }).catch(() => undefined),
+        );
+      }
       current = null;
       runTurns++;
       setStatus('idle');
@@ -301,6 +306,18 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
       titleSource = 'auto';
       await startTitle(address.sessionId);
     }
+  }
+}
+
+/**
+ * Delivers a notice (stop, interruption, crash, queue full). It retries until the channel takes it; a channel
+ * that refuses for good (deleted channel, revoked access) ends the attempt with a log line, never the session.
+ */
+async function deliverNotice(sessionId: string, messageId: string): Promise<void> {
+  try {
+    await deliveryCleanup.deliverMessage({ sessionId, messageId });
+  } catch (err) {
+    wf.log.warn('notice not delivered', { messageId, error: String(err) });
   }
 }
 

@@ -7,14 +7,20 @@ import * as wf from '@temporalio/workflow';
 import type { DeliveryActivities, ModelActivities, PersistenceActivities, ToolActivities } from '../activities/contracts.ts';
 import { failureType, parseFailureType, type TurnFailureKind } from '../domain/failures.ts';
 
-/** Short database writes: local activities (no server round trip), retried quickly. */
+/**
+ * Short database writes in handlers: local activities (no server round trip), retried quickly and briefly,
+ * because a caller is waiting for the update's answer (a 503 is better than a long hang).
+ */
 export const persistence = wf.proxyLocalActivities<PersistenceActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 5 },
 });
 
-/** Cleanup writes must eventually succeed (Postgres may be down for a while); they retry without limit. */
-export const persistenceCleanup = wf.proxyLocalActivities<PersistenceActivities>({
+/**
+ * Writes of the turn itself (claim, final status, cleanup) must eventually succeed: Postgres may be down for a
+ * while, and the turn simply waits for it. They retry without limit.
+ */
+export const persistenceDurable = wf.proxyLocalActivities<PersistenceActivities>({
   startToCloseTimeout: '10 seconds',
   localRetryThreshold: '10 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
@@ -28,7 +34,9 @@ const model = wf.proxyActivities<ModelActivities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
-    maximumAttempts: 4,
+    // Database outages (context_preparation, turn_persistence) get up to 10 attempts (~4 minutes); the activity
+    // itself stops retrying provider failures after PROVIDER_MAX_ATTEMPTS.
+    maximumAttempts: 10,
     nonRetryableErrorTypes: [
       'provider:auth',
       'provider:bad_request',
@@ -42,7 +50,7 @@ const tools = wf.proxyActivities<ToolActivities>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '10 seconds',
   cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 
 /** Delivery retries for about ten minutes before the turn fails with kind `delivery`. */
@@ -95,7 +103,7 @@ export interface TurnInput {
  * @throws TurnFailure for failures the session presents; cancellation propagates as a CancelledFailure
  */
 export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
-  const claim = await persistence.claimTurn({ sessionId: t.sessionId, messageId: t.turnId });
+  const claim = await persistenceDurable.claimTurn({ sessionId: t.sessionId, messageId: t.turnId });
   if (!claim.claimed) return 'skipped';
   const turnStartedAt = Date.now();
   if (t.liveProgress) await delivery.signalActivity({ sessionId: t.sessionId, active: true });
@@ -154,8 +162,13 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
   throw new TurnFailure('provider', 'step_limit');
 }
 
+/**
+ * Delivers a committed reply. Once the answer exists it is delivered whatever happens next: a /stop or a new
+ * message arriving now cannot leave a finished reply undelivered (seed 2 §5.2: cancelled turns never
+ * duplicate or drop a committed body), so this runs outside the turn's cancellation.
+ */
 async function deliverReply(sessionId: string, replyId: string): Promise<void> {
-  await call(() => delivery.deliverMessage({ sessionId, messageId: replyId }), 'delivery');
+  await wf.CancellationScope.nonCancellable(() => call(() => delivery.deliverMessage({ sessionId, messageId: replyId }), 'delivery'));
 }
 
 /**

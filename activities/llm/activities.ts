@@ -23,6 +23,12 @@ import type { Logger } from '../../infra/logger.ts';
 import { ModelCallError } from './errors.ts';
 import { streamModelStep, type LlmConfig, type ModelStepResult, type ModelToolSpec } from './provider.ts';
 
+/**
+ * Attempts of one model step for provider failures (429, 5xx, timeouts): the workflow's retry policy allows more
+ * attempts, for database outages, so the activity marks the failure non-retryable from this attempt on.
+ */
+export const PROVIDER_MAX_ATTEMPTS = 4;
+
 export interface ModelDeps {
   pool: Pool;
   logger: Logger;
@@ -105,7 +111,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       throw ApplicationFailure.create({
         message: e.message,
         type: failureType('provider', e.kind),
-        nonRetryable: !e.retryable,
+        nonRetryable: !e.retryable || ctx.info.attempt >= PROVIDER_MAX_ATTEMPTS,
         nextRetryDelay: e.retryAfterMs,
       });
     } finally {

@@ -100,7 +100,8 @@ export function createToolActivities(deps: ToolDeps): ToolActivities {
         content: result.content,
         summary: result.summary,
       });
-      if (result.fullOutputPath) message.metadata = { ...message.metadata, full_output_path: result.fullOutputPath };
+      // Kesoku addition: whether the run succeeded, so sinks render ✅/❌ without parsing the summary.
+      message.metadata = { ...message.metadata, tool_ok: ok, ...(result.fullOutputPath ? { full_output_path: result.fullOutputPath } : {}) };
       try {
         await commit(pool, sessionId, { insert: [message] });
       } catch (err) {

@@ -32,9 +32,9 @@ export function stackEnv(stack: Stack, extra: Record<string, string> = {}): Node
   };
 }
 
-/** Starts `node <script>` (relative to the repository root) with `env`. */
-export function startPart(script: string, env: NodeJS.ProcessEnv): ChildPart {
-  const child = spawn(process.execPath, [path.join(ROOT, script)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `node <script> <args…>` (script relative to the repository root) with `env`. */
+export function startPart(script: string, env: NodeJS.ProcessEnv, args: string[] = []): ChildPart {
+  const child = spawn(process.execPath, [path.join(ROOT, script), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const waiters: { text: string; resolve: () => void }[] = [];
   const onData = (d: Buffer) => {

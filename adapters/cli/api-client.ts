@@ -1,0 +1,372 @@
+/**
+ * The terminal client's view of REST API v1 (DESIGN.md "REST API v1", api/openapi.ts): typed calls, every answer
+ * checked with zod (the API is a trust boundary), and one error type whose kind says what the user should hear —
+ * the API is not reachable, it answered with a problem (application/problem+json), or it answered nonsense.
+ */
+import { z } from 'zod';
+import type { Message } from '../../domain/message.ts';
+import { MESSAGE_TYPES, ROLES, STATUSES } from '../../domain/message.ts';
+
+const turnMetricsSchema = z.looseObject({
+  session_turns: z.number(),
+  context_tokens: z.number(),
+  turn_tool_calls: z.number(),
+  turn_tokens: z.number(),
+  turn_time: z.number(),
+});
+
+/** The metadata keys the client reads (seed 1 §3 plus Kesoku's); any other key passes through. */
+const metadataSchema = z.looseObject({
+  turn_metrics: turnMetricsSchema.optional(),
+  tool_name: z.string().optional(),
+  tool_arguments: z.record(z.string(), z.unknown()).optional(),
+  tool_result: z.string().optional(),
+  tool_call_id: z.string().optional(),
+  failure_kind: z.string().optional(),
+  is_compaction: z.boolean().optional(),
+  is_cronjob: z.boolean().optional(),
+  synthetic: z.boolean().optional(),
+  compacted_through_seq: z.number().optional(),
+});
+
+/** A stored message (OpenAPI `Message`, seed 1 field names). */
+export const messageSchema = z.looseObject({
+  id: z.string(),
+  session_id: z.string(),
+  parent_id: z.string().nullable(),
+  chatbot_id: z.string(),
+  channel_id: z.string(),
+  sender: z.string(),
+  role: z.enum(ROLES),
+  type: z.enum(MESSAGE_TYPES),
+  status: z.enum(STATUSES),
+  content: z.string(),
+  metadata: metadataSchema.nullable(),
+  turn_id: z.string().nullable(),
+  step: z.number().nullable(),
+  seq: z.number(),
+  revision: z.number(),
+  received_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** OpenAPI `Session`: a session with its live figures. */
+export const sessionSchema = z.looseObject({
+  id: z.string(),
+  title: z.string().nullable(),
+  title_source: z.string(),
+  status: z.enum(['idle', 'processing']),
+  queue_length: z.number(),
+  revision: z.number(),
+  mode: z.enum(['interrupt', 'queue']),
+  turn_count: z.number().optional(),
+});
+export type SessionInfo = z.output<typeof sessionSchema>;
+
+/** OpenAPI `History`: messages in phased order and the revision the reader holds after applying them. */
+export const historySchema = z.object({
+  revision: z.number(),
+  messages: z.array(messageSchema),
+  has_more: z.boolean().optional(),
+});
+export interface History {
+  revision: number;
+  messages: Message[];
+  has_more?: boolean;
+}
+
+const acceptedSchema = z.object({
+  message: messageSchema,
+  queue_position: z.number(),
+  duplicate: z.boolean().optional(),
+});
+/** OpenAPI `MessageAccepted` (202 of `POST …/messages`). */
+export interface Accepted {
+  message: Message;
+  queue_position: number;
+  duplicate?: boolean;
+}
+
+const stopSchema = z.object({ stopped: z.boolean() });
+const compactSchema = z.object({ message_id: z.string(), queued: z.boolean().optional() });
+
+/** `event: turn.committed` data (api/event-hub.ts TurnCommittedData). */
+export const turnCommittedSchema = z.object({
+  session_id: z.string(),
+  revision: z.number(),
+  previous_revision: z.number(),
+  messages: z.array(messageSchema),
+});
+export interface TurnCommitted {
+  session_id: string;
+  revision: number;
+  previous_revision: number;
+  messages: Message[];
+}
+
+const toolProgressSchema = z.object({
+  call_id: z.string(),
+  name: z.string(),
+  status: z.enum(['running', 'ok', 'error']),
+  summary: z.string().optional(),
+});
+/** One tool call of the running step, as `turn.updated` reports it. */
+export type ToolProgress = z.output<typeof toolProgressSchema>;
+
+/** `event: turn.updated` data (api/event-hub.ts TurnUpdatedData): a snapshot of the running turn. */
+export const turnUpdatedSchema = z.object({
+  session_id: z.string(),
+  turn_id: z.string(),
+  step: z.number(),
+  status: z.enum(['started', 'thinking', 'running_tools', 'finished']),
+  text: z.string(),
+  tools: z.array(toolProgressSchema),
+  outcome: z.enum(['processed', 'interrupted', 'error']).optional(),
+});
+export type TurnUpdated = z.output<typeof turnUpdatedSchema>;
+
+const problemSchema = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number(),
+  detail: z.string(),
+});
+/** An RFC 9457 problem as the API sends it (api/problems.ts). */
+export type Problem = z.output<typeof problemSchema>;
+
+/**
+ * - `unreachable`: no HTTP answer (connection refused, reset, DNS, or no answer within the time-out);
+ * - `problem`: an HTTP error answer, with the problem body when it was application/problem+json;
+ * - `protocol`: an answer this client does not understand (wrong shape, unexpected status).
+ */
+export type ApiErrorKind = 'unreachable' | 'problem' | 'protocol';
+
+/** Every failure of a {@link KesokuApi} call. */
+export class ApiError extends Error {
+  readonly kind: ApiErrorKind;
+  /** HTTP status, when there was an answer. */
+  readonly status: number | null;
+  readonly problem: Problem | null;
+  /** The API's base URL, for messages. */
+  readonly baseUrl: string;
+
+  constructor(
+    kind: ApiErrorKind,
+    message: string,
+    opts: { baseUrl: string; status?: number | null; problem?: Problem | null; cause?: unknown },
+  ) {
+    super(message, { cause: opts.cause });
+    this.name = 'ApiError';
+    this.kind = kind;
+    this.status = opts.status ?? null;
+    this.problem = opts.problem ?? null;
+    this.baseUrl = opts.baseUrl;
+  }
+}
+
+/** The one line a person reads when the API cannot be reached at `baseUrl`. */
+export function unreachableLine(baseUrl: string): string {
+  return `Kesoku API at ${baseUrl} is not reachable — is \`npm start\` running?`;
+}
+
+/**
+ * One readable line for any error of a call: "queue full (429): the session queue is full; try again later",
+ * the {@link unreachableLine}, or "unexpected answer from the Kesoku API: …". Never a stack trace.
+ */
+export function describeError(err: unknown): string {
+  if (!(err instanceof ApiError)) return err instanceof Error ? err.message : String(err);
+  switch (err.kind) {
+    case 'unreachable':
+      return unreachableLine(err.baseUrl);
+    case 'problem': {
+      const p = err.problem;
+      const line = p ? `${p.title.toLowerCase()} (${p.status}): ${p.detail}` : err.message;
+      return err.status === 401 ? `${line} — set KESOKU_API_TOKEN` : line;
+    }
+    case 'protocol':
+      return `unexpected answer from the Kesoku API: ${err.message}`;
+  }
+}
+
+export interface KesokuApiOptions {
+  /** e.g. `http://127.0.0.1:3000` (no trailing slash needed). */
+  baseUrl: string;
+  /** Bearer token, sent when set. */
+  token?: string;
+  /** Time-out of each non-streaming request, in ms (default 15 000). */
+  timeoutMs?: number;
+}
+
+/** Typed calls of REST API v1 for one server. Every method throws {@link ApiError} and nothing else. */
+export class KesokuApi {
+  readonly baseUrl: string;
+  private readonly token: string | undefined;
+  private readonly timeoutMs: number;
+
+  constructor(opts: KesokuApiOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.token = opts.token;
+    this.timeoutMs = opts.timeoutMs ?? 15_000;
+  }
+
+  /** `GET /v1/sessions/{id}`; null when the session does not exist yet (404). */
+  async getSession(sessionId: string): Promise<SessionInfo | null> {
+    try {
+      return await this.call('GET', this.sessionPath(sessionId), sessionSchema);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * `GET /v1/sessions/{id}/messages`: the newest `limit` messages, or with `afterRevision` the delta after it
+   * (read again after `revision` while `has_more`).
+   */
+  async getMessages(
+    sessionId: string,
+    opts: { afterRevision?: number; limit?: number } = {},
+  ): Promise<History> {
+    const query = new URLSearchParams();
+    if (opts.afterRevision !== undefined) query.set('after_revision', String(opts.afterRevision));
+    if (opts.limit !== undefined) query.set('limit', String(opts.limit));
+    const q = query.size > 0 ? `?${query}` : '';
+    return this.call('GET', `${this.sessionPath(sessionId)}/messages${q}`, historySchema);
+  }
+
+  /**
+   * `POST /v1/sessions/{id}/messages` without `wait`: 202 once the message is queued. `id` is the idempotency
+   * key, so the same call may be repeated after a lost answer without queueing the message twice.
+   */
+  postMessage(sessionId: string, body: { id: string; content: string; sender: string }): Promise<Accepted> {
+    return this.call('POST', `${this.sessionPath(sessionId)}/messages`, acceptedSchema, body);
+  }
+
+  /** `PATCH /v1/sessions/{id}` with a title and/or a mode. */
+  patchSession(
+    sessionId: string,
+    body: { title?: string; mode?: 'interrupt' | 'queue' },
+  ): Promise<SessionInfo> {
+    return this.call('PATCH', this.sessionPath(sessionId), sessionSchema, body);
+  }
+
+  /** `POST /v1/sessions/{id}/stop`: whether a running turn was cancelled. */
+  stop(sessionId: string): Promise<{ stopped: boolean }> {
+    return this.call('POST', `${this.sessionPath(sessionId)}/stop`, stopSchema);
+  }
+
+  /** `POST /v1/sessions/{id}/compact`: the id of the queued compaction prompt. */
+  compact(sessionId: string): Promise<{ message_id: string; queued?: boolean }> {
+    return this.call('POST', `${this.sessionPath(sessionId)}/compact`, compactSchema);
+  }
+
+  /**
+   * Opens `GET /v1/sessions/{id}/events` resuming after `afterRevision` (`Last-Event-ID`). The caller reads the
+   * body and aborts `signal` to close it.
+   * @returns the open response (status 200, text/event-stream)
+   */
+  async openEvents(sessionId: string, afterRevision: number, signal: AbortSignal): Promise<Response> {
+    const headers = {
+      ...this.headers(),
+      accept: 'text/event-stream',
+      'last-event-id': String(afterRevision),
+    };
+    const res = await this.send(`${this.sessionPath(sessionId)}/events`, { headers, signal });
+    if (!res.ok) throw await this.failure(res);
+    if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      await res.body?.cancel();
+      throw new ApiError('protocol', 'the event stream is not text/event-stream', {
+        baseUrl: this.baseUrl,
+        status: res.status,
+      });
+    }
+    return res;
+  }
+
+  private sessionPath(sessionId: string): string {
+    return `/v1/sessions/${encodeURIComponent(sessionId)}`;
+  }
+
+  private headers(): Record<string, string> {
+    return this.token ? { authorization: `Bearer ${this.token}` } : {};
+  }
+
+  private async call<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    body?: unknown,
+  ): Promise<z.output<S>> {
+    const headers: Record<string, string> = { ...this.headers(), accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await this.send(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    if (!res.ok) throw await this.failure(res);
+    let json: unknown;
+    try {
+      json = await res.json();
+    } catch (err) {
+      throw new ApiError('protocol', `${method} ${path} answered ${res.status} without JSON`, {
+        baseUrl: this.baseUrl,
+        status: res.status,
+        cause: err,
+      });
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ApiError(
+        'protocol',
+        `${method} ${path}: ${issue ? `${issue.path.join('.') || '(body)'} ${issue.message}` : 'invalid body'}`,
+        { baseUrl: this.baseUrl, status: res.status },
+      );
+    }
+    return parsed.data;
+  }
+
+  /** fetch, with every failure to get an answer turned into an `unreachable` ApiError. */
+  private async send(path: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(`${this.baseUrl}${path}`, init);
+    } catch (err) {
+      throw new ApiError('unreachable', `no answer from ${this.baseUrl}: ${reasonOf(err)}`, {
+        baseUrl: this.baseUrl,
+        cause: err,
+      });
+    }
+  }
+
+  /** The ApiError for an error answer: its problem body when it has one. */
+  private async failure(res: Response): Promise<ApiError> {
+    const text = await res.text().catch(() => '');
+    let problem: Problem | null = null;
+    try {
+      const parsed = problemSchema.safeParse(JSON.parse(text));
+      if (parsed.success) problem = parsed.data;
+    } catch {
+      // Not JSON (a proxy's HTML page, say): the status line is all there is.
+    }
+    const message = problem
+      ? `${problem.title} (${problem.status}): ${problem.detail}`
+      : `HTTP ${res.status} ${res.statusText}`.trim();
+    return new ApiError(problem ? 'problem' : res.status >= 500 ? 'problem' : 'protocol', message, {
+      baseUrl: this.baseUrl,
+      status: res.status,
+      problem,
+    });
+  }
+}
+
+/** The innermost reason of a fetch failure: "ECONNREFUSED", "The operation was aborted due to timeout", … */
+function reasonOf(err: unknown): string {
+  let e: unknown = err;
+  for (let depth = 0; e instanceof Error && e.cause instanceof Error && depth < 4; depth++) e = e.cause;
+  if (e instanceof Error)
+    return (e as { code?: unknown }).code ? String((e as { code?: unknown }).code) : e.message;
+  return String(e);
+}

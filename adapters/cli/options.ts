@@ -1,0 +1,120 @@
+/**
+ * Command-line options and environment of `npm run chat` (adapters/cli/main.ts). Pure: argv and env come in.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { ID_PATTERN, LIMITS } from '../../workflows/definitions.ts';
+
+/** Everything the client needs to start. Durations in seconds. */
+export interface CliOptions {
+  /** The session to talk to. */
+  session: string;
+  /** API base URL without a trailing slash. */
+  url: string;
+  /** Bearer token, when one is configured. */
+  token: string | undefined;
+  /** Who the sent messages are from: `$USER`, else "you". */
+  sender: string;
+  /** Show the running turn live; undefined = when stdout is a terminal. */
+  live: boolean | undefined;
+  /** Messages of an existing session's history printed on start. */
+  history: number;
+  /** Piped input: how long to wait for each turn to end. */
+  turnTimeoutS: number;
+  help: boolean;
+}
+
+export type ParsedOptions = { ok: true; options: CliOptions } | { ok: false; error: string };
+
+/** The `--help` text. */
+export const USAGE = `Usage: npm run chat [-- options]
+
+Talk to Kesoku from the terminal through its REST API.
+
+Options:
+  --session NAME    the session to join or create (default: a new one, cli-<date>-<random>)
+  --url URL         the Kesoku API (default: $KESOKU_API_URL, else http://127.0.0.1:$KESOKU_API_PORT or :3000)
+  --live, --no-live show the running turn live (default: only when stdout is a terminal)
+  --history N       messages of an existing session to show on start (default 10)
+  --timeout S       piped input: seconds to wait for each turn to end (default 300)
+  -h, --help        this text
+
+Environment: KESOKU_API_TOKEN (or the first of KESOKU_API_TOKENS) is sent as the bearer token;
+FORCE_COLOR=1 keeps colours when the output is piped.
+
+With piped input each line is sent after the previous line's turn ended, and the client exits after the last
+one: printf 'run: ls\\n/quit\\n' | npm run chat -- --session demo
+
+Type /help in the chat for its commands.`;
+
+/** A fresh session id: `cli-<yyyymmdd>-<6 hex>`. */
+export function newSessionId(now: Date = new Date()): string {
+  const date = now.toISOString().slice(0, 10).replaceAll('-', '');
+  return `cli-${date}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Parses argv (without node and the script) and the environment. Never throws. */
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      allowNegative: true,
+      options: {
+        session: { type: 'string' },
+        url: { type: 'string' },
+        live: { type: 'boolean' },
+        history: { type: 'string' },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+  const session = values.session?.trim();
+  if (session !== undefined && !ID_PATTERN.test(session)) {
+    return { ok: false, error: `--session: session ids are 1-128 characters of A-Z a-z 0-9 _ . : @ -` };
+  }
+  const url = (values.url ?? env.KESOKU_API_URL ?? '').trim() || `http://127.0.0.1:${apiPort(env)}`;
+  if (!/^https?:\/\/[^/]/.test(url)) return { ok: false, error: `--url: not an http(s) URL: ${url}` };
+  const history = count(values.history, 10, 0, 1000);
+  if (history === null) return { ok: false, error: '--history: a whole number from 0 to 1000' };
+  const turnTimeoutS = count(values.timeout, 300, 1, 86_400);
+  if (turnTimeoutS === null) return { ok: false, error: '--timeout: seconds, from 1 to 86400' };
+  const token =
+    env.KESOKU_API_TOKEN?.trim() ||
+    (env.KESOKU_API_TOKENS ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .find((t) => t !== '') ||
+    undefined;
+  const user = (env.USER ?? env.USERNAME ?? '').trim();
+  return {
+    ok: true,
+    options: {
+      session: session ?? newSessionId(),
+      url: url.replace(/\/+$/, ''),
+      token,
+      sender: (user || 'you').slice(0, LIMITS.maxSenderLength),
+      live: values.live,
+      history,
+      turnTimeoutS,
+      help: values.help === true,
+    },
+  };
+}
+
+function apiPort(env: NodeJS.ProcessEnv): string {
+  const port = env.KESOKU_API_PORT?.trim();
+  return port && /^\d{1,5}$/.test(port) && port !== '0' ? port : '3000';
+}
+
+function count(value: string | undefined, fallback: number, min: number, max: number): number | null {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value.trim())) return null;
+  const n = Number(value);
+  return n >= min && n <= max ? n : null;
+}

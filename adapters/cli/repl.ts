@@ -1,0 +1,471 @@
+/**
+ * The terminal chat: one session at a time, talked to through REST API v1.
+ *
+ * - Start: read the session (404 = new), show the last messages of an existing one, follow its event stream from
+ *   the revision just read (adapters/cli/events.ts).
+ * - Output: every committed message a person may see is printed once, by id, in commit order (seed 1 §4.3: the
+ *   CLI prints intermediate messages too), whoever sent it — this terminal, another one, curl. The running turn
+ *   is shown live (adapters/cli/screen.ts).
+ * - Input from a terminal: each line is sent at once (in interrupt mode a new message cancels the running turn).
+ *   Piped input: each line is sent after the previous line's turn ended (its trigger reached a final status) or
+ *   timed out, and the client exits after the last line, so a scripted run is deterministic.
+ */
+import { randomUUID } from 'node:crypto';
+import readline from 'node:readline/promises';
+import type { Message } from '../../domain/message.ts';
+import { isInputStatus, isTerminalStatus } from '../../domain/status-machine.ts';
+import { ApiError, describeError, type KesokuApi, type SessionInfo, type TurnUpdated } from './api-client.ts';
+import { follow, type Follower, type StreamState } from './events.ts';
+import { LiveTurn } from './live.ts';
+import {
+  renderHelp,
+  renderMessage,
+  renderNotice,
+  renderRule,
+  renderUserLine,
+  type RenderOptions,
+} from './render.ts';
+import { Screen, type LiveMode, type Output } from './screen.ts';
+
+export interface ReplOptions {
+  api: KesokuApi;
+  sessionId: string;
+  /** Sender of the messages typed here. */
+  sender: string;
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: Output & { isTTY?: boolean };
+  /** Where start-up failures go (stderr). */
+  errors: Output;
+  live: LiveMode;
+  render: RenderOptions;
+  /** Messages of an existing session shown on start. */
+  history: number;
+  /** Piped input: the wait for each turn, in ms. */
+  turnTimeoutMs: number;
+  /** Makes the id of a fresh session (`/new`). */
+  newSessionId: () => string;
+}
+
+/** Exit codes of {@link runRepl}. */
+export const EXIT = { ok: 0, failed: 1, unavailable: 2 } as const;
+
+/** Runs the chat until /quit, Ctrl-D, Ctrl-C or the end of piped input. @returns the exit code */
+export async function runRepl(opts: ReplOptions): Promise<number> {
+  return new ChatRepl(opts).run();
+}
+
+type LineResult = { quit?: boolean; waitFor?: string; failed?: boolean };
+
+class ChatRepl {
+  private readonly o: ReplOptions;
+  private readonly api: KesokuApi;
+  private readonly screen: Screen;
+  private readonly interactive: boolean;
+  private sessionId: string;
+  private follower: Follower | null = null;
+  private live = new LiveTurn();
+  /** Ids of messages printed (or deliberately not printed) — each is shown once. */
+  private printed = new Set<string>();
+  /** Latest status of every message seen. */
+  private statuses = new Map<string, Message['status']>();
+  private waiters = new Map<string, () => void>();
+  private streamLost = false;
+  private rl: readline.Interface | null = null;
+  private quitting = false;
+  private quitSignal = new AbortController();
+
+  constructor(opts: ReplOptions) {
+    this.o = opts;
+    this.api = opts.api;
+    this.sessionId = opts.sessionId;
+    this.interactive = opts.input.isTTY === true;
+    this.screen = new Screen(opts.output, opts.live, opts.render);
+  }
+
+  async run(): Promise<number> {
+    const rl = readline.createInterface({
+      input: this.o.input,
+      output: this.interactive ? (this.o.output as NodeJS.WritableStream) : undefined,
+      terminal: this.interactive && this.o.output.isTTY === true,
+      prompt: this.o.render.style.bold('› '),
+    });
+    this.rl = rl;
+    if (rl.terminal) this.screen.attach(rl);
+    // Piped lines arrive while the client is still starting; the iterator buffers them from its creation.
+    const lines = this.interactive ? null : rl[Symbol.asyncIterator]();
+    const stopOnSignal = () => this.quit();
+    process.once('SIGINT', stopOnSignal);
+    process.once('SIGTERM', stopOnSignal);
+    rl.on('SIGINT', stopOnSignal);
+    try {
+      const session = await this.connect();
+      if (session === 'failed') return EXIT.unavailable;
+      if (this.quitting) return EXIT.ok;
+      await this.open(session);
+      return lines ? await this.scriptLoop(lines) : await this.interactiveLoop(rl);
+    } finally {
+      process.off('SIGINT', stopOnSignal);
+      process.off('SIGTERM', stopOnSignal);
+      this.follower?.close();
+      rl.close();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Start
+
+  /**
+   * Reads the session. When the API cannot be reached: piped input gives up at once (exit code 2); a person at a
+   * terminal is told so and the client keeps trying until it answers or they quit.
+   */
+  private async connect(): Promise<SessionInfo | null | 'failed'> {
+    let attempt = 0;
+    for (;;) {
+      try {
+        return await this.api.getSession(this.sessionId);
+      } catch (err) {
+        const retryable = err instanceof ApiError && (err.kind === 'unreachable' || err.status === 503);
+        if (!retryable || !this.interactive) {
+          this.o.errors.write(`${renderNotice(describeError(err), 'error', this.o.render)}\n`);
+          return 'failed';
+        }
+        if (attempt === 0) {
+          this.note(`${describeError(err)} Waiting for it… (Ctrl-C to quit)`, 'warn');
+        }
+        attempt += 1;
+        await this.pause(Math.min(10_000, 500 * 2 ** attempt));
+        if (this.quitting) return 'failed';
+      }
+    }
+  }
+
+  /** Prints the banner and the recent history, then follows the session's events. */
+  private async open(session: SessionInfo | null): Promise<void> {
+    const id = this.sessionId;
+    const turns = session?.turn_count ?? 0;
+    const about = session
+      ? [
+          session.title ? `“${session.title}”` : null,
+          `mode ${session.mode}`,
+          `${turns} turn${turns === 1 ? '' : 's'}`,
+        ]
+          .filter(Boolean)
+          .join(' · ')
+      : 'new session';
+    this.banner(about);
+    let revision = 0;
+    if (session) {
+      revision = session.revision;
+      try {
+        const history = await this.api.getMessages(id, { limit: Math.max(50, this.o.history * 5) });
+        revision = history.revision;
+        this.showHistory(history.messages);
+      } catch (err) {
+        this.note(`could not read the history: ${describeError(err)}`, 'warn');
+      }
+    }
+    this.follow(revision);
+  }
+
+  private showHistory(messages: Message[]): void {
+    const visible: string[] = [];
+    for (const m of messages) {
+      this.remember(m);
+      this.printed.add(m.id);
+      const text = renderMessage(m, this.o.render);
+      if (text !== null) visible.push(text);
+    }
+    if (visible.length === 0 || this.o.history === 0) return;
+    const shown = visible.slice(-this.o.history);
+    const label = shown.length < visible.length ? `last ${shown.length} messages` : 'history';
+    this.screen.print(
+      [renderRule(label, this.o.render), ...shown, renderRule('now', this.o.render)].join('\n'),
+    );
+  }
+
+  private follow(afterRevision: number): void {
+    this.follower = follow({
+      api: this.api,
+      sessionId: this.sessionId,
+      afterRevision,
+      handlers: {
+        onCommitted: (messages) => this.onCommitted(messages),
+        onUpdated: (u) => this.onUpdated(u),
+        onState: (state) => this.onStreamState(state),
+        onProtocolError: (detail) =>
+          this.note(`skipped an event the client does not understand: ${detail}`, 'warn'),
+      },
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Events
+
+  private onCommitted(messages: Message[]): void {
+    for (const m of messages) {
+      this.remember(m);
+      if (this.printed.has(m.id)) continue;
+      this.printed.add(m.id);
+      const text = renderMessage(m, this.o.render);
+      if (text !== null) this.screen.print(text);
+    }
+    this.screen.refresh(this.live.view());
+    for (const m of messages) this.waiters.get(m.id)?.();
+  }
+
+  private remember(m: Message): void {
+    this.statuses.set(m.id, m.status);
+    this.live.commit(m);
+  }
+
+  private onUpdated(u: TurnUpdated): void {
+    if (u.session_id !== this.sessionId) return;
+    this.screen.live(this.live.update(u), this.live.view());
+  }
+
+  private onStreamState(state: StreamState): void {
+    if (state.state === 'connected') {
+      if (this.streamLost) this.note(`✓ reconnected to ${this.api.baseUrl}; caught up`);
+      this.streamLost = false;
+    } else if (state.state === 'lost') {
+      if (state.attempt === 1) {
+        this.note(`${describeError(state.error)} Retrying…`, 'warn');
+      }
+      this.streamLost = true;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Input
+
+  private interactiveLoop(rl: readline.Interface): Promise<number> {
+    return new Promise<number>((resolve) => {
+      let chain = Promise.resolve();
+      const finish = () => resolve(EXIT.ok);
+      this.quitSignal.signal.addEventListener('abort', finish, { once: true });
+      rl.on('close', () => this.quit());
+      rl.on('line', (line) => {
+        chain = chain.then(async () => {
+          if (this.quitting) return;
+          const r = await this.handleLine(line, true);
+          if (r.quit) this.quit();
+        });
+      });
+      this.screen.showPrompt();
+      if (!rl.terminal) rl.prompt();
+    });
+  }
+
+  private async scriptLoop(lines: AsyncIterator<string>): Promise<number> {
+    let failed = false;
+    for await (const line of { [Symbol.asyncIterator]: () => lines }) {
+      if (this.quitting) break;
+      const r = await this.handleLine(line, false);
+      failed ||= r.failed === true;
+      if (r.quit) break;
+      if (r.waitFor) {
+        const ended = await this.waitForTurn(r.waitFor, this.o.turnTimeoutMs);
+        if (!ended && !this.quitting) {
+          this.note(`no answer within ${Math.round(this.o.turnTimeoutMs / 1000)} s; going on`, 'error');
+          failed = true;
+        }
+      }
+    }
+    this.quit();
+    return failed ? EXIT.failed : EXIT.ok;
+  }
+
+  /** One line of input: a command or a message. */
+  private async handleLine(raw: string, typed: boolean): Promise<LineResult> {
+    const line = raw.replace(/\s+$/, '');
+    const s = this.o.render.style;
+    if (line.trim() === '') {
+      if (typed) this.screen.entered(raw, null);
+      this.screen.showPrompt();
+      return {};
+    }
+    const isCommand = line.startsWith('/') && !line.startsWith('//');
+    if (typed) this.screen.entered(raw, isCommand ? s.dim(`› ${line}`) : null);
+    this.screen.showPrompt();
+    if (isCommand) return this.command(line);
+    const content = line.startsWith('//') ? line.slice(1) : line;
+    const id = await this.send(content, typed);
+    return id === null ? { failed: true } : { waitFor: id };
+  }
+
+  /**
+   * Sends a message with a client-made id, so a call repeated after a lost answer queues nothing twice.
+   * @returns the message id, or null when it was not accepted (the reason was printed)
+   */
+  private async send(content: string, typed: boolean): Promise<string | null> {
+    const id = randomUUID();
+    const sessionId = this.sessionId;
+    if (typed) {
+      // The terminal already shows what was typed; print it in transcript form now, not again when committed.
+      this.printed.add(id);
+      this.screen.print(renderUserLine(this.o.sender, content, this.o.render));
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const accepted = await this.api.postMessage(sessionId, { id, content, sender: this.o.sender });
+        if (accepted.queue_position > 0) {
+          const n = accepted.queue_position;
+          this.note(`queued: ${n} turn${n === 1 ? '' : 's'} ahead of it`);
+        }
+        this.follower?.wake();
+        return id;
+      } catch (err) {
+        // A connection that broke mid-call may or may not have delivered it: the same id makes a retry safe.
+        if (err instanceof ApiError && err.kind === 'unreachable' && attempt < 3 && !this.quitting) {
+          await this.pause(500 * attempt);
+          continue;
+        }
+        const giveBack = typed && this.rl?.terminal === true && this.rl.line === '';
+        this.note(
+          `not sent — ${describeError(err)}${giveBack ? ' (your text is back in the prompt)' : ''}`,
+          'error',
+        );
+        if (giveBack) this.rl?.write(content);
+        return null;
+      }
+    }
+  }
+
+  private async command(line: string): Promise<LineResult> {
+    const [name = '', ...rest] = line.split(/\s+/);
+    const arg = line.slice(name.length).trim();
+    const cmd = name.toLowerCase();
+    try {
+      switch (cmd) {
+        case '/quit':
+        case '/exit':
+          return { quit: true };
+        case '/help':
+          this.screen.print(renderHelp(this.o.render));
+          return {};
+        case '/new':
+          this.switchSession(this.o.newSessionId());
+          return {};
+        case '/stop': {
+          const { stopped } = await this.api.stop(this.sessionId);
+          // A stopped turn announces itself (the server's "⏹ Stopped." notification).
+          if (!stopped) this.note('nothing was running');
+          return {};
+        }
+        case '/compact': {
+          const r = await this.api.compact(this.sessionId);
+          if (!this.printed.has(r.message_id)) this.note('⟳ compaction queued');
+          return { waitFor: r.message_id };
+        }
+        case '/title': {
+          if (arg === '') {
+            this.note('usage: /title <text>', 'warn');
+            return {};
+          }
+          const info = await this.api.patchSession(this.sessionId, { title: arg });
+          this.note(`title: “${info.title ?? arg}”`);
+          return {};
+        }
+        case '/mode': {
+          const mode = rest[0]?.toLowerCase();
+          if (mode !== 'interrupt' && mode !== 'queue') {
+            this.note('usage: /mode interrupt|queue', 'warn');
+            return {};
+          }
+          const info = await this.api.patchSession(this.sessionId, { mode });
+          this.note(`mode: ${info.mode}`);
+          return {};
+        }
+        default:
+          this.note(`unknown command ${name}; the commands are:`, 'warn');
+          this.screen.print(renderHelp(this.o.render));
+          return {};
+      }
+    } catch (err) {
+      const text =
+        err instanceof ApiError && err.status === 404
+          ? `${cmd}: this session has no messages yet — send one first`
+          : `${cmd} failed — ${describeError(err)}`;
+      this.note(text, 'error');
+      return { failed: true };
+    }
+  }
+
+  /** Leaves the current session for `sessionId` (new: nothing to show, follow from revision 0). */
+  private switchSession(sessionId: string): void {
+    this.follower?.close();
+    this.follower = null;
+    this.printed = new Set();
+    this.statuses = new Map();
+    this.live = new LiveTurn();
+    this.screen.refresh(null);
+    this.sessionId = sessionId;
+    this.banner('new session');
+    this.follow(0);
+  }
+
+  /** Resolves true once message `id` reached a final status, false after `timeoutMs` or on quit. */
+  private waitForTurn(id: string, timeoutMs: number): Promise<boolean> {
+    if (ended(this.statuses.get(id))) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const finish = (ended: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(id);
+        this.quitSignal.signal.removeEventListener('abort', onQuit);
+        resolve(ended);
+      };
+      const onQuit = () => finish(false);
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      this.quitSignal.signal.addEventListener('abort', onQuit, { once: true });
+      this.waiters.set(id, () => {
+        if (ended(this.statuses.get(id))) finish(true);
+      });
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Helpers
+
+  /** "Kesoku · session <id> · <about>", then how to come back to it. */
+  private banner(about: string): void {
+    const s = this.o.render.style;
+    this.screen.print(
+      `${s.bold('Kesoku')} ${s.dim('·')} session ${s.bold(this.sessionId)} ${s.dim(`· ${about}`)}`,
+    );
+    const help = this.interactive ? ' · /help for commands' : '';
+    this.note(`API ${this.api.baseUrl} · resume with: npm run chat -- --session ${this.sessionId}${help}`);
+  }
+
+  private note(text: string, level: 'info' | 'warn' | 'error' = 'info'): void {
+    this.screen.print(renderNotice(text, level, this.o.render));
+  }
+
+  /** Waits `ms`, or less when the client quits. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const signal = this.quitSignal.signal;
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private quit(): void {
+    if (this.quitting) return;
+    this.quitting = true;
+    this.follower?.close();
+    this.screen.detach();
+    if (this.interactive) this.note(`bye — resume with: npm run chat -- --session ${this.sessionId}`);
+    this.quitSignal.abort();
+    this.rl?.close();
+  }
+}
+
+/** Whether an input message (a turn's trigger) reached its final status: its turn is over. */
+function ended(status: Message['status'] | undefined): boolean {
+  return status !== undefined && isInputStatus(status) && isTerminalStatus(status);
+}

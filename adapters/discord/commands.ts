@@ -1,0 +1,101 @@
+/**
+ * Chat commands typed on Discord: `/stop`, `/compact`, `/title <text>`, `/mode interrupt|queue`. They act on the
+ * session directly (DESIGN.md: `/stop` never waits in the queue) and answer with a short confirmation; they are
+ * never queued as messages. Any other text starting with `/` is an ordinary message.
+ */
+import { presentFailure, presentQueueFull } from '../../domain/failures.ts';
+import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
+import { LIMITS, type SessionMode } from '../../workflows/definitions.ts';
+
+/** A parsed chat command; `usage` carries the help text for a malformed one. */
+export type ChatCommand =
+  | { name: 'stop' }
+  | { name: 'compact' }
+  | { name: 'title'; title: string }
+  | { name: 'mode'; mode: SessionMode }
+  | { name: 'usage'; text: string };
+
+/** The command in `text` (the bot mention already removed), or null for an ordinary message. */
+export function parseCommand(text: string): ChatCommand | null {
+  const m = /^\/(stop|compact|title|mode)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  if (!m) return null;
+  const name = (m[1] ?? '').toLowerCase();
+  const arg = (m[2] ?? '').trim();
+  switch (name) {
+    case 'stop':
+      return { name: 'stop' };
+    case 'compact':
+      return { name: 'compact' };
+    case 'title':
+      return arg === '' || arg.length > 200
+        ? { name: 'usage', text: 'Usage: `/title <text>` (1-200 characters).' }
+        : { name: 'title', title: arg };
+    default: {
+      const mode = arg.toLowerCase();
+      return mode === 'interrupt' || mode === 'queue'
+        ? { name: 'mode', mode }
+        : { name: 'usage', text: 'Usage: `/mode interrupt` or `/mode queue`.' };
+    }
+  }
+}
+
+/** The commands' access to the session (a subset of {@link SessionClient}). */
+export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle' | 'setMode'>;
+
+/**
+ * Runs `cmd` on session `sessionId`. @returns the confirmation to show (never throws: failures become text)
+ */
+export async function runCommand(
+  sessions: CommandSessions,
+  sessionId: string,
+  cmd: ChatCommand,
+): Promise<string> {
+  try {
+    switch (cmd.name) {
+      case 'usage':
+        return cmd.text;
+      case 'stop': {
+        const { stopped } = await sessions.stop(sessionId);
+        return stopped ? '⏹️ Stopping the current turn.' : 'Nothing is running.';
+      }
+      case 'compact':
+        await sessions.compact(sessionId);
+        return '🗜️ Compaction queued.';
+      case 'title': {
+        const { title } = await sessions.setTitle(sessionId, cmd.title);
+        return `📝 Title set: ${title}`;
+      }
+      case 'mode': {
+        const { mode } = await sessions.setMode(sessionId, cmd.mode);
+        return mode === 'queue'
+          ? '🔀 Mode: queue (new messages wait for the running turn).'
+          : '🔀 Mode: interrupt (a new message interrupts the running turn).';
+      }
+    }
+  } catch (err) {
+    if (err instanceof SessionClientError && err.kind === 'not_found') {
+      return cmd.name === 'stop'
+        ? 'Nothing is running.'
+        : 'There is no conversation here yet: send a message first.';
+    }
+    return presentSessionError(err);
+  }
+}
+
+/** The user-facing text for a failed session operation (queue full, Temporal down, …); never raw error text. */
+export function presentSessionError(err: unknown): string {
+  if (err instanceof SessionClientError) {
+    switch (err.kind) {
+      case 'queue_full':
+        return presentQueueFull(LIMITS.queueCapacity, null);
+      case 'invalid':
+        return '⚠️ This message was not accepted (it is empty or too long).';
+      case 'persistence':
+        return presentFailure('input_persistence', undefined, null);
+      case 'not_found':
+      case 'unavailable':
+        break;
+    }
+  }
+  return '⚠️ Kesoku is not reachable right now; your message was not processed. Please try again in a moment.';
+}

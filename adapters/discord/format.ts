@@ -1,0 +1,120 @@
+/**
+ * What Kesoku writes on Discord and how a Discord message becomes prompt text. Pure: no I/O.
+ *
+ * - Inbound (seed 1 §6.1): "`Name` <@id> at `YYYY-MM-DD HH:MM:SS UTC`:\n<text>", then one line per attachment,
+ *   so the model knows who spoke, when, and which files came with the message (and where they were staged).
+ * - The final reply's header (seed 1 §6.1 "在消息卡片头部标注性能指标"): a Discord subtext line
+ *   "-# ⏱ 2.1s · 🔧 1 tool · 1042 tokens".
+ * - The live status line (seed 1 §4.3): "💭 thought" and "🛠️ `tool` `args` ⏳", edited into ✅/❌ (⏹️ when the
+ *   turn was stopped before the tool finished).
+ */
+import type { Attachment, Message, TurnMetrics } from '../../domain/message.ts';
+import { TOOL_MARK, metricsSummary, type ToolState } from '../../domain/presentation.ts';
+
+/** "2026-05-27 12:50:00 UTC" (seconds precision, always UTC). */
+export function formatUtc(at: Date): string {
+  return `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/**
+ * The prompt text of a Discord message (seed 1 §6.1 trace): header line, the text (bot mention removed by the
+ * caller), and one `[Attachment: …]` line per attachment. Never empty: the header is always there.
+ */
+export function formatInboundContent(input: {
+  displayName: string;
+  userId: string;
+  at: Date;
+  text: string;
+  attachments: readonly Attachment[];
+}): string {
+  const header = `\`${inlineSafe(input.displayName)}\` <@${input.userId}> at \`${formatUtc(input.at)}\`:`;
+  const lines = [header];
+  if (input.text.trim() !== '') lines.push(input.text);
+  for (const a of input.attachments) lines.push(attachmentLine(a));
+  return lines.join('\n');
+}
+
+/** "[Attachment: report.csv (text/csv, 1.2 KiB) saved at /…/report.csv]", or "… not downloaded" without a path. */
+export function attachmentLine(a: Attachment): string {
+  const facts = [a.content_type, a.size === undefined ? undefined : formatBytes(a.size)].filter(
+    (x): x is string => !!x,
+  );
+  const about = facts.length > 0 ? ` (${facts.join(', ')})` : '';
+  return a.path
+    ? `[Attachment: ${a.name}${about} saved at ${a.path}]`
+    : `[Attachment: ${a.name}${about}, not downloaded]`;
+}
+
+/** Bytes for people: "512 B", "1.2 KiB", "3.4 MiB". */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** The final reply's first line: "-# ⏱ 2.1s · 🔧 1 tool · 1042 tokens" (Discord subtext). */
+export function metricsHeader(m: TurnMetrics): string {
+  return `-# ${metricsSummary(m)}`;
+}
+
+/** One line of the live status (a thought, or a tool call with its state). */
+export type StatusEntry =
+  | { kind: 'thought'; key: string; text: string }
+  | {
+      kind: 'tool';
+      key: string;
+      toolCallId: string | null;
+      name: string;
+      args: string;
+      state: ToolState;
+      summary: string;
+    };
+
+const THOUGHT_CHARS = 300;
+const ARGS_CHARS = 200;
+const SUMMARY_CHARS = 150;
+/** Longest rendered entry (a bound the live status relies on to keep each message under 2000 characters). */
+export const MAX_ENTRY_LENGTH = 40 + THOUGHT_CHARS + ARGS_CHARS + SUMMARY_CHARS;
+
+/** The status entry of a thought or tool_call message; null for other kinds. */
+export function statusEntryFor(m: Message): StatusEntry | null {
+  if (m.type === 'thought')
+    return m.content.trim() === '' ? null : { kind: 'thought', key: m.id, text: m.content };
+  if (m.type !== 'tool_call') return null;
+  const md = m.metadata ?? {};
+  const args = md.tool_arguments ?? {};
+  const command = typeof args.command === 'string' ? args.command : null;
+  return {
+    kind: 'tool',
+    key: m.id,
+    toolCallId: typeof md.tool_call_id === 'string' ? md.tool_call_id : null,
+    name: typeof md.tool_name === 'string' ? md.tool_name : m.sender,
+    args: command ?? JSON.stringify(args),
+    state: 'running',
+    summary: '',
+  };
+}
+
+/** One status line: "💭 …" or "🛠️ `name` `args` ⏳" / "… ✅ `summary`". */
+export function renderEntry(e: StatusEntry): string {
+  if (e.kind === 'thought') return `💭 ${oneLine(e.text, THOUGHT_CHARS)}`;
+  const summary =
+    e.summary.trim() === '' || e.state === 'running'
+      ? ''
+      : ` \`${inlineSafe(oneLine(e.summary, SUMMARY_CHARS))}\``;
+  const args = e.args === '{}' ? '' : ` \`${inlineSafe(oneLine(e.args, ARGS_CHARS))}\``;
+  return `🛠️ \`${inlineSafe(e.name)}\`${args} ${TOOL_MARK[e.state]}${summary}`;
+}
+
+/** Collapses whitespace and cuts at `max` code points with an ellipsis. */
+export function oneLine(s: string, max: number): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  const points = Array.from(flat);
+  return points.length <= max ? flat : `${points.slice(0, max - 1).join('')}…`;
+}
+
+/** Text safe inside an inline code span: backticks become a look-alike, never empty. */
+function inlineSafe(s: string): string {
+  const t = s.replace(/`/g, 'ˋ');
+  return t === '' ? ' ' : t;
+}

@@ -1,0 +1,188 @@
+/**
+ * Discord REST calls Kesoku makes (shared/DISCORD-NOTES.md "Calls the adapter makes"), on a plain
+ * `@discordjs/rest` client: the worker's sink needs only this, never the gateway.
+ *
+ * Every message Kesoku posts goes through {@link sendText}: split into chunks of at most 2000 characters, each
+ * posted with a nonce derived from a Kesoku key and the chunk index and `enforce_nonce: true`, so a retried
+ * delivery gets Discord's earlier message back instead of posting twice; `allowed_mentions: {parse: []}` so
+ * model text never pings anyone.
+ */
+import { createHash } from 'node:crypto';
+import { DiscordAPIError, REST, Routes } from 'discord.js';
+import type { Logger } from '../../infra/logger.ts';
+import { splitMessage } from './split.ts';
+
+/** Discord's REST base without the version (what `rest.api` wants). */
+export const DEFAULT_DISCORD_API = 'https://discord.com/api';
+
+/** `DISCORD_API_URL` normalised for `rest.api`: no trailing slash, no `/v10`. */
+export function discordApiBase(url: string | undefined): string {
+  return (url ?? DEFAULT_DISCORD_API).replace(/\/+$/, '').replace(/\/v\d+$/, '');
+}
+
+/** The `rest` option of a discord.js Client (and of {@link createDiscordRest}). */
+export function restOptions(apiUrl: string | undefined): { api: string; version: '10' } {
+  return { api: discordApiBase(apiUrl), version: '10' };
+}
+
+/** A REST-only client for processes without the gateway (the worker's sink). */
+export function createDiscordRest(opts: { token: string; apiUrl?: string }): REST {
+  return new REST(restOptions(opts.apiUrl)).setToken(opts.token);
+}
+
+/**
+ * A Discord nonce (≤ 25 characters) for chunk `index` of what Kesoku posts under `key` (a message id, or
+ * `status:<turn id>`): stable across retries and processes, distinct across keys and chunks.
+ */
+export function nonceFor(key: string, index: number): string {
+  return createHash('sha256').update(`${key}\u0000${index}`).digest('base64url').slice(0, 25);
+}
+
+/** Message flags: suppress link embeds (1 << 2) and the push/desktop notification (1 << 12). */
+export const QUIET_FLAGS = (1 << 2) | (1 << 12);
+
+/** Why a REST call failed: `rejected` = Discord refused it (4xx other than 429), `unavailable` = anything else. */
+export class DiscordSendError extends Error {
+  readonly kind: 'rejected' | 'unavailable';
+  /** Discord's JSON error code (e.g. 50035), when it sent one. */
+  readonly code?: number | string;
+  readonly status?: number;
+  constructor(
+    kind: 'rejected' | 'unavailable',
+    message: string,
+    options: ErrorOptions & { code?: number | string; status?: number } = {},
+  ) {
+    super(message, options);
+    this.name = 'DiscordSendError';
+    this.kind = kind;
+    this.code = options.code;
+    this.status = options.status;
+  }
+}
+
+/** True when Discord refused the request for good (4xx other than 429): retrying the same request is useless. */
+export function isRejection(err: unknown): boolean {
+  if (err instanceof DiscordSendError) return err.kind === 'rejected';
+  return err instanceof DiscordAPIError && err.status >= 400 && err.status < 500 && err.status !== 429;
+}
+
+/** Wraps a REST failure into a {@link DiscordSendError} (raw text stays in `cause` for the logs). */
+export function toSendError(err: unknown, what: string): DiscordSendError {
+  if (err instanceof DiscordSendError) return err;
+  if (err instanceof DiscordAPIError) {
+    return new DiscordSendError(
+      isRejection(err) ? 'rejected' : 'unavailable',
+      `${what}: Discord answered ${err.status} (code ${String(err.code)})`,
+      {
+        cause: err,
+        code: err.code,
+        status: err.status,
+      },
+    );
+  }
+  return new DiscordSendError('unavailable', `${what}: ${err instanceof Error ? err.message : String(err)}`, {
+    cause: err,
+  });
+}
+
+/** The parts of a created/edited message Kesoku reads back. */
+export interface PostedMessage {
+  id: string;
+  content: string;
+}
+
+interface CreateBody {
+  content: string;
+  nonce: string;
+  enforce_nonce: true;
+  allowed_mentions: { parse: never[]; replied_user?: boolean };
+  message_reference?: { message_id: string; channel_id: string; fail_if_not_exists: false };
+  flags?: number;
+}
+
+/** `POST /channels/{id}/messages`. @throws DiscordSendError */
+export async function createMessage(rest: REST, channelId: string, body: CreateBody): Promise<PostedMessage> {
+  try {
+    return (await rest.post(Routes.channelMessages(channelId), { body })) as PostedMessage;
+  } catch (err) {
+    throw toSendError(err, 'create message');
+  }
+}
+
+/** `PATCH /channels/{id}/messages/{id}` with new content. @throws DiscordSendError */
+export async function editMessage(
+  rest: REST,
+  channelId: string,
+  messageId: string,
+  content: string,
+): Promise<PostedMessage> {
+  try {
+    return (await rest.patch(Routes.channelMessage(channelId, messageId), {
+      body: { content, allowed_mentions: { parse: [] } },
+    })) as PostedMessage;
+  } catch (err) {
+    throw toSendError(err, 'edit message');
+  }
+}
+
+/** `POST /channels/{id}/typing` (the indicator lasts about 10 s). @throws DiscordSendError */
+export async function sendTyping(rest: REST, channelId: string): Promise<void> {
+  try {
+    await rest.post(Routes.channelTyping(channelId));
+  } catch (err) {
+    throw toSendError(err, 'typing');
+  }
+}
+
+/** What {@link sendText} posts, where, and under which nonce key. */
+export interface SendTextInput {
+  channelId: string;
+  content: string;
+  /** Kesoku key the nonces derive from (the Kesoku message id). */
+  nonceKey: string;
+  /** Discord message id the first chunk replies to. */
+  replyTo?: string | null;
+  /** Ping the author of `replyTo` (final replies). Default false. */
+  pingReplied?: boolean;
+  flags?: number;
+}
+
+/**
+ * Posts `content` as one or more messages (see the module comment). The first chunk replies to `replyTo` with
+ * `fail_if_not_exists: false`; when Discord refuses the reply itself for good (e.g. 160002, no permission to
+ * read history), that chunk is posted once more as a plain message — the same nonce, so it still cannot
+ * double-post (seed 2 §5: a fallback at most once).
+ * @returns the posted messages, in order
+ * @throws DiscordSendError when a chunk could not be posted (earlier chunks stay; a retry finds them by nonce)
+ */
+export async function sendText(rest: REST, logger: Logger, input: SendTextInput): Promise<PostedMessage[]> {
+  const chunks = splitMessage(input.content);
+  if (chunks.length === 0) chunks.push('…');
+  const posted: PostedMessage[] = [];
+  for (const [i, chunk] of chunks.entries()) {
+    const reference =
+      i === 0 && input.replyTo
+        ? { message_id: input.replyTo, channel_id: input.channelId, fail_if_not_exists: false as const }
+        : undefined;
+    const body: CreateBody = {
+      content: chunk,
+      nonce: nonceFor(input.nonceKey, i),
+      enforce_nonce: true,
+      allowed_mentions: reference ? { parse: [], replied_user: input.pingReplied ?? false } : { parse: [] },
+      ...(reference ? { message_reference: reference } : {}),
+      ...(input.flags !== undefined ? { flags: input.flags } : {}),
+    };
+    try {
+      posted.push(await createMessage(rest, input.channelId, body));
+    } catch (err) {
+      if (!reference || !isRejection(err)) throw err;
+      logger.warn(
+        { channelId: input.channelId, nonceKey: input.nonceKey, err: String(err) },
+        'discord refused the reply; sending it as a plain message',
+      );
+      const { message_reference: _ref, ...plain } = body;
+      posted.push(await createMessage(rest, input.channelId, { ...plain, allowed_mentions: { parse: [] } }));
+    }
+  }
+  return posted;
+}

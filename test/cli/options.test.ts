@@ -1,0 +1,45 @@
+// `npm run chat` options: where the API is, which session, which token, who is typing.
+import { describe, expect, it } from 'vitest';
+import { parseOptions } from '../../adapters/cli/options.ts';
+
+const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+  const r = parseOptions(argv, env);
+  if (!r.ok) throw new Error(r.error);
+  return r.options;
+};
+
+describe('parseOptions', () => {
+  it('makes up a new session id and talks to the local API by default', () => {
+    const o = parse([]);
+    expect(o.session).toMatch(/^cli-\d{8}-[0-9a-f]{6}$/);
+    expect(o.url).toBe('http://127.0.0.1:3000');
+    expect(o.token).toBeUndefined();
+    expect(o.sender).toBe('you');
+  });
+
+  it('takes --session and --url, else KESOKU_API_URL, else KESOKU_API_PORT', () => {
+    expect(parse(['--session', 'demo', '--url', 'http://h:9/']).url).toBe('http://h:9');
+    expect(parse(['--session', 'demo']).session).toBe('demo');
+    expect(parse([], { KESOKU_API_URL: 'https://k.example' }).url).toBe('https://k.example');
+    expect(parse([], { KESOKU_API_PORT: '3311' }).url).toBe('http://127.0.0.1:3311');
+  });
+
+  it('sends KESOKU_API_TOKEN, else the first of KESOKU_API_TOKENS, as $USER', () => {
+    expect(parse([], { KESOKU_API_TOKEN: 't1', KESOKU_API_TOKENS: 'a,b' }).token).toBe('t1');
+    expect(parse([], { KESOKU_API_TOKENS: ' ,a,b' }).token).toBe('a');
+    expect(parse([], { USER: 'chii' }).sender).toBe('chii');
+  });
+
+  it('rejects unknown options, bad session ids and bad URLs with a message', () => {
+    for (const argv of [
+      ['--bogus'],
+      ['--session', 'no spaces'],
+      ['--url', 'ftp://x'],
+      ['--timeout', '0'],
+      ['extra'],
+    ]) {
+      const r = parseOptions(argv, {});
+      expect(r.ok, argv.join(' ')).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,134 @@
+// The terminal client (`npm run chat`) as a person or a script uses it: the real `node adapters/cli/main.ts` in a
+// child process, talking to the real REST API over a real worker, Temporal dev server and Postgres.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApiServer, type ApiServer } from '../../api/server.ts';
+import { createLogger } from '../../infra/logger.ts';
+import { startStack, uniqueId, type Stack } from '../support/stack.ts';
+import { ROOT, runCli } from './support.ts';
+
+const CYAN = '\u001b[36m';
+const YELLOW = '\u001b[33m';
+const MAGENTA = '\u001b[35m';
+const DIM = '\u001b[2m';
+const RED = '\u001b[31m';
+const TRANSCRIPT = path.join(ROOT, 'test', 'cli', 'fixtures', 'run-a-command.ansi.txt');
+
+let stack: Stack;
+let api: ApiServer;
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = await startApiServer({
+    pool: stack.pool,
+    sessions: stack.sessions,
+    databaseUrl: stack.databaseUrl,
+    logger: createLogger('test-cli', process.env.KESOKU_TEST_LOG ?? 'silent'),
+    host: '127.0.0.1',
+    port: 0,
+    tokens: [],
+  });
+});
+
+afterAll(async () => {
+  await api?.close();
+  await stack?.stop();
+});
+
+/** The panel whose top border carries `title`, from its top border to its bottom border. */
+function panelOf(out: string, title: string): string {
+  const start = out.indexOf(title);
+  expect(start, `no panel titled ${title} in:\n${out}`).toBeGreaterThan(-1);
+  const lineStart = out.lastIndexOf('\n', start) + 1;
+  const end = out.indexOf('╯', start);
+  return out.slice(lineStart, end + 1);
+}
+
+describe('npm run chat', () => {
+  it('runs a piped script: thought, tool call and tool output in cyan, yellow and magenta panels, then the reply with its metrics, and exits 0', async () => {
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', api.url, '--timeout', '20'], {
+      stdin: 'run: echo hello-from-cli\n/quit\n',
+    });
+    const code = await cli.exit();
+    const out = cli.output();
+    expect(code, out).toBe(0);
+
+    expect(out).toContain(`session ${session}`);
+    expect(stripVTControlCharacters(out)).toContain('tester › run: echo hello-from-cli');
+    const thought = panelOf(out, '💭 thought');
+    expect(thought.startsWith(`${CYAN}╭`)).toBe(true);
+    expect(thought).toContain('I will run `echo hello-from-cli`.');
+    const call = panelOf(out, '🔧 run_shell_command');
+    expect(call.startsWith(`${YELLOW}╭`)).toBe(true);
+    expect(call).toContain('echo hello-from-cli');
+    const result = panelOf(out, '✅ run_shell_command');
+    expect(result.startsWith(`${MAGENTA}╭`)).toBe(true);
+    expect(result).toContain('hello-from-cli');
+    // The reply comes last, with its metrics dim on the next line.
+    expect(out.indexOf('Done: hello-from-cli')).toBeGreaterThan(out.indexOf('✅ run_shell_command'));
+    const replyLines = out.slice(out.lastIndexOf('\n', out.indexOf('Done: hello-from-cli')) + 1).split('\n');
+    expect(stripVTControlCharacters(replyLines[0] ?? '')).toBe('Kesoku › Done: hello-from-cli');
+    expect(replyLines[1]).toMatch(
+      new RegExp(`^${esc(DIM)}⏱ \\d+(\\.\\d)?s · 🔧 1 tool · \\d+ tokens · turn 1${esc('\u001b[22m')}$`),
+    );
+    // Each message once.
+    expect(out.split('💭 thought').length).toBe(2);
+    expect(out.split('Done: hello-from-cli').length).toBe(2);
+
+    if (process.env.KESOKU_WRITE_TRANSCRIPT === '1') {
+      fs.mkdirSync(path.dirname(TRANSCRIPT), { recursive: true });
+      fs.writeFileSync(TRANSCRIPT, out);
+    }
+  });
+
+  it('shows a message sent over HTTP to the same session, and its reply, while it is attached', async () => {
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', api.url], { keepStdinOpen: true });
+    try {
+      await cli.waitFor(`session ${session}`);
+      const res = await fetch(`${api.url}/v1/sessions/${session}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'hello from curl', sender: 'curl-user' }),
+      });
+      expect(res.status).toBe(202);
+      await cli.waitFor('echo: hello from curl');
+      const out = stripVTControlCharacters(cli.output());
+      expect(out).toContain('curl-user › hello from curl\n');
+      expect(out).toMatch(
+        /\nKesoku › echo: hello from curl\n⏱ \d+(\.\d)?s · 🔧 0 tools · \d+ tokens · turn 1\n/,
+      );
+      cli.write('/quit\n');
+      expect(await cli.exit()).toBe(0);
+    } finally {
+      cli.kill();
+    }
+  });
+
+  it('says clearly that the API is not reachable and exits with code 2', async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}`;
+    const cli = runCli(['--url', url], { stdin: 'hello\n' });
+    const code = await cli.exit();
+    expect(code).toBe(2);
+    expect(cli.output()).toContain(
+      `${RED}✖ Kesoku API at ${url} is not reachable — is \`npm start\` running?`,
+    );
+    expect(cli.output()).not.toContain('at Object.');
+  });
+});
+
+const esc = (s: string) => s.replace(/[[\]\\^$.*+?(){}|]/g, '\\$&');
+
+/** A port nothing listens on (bound once, then released). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,269 @@
+/**
+ * The Discord adapter end to end: the real discord.js client against the fake Discord, a real Kesoku stack
+ * (Temporal dev server, Postgres, fake model, worker) with the adapter's sink as `sinks.discord`.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../infra/config.ts';
+import { createLogger } from '../../infra/logger.ts';
+import { startDiscordAdapter } from '../../adapters/discord/run.ts';
+import { snowflake } from '../fakes/discord/server.ts';
+import { fenceCount, snowflakeTime, startDiscordBench, type DiscordBench } from './harness.ts';
+
+let bench: DiscordBench;
+beforeAll(async () => {
+  // Only Alice is allowed (deny by default once a list is set); Kesoku answers mentions and DMs.
+  bench = await startDiscordBench(({ aliceId }) => ({ DISCORD_ALLOWED_USERS: aliceId }));
+});
+afterAll(async () => bench?.stop());
+
+const STATUS_FLAGS = (1 << 2) | (1 << 12);
+
+describe('Discord adapter', () => {
+  it('answers a mention with a direct reply headed by the turn metrics, keeping sender, time and context', async () => {
+    const channel = bench.channels[1] as string;
+    const { id, outcome } = await bench.say({
+      channelId: channel,
+      content: 'hello there',
+      mentionBot: true,
+      nick: 'Ali',
+    });
+    expect(outcome).toBe('submitted');
+    const question = await bench.waitInbound(id);
+    expect(question.status).toBe('processed');
+
+    // Inbound fidelity (seed 2 §10): sender, received_at, reply_to, opaque channel context.
+    expect(question.session_id).toBe(`discord:${channel}`);
+    expect(question.chatbot_id).toBe('discord');
+    expect(question.channel_id).toBe(channel);
+    expect(question.sender).toBe('Ali');
+    expect(question.received_at).toBe(snowflakeTime(id).toISOString());
+    expect(question.content).toMatch(
+      new RegExp(
+        `^\`Ali\` <@${bench.alice.id}> at \`\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\`:\\nhello there$`,
+      ),
+    );
+    expect(question.metadata).toMatchObject({
+      discord_message_id: id,
+      reply_to: id,
+      channel_context: { channel_id: channel, guild_id: bench.guildId, message_id: id },
+    });
+
+    const replies = await bench.fake.waitFor(() => {
+      const r = bench.repliesTo(channel, id);
+      return r.length > 0 ? r : null;
+    });
+    expect(replies).toHaveLength(1);
+    const reply = replies[0];
+    expect(reply?.content.split('\n')[0]).toMatch(/^-# ⏱ \d+\.\ds · 🔧 0 tools · \d+ tokens$/);
+    expect(reply?.content).toContain('echo: ');
+    expect(reply?.content).toContain('hello there');
+    expect(reply?.message_reference).toMatchObject({ message_id: id, fail_if_not_exists: false });
+    expect(reply?.allowed_mentions).toMatchObject({ parse: [] });
+    const post = bench.fake
+      .callsTo('POST /channels/:id/messages')
+      .find(
+        (c) =>
+          c.body?.message_reference !== undefined &&
+          (c.body.message_reference as { message_id: string }).message_id === id,
+      );
+    expect(post?.body).toMatchObject({ enforce_nonce: true });
+    expect(String(post?.body?.nonce).length).toBeLessThanOrEqual(25);
+    expect(
+      bench.fake.callsTo('POST /channels/:id/typing').some((c) => c.path === `/channels/${channel}/typing`),
+    ).toBe(true);
+
+    const stored = (await bench.stack.messages(`discord:${channel}`)).find(
+      (m) => m.role === 'assistant' && m.type === 'text',
+    );
+    expect(stored?.status).toBe('delivered');
+  });
+
+  it('live-renders a tool call as ⏳ and edits it in place to ✅, then replies', async () => {
+    const channel = bench.channels[2] as string;
+    const { id } = await bench.say({ channelId: channel, content: 'run: echo hi', mentionBot: true });
+    expect((await bench.waitInbound(id)).status).toBe('processed');
+    const reply = await bench.fake.waitFor(() => bench.repliesTo(channel, id)[0]);
+    expect(reply.content).toContain('Done: hi');
+    expect(reply.content).toMatch(/🔧 1 tool ·/);
+
+    const statuses = bench.fake.botMessages(channel).filter((m) => m.flags === STATUS_FLAGS);
+    expect(statuses).toHaveLength(1);
+    const status = statuses[0];
+    expect(status?.history[0]).toContain('💭 I will run `echo hi`.');
+    expect(status?.history[0]).toMatch(/🛠️ `run_shell_command` `echo hi` ⏳/);
+    expect(status?.content).toMatch(/🛠️ `run_shell_command` `echo hi` ✅ `hi`/);
+    expect(status?.content).not.toContain('⏳');
+    expect(status?.history.length).toBeGreaterThanOrEqual(2);
+    // The status came first, the reply last; the status is never a reply and never pings.
+    expect(BigInt(status?.id ?? 0) < BigInt(reply.id)).toBe(true);
+    expect(status?.message_reference).toBeUndefined();
+    const messages = await bench.stack.messages(`discord:${channel}`);
+    expect(
+      messages
+        .filter((m) => m.type === 'thought' || m.type === 'tool_call' || m.type === 'tool_result')
+        .map((m) => m.status),
+    ).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+
+  it('splits a 300-line code block reply into chunks of at most 2000 characters with balanced fences', async () => {
+    const channel = bench.channels[3] as string;
+    const code = Array.from(
+      { length: 300 },
+      (_, i) => `print("line ${String(i).padStart(3, '0')} of the generated script")`,
+    ).join('\n');
+    const text = `Here is the script:\n\n\`\`\`python\n${code}\n\`\`\`\nRun it with python3.`;
+    bench.stack.script(`discord:${channel}`, { kind: 'text', text });
+    const { id } = await bench.say({ channelId: channel, content: 'a long script please', mentionBot: true });
+    expect((await bench.waitInbound(id)).status).toBe('processed');
+    const chunks = await bench.fake.waitFor(() => {
+      const all = bench.fake.botMessages(channel);
+      return all.length >= 5 ? all : null;
+    });
+    expect(chunks.length).toBeGreaterThanOrEqual(5);
+    for (const c of chunks) {
+      expect(c.content.length).toBeLessThanOrEqual(2000);
+      expect(c.content.trim()).not.toBe('');
+      expect(fenceCount(c.content) % 2).toBe(0);
+    }
+    expect(chunks[0]?.content.startsWith('-# ⏱')).toBe(true);
+    expect(chunks[0]?.message_reference).toBeDefined();
+    expect(chunks.slice(1).every((c) => c.message_reference === undefined)).toBe(true);
+    expect(chunks.slice(1, -1).every((c) => c.content.startsWith('```python\n'))).toBe(true);
+    const lines = chunks.flatMap((c) => c.content.split('\n')).filter((l) => l.startsWith('print('));
+    expect(lines).toEqual(code.split('\n'));
+    expect(bench.fake.calls.filter((c) => c.status === 400)).toEqual([]);
+  });
+
+  it('ignores a user who is not on the allowlist: nothing is submitted, nothing is sent', async () => {
+    const channel = bench.channels[4] as string;
+    const before = bench.fake.calls.length;
+    const { id, outcome } = await bench.say({
+      channelId: channel,
+      author: bench.mallory,
+      content: 'let me in',
+      mentionBot: true,
+    });
+    expect(outcome).toBe('denied');
+    await new Promise((r) => setTimeout(r, 300));
+    const rows = await bench.stack.pool.query('SELECT id FROM messages WHERE id = $1 OR session_id = $2', [
+      `discord-${id}`,
+      `discord:${channel}`,
+    ]);
+    expect(rows.rowCount).toBe(0);
+    expect(bench.fake.calls.slice(before).filter((c) => c.method !== 'GET')).toEqual([]);
+  });
+
+  it('does not answer a guild message that does not mention it', async () => {
+    const { outcome } = await bench.say({ channelId: bench.channels[4] as string, content: 'just chatting' });
+    expect(outcome).toBe('not_addressed');
+  });
+
+  it('answers a DM without a mention, in the DM channel', async () => {
+    const dm = snowflake();
+    const { id } = await bench.say({ channelId: dm, dm: true, content: 'hi in private' });
+    const question = await bench.waitInbound(id);
+    expect(question.session_id).toBe(`discord:${dm}`);
+    expect(question.metadata?.channel_context).toMatchObject({ channel_id: dm, guild_id: null });
+    const reply = await bench.fake.waitFor(() => bench.repliesTo(dm, id)[0]);
+    expect(reply.content).toContain('echo: ');
+    expect(reply.content).toContain('hi in private');
+  });
+
+  it('answers in a thread, with the thread as the session and the parent in the context', async () => {
+    const { id } = await bench.say({
+      channelId: bench.threadId,
+      content: 'from the thread',
+      mentionBot: true,
+    });
+    const question = await bench.waitInbound(id);
+    expect(question.session_id).toBe(`discord:${bench.threadId}`);
+    expect(question.metadata?.channel_context).toEqual({
+      channel_id: bench.threadParentId,
+      guild_id: bench.guildId,
+      message_id: id,
+      thread_id: bench.threadId,
+    });
+    await bench.fake.waitFor(() => bench.repliesTo(bench.threadId, id)[0]);
+  });
+
+  it('brings an attachment-only message to the agent: staged file, metadata, and a mention in the prompt', async () => {
+    const dm = snowflake();
+    const file = bench.fake.addAttachment('notes.txt', 'remember the milk\n', 'text/plain');
+    const { id } = await bench.say({ channelId: dm, dm: true, content: '', attachments: [file] });
+    const question = await bench.waitInbound(id);
+    expect(question.status).toBe('processed');
+    const [attachment] = question.metadata?.attachments ?? [];
+    expect(attachment).toMatchObject({ name: 'notes.txt', content_type: 'text/plain', size: 18 });
+    expect(attachment?.path).toContain(`${bench.stack.dataDir}/staging/discord/${dm}/${id}/`);
+    expect(fs.readFileSync(attachment?.path ?? '', 'utf8')).toBe('remember the milk\n');
+    const prompt = bench.stack
+      .requestsOf(`discord:${dm}`)
+      .flatMap((r) => r.body?.messages ?? [])
+      .map((m) => (typeof m.content === 'string' ? m.content : ''))
+      .find((c) => c.includes('notes.txt'));
+    expect(prompt).toContain(`[Attachment: notes.txt (text/plain, 18 B) saved at ${attachment?.path}]`);
+    await bench.fake.waitFor(() => bench.repliesTo(dm, id)[0]);
+  });
+
+  it('stops a slow turn on /stop: confirmation, a stop notice, the question interrupted', async () => {
+    const channel = bench.channels[5] as string;
+    const { id } = await bench.say({ channelId: channel, content: 'sleep: 20', mentionBot: true });
+    await bench.waitInbound(id, ['processing']);
+    await bench.fake.waitFor(() =>
+      bench.stack.fake
+        .chatRequests()
+        .some((r) => JSON.stringify(r.body?.messages ?? []).includes('sleep: 20')),
+    );
+    const started = Date.now();
+    const stop = await bench.say({ channelId: channel, content: '/stop', mentionBot: true });
+    expect(stop.outcome).toBe('command');
+    const question = await bench.waitInbound(id, ['interrupted', 'processed', 'error']);
+    expect(question.status).toBe('interrupted');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const confirmation = await bench.fake.waitFor(() => bench.repliesTo(channel, stop.id)[0]);
+    expect(confirmation.content).toBe('⏹️ Stopping the current turn.');
+    const notice = await bench.fake.waitFor(() => bench.repliesTo(channel, id)[0]);
+    expect(notice.content).toBe('⏹️ Stopped.');
+    // The command itself was never queued as a message.
+    const rows = await bench.stack.pool.query('SELECT id FROM messages WHERE id = $1', [
+      `discord-${stop.id}`,
+    ]);
+    expect(rows.rowCount).toBe(0);
+  });
+
+  it('sets the title and the mode with chat commands', async () => {
+    const channel = bench.channels[6] as string;
+    const { id } = await bench.say({ channelId: channel, content: 'first', mentionBot: true });
+    await bench.waitInbound(id);
+    const title = await bench.say({ channelId: channel, content: '/title Groceries', mentionBot: true });
+    expect((await bench.fake.waitFor(() => bench.repliesTo(channel, title.id)[0])).content).toBe(
+      '📝 Title set: Groceries',
+    );
+    const mode = await bench.say({ channelId: channel, content: '/mode queue', mentionBot: true });
+    expect((await bench.fake.waitFor(() => bench.repliesTo(channel, mode.id)[0])).content).toContain(
+      'Mode: queue',
+    );
+    const state = await bench.stack.sessions.state(`discord:${channel}`);
+    expect(state).toMatchObject({ title: 'Groceries', mode: 'queue' });
+  });
+
+  it('refuses to start without a token, and fails clearly when Discord rejects the token', async () => {
+    const base = {
+      sessions: bench.stack.sessions,
+      pool: bench.stack.pool,
+      logger: createLogger('discord-test', 'silent'),
+    };
+    await expect(
+      startDiscordAdapter({ ...base, config: loadConfig({ KESOKU_DATA_DIR: bench.stack.dataDir }) }),
+    ).rejects.toBeInstanceOf(ConfigError);
+    const config = loadConfig({
+      DISCORD_TOKEN: 'not-the-token',
+      DISCORD_API_URL: bench.fake.apiUrl,
+      KESOKU_DATA_DIR: bench.stack.dataDir,
+    });
+    await expect(startDiscordAdapter({ ...base, config, readyTimeoutMs: 5000 })).rejects.toThrow(
+      /401|Unauthorized|token/i,
+    );
+  });
+});

@@ -1,0 +1,253 @@
+/**
+ * The Discord sink on its own (REST only, as a worker without the gateway builds it) against the fake Discord,
+ * with stored-message shapes built by hand: live status throttling and overflow, typing, stop marks, and a
+ * status picked up by a fresh process.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Message } from '../../domain/message.ts';
+import type { SessionRow } from '../../db/sessions.ts';
+import { createLogger } from '../../infra/logger.ts';
+import { createDiscordRest } from '../../adapters/discord/rest.ts';
+import { createDiscordSink, type DiscordSinkOptions } from '../../adapters/discord/sink.ts';
+import { snowflake, startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.ts';
+
+let fake: FakeDiscord;
+const channels = Array.from({ length: 8 }, () => snowflake());
+beforeAll(async () => {
+  fake = await startFakeDiscord({ guilds: [{ id: snowflake(), channels: channels.map((id) => ({ id })) }] });
+});
+afterAll(async () => fake?.close());
+
+const logger = createLogger('discord-sink-test', process.env.KESOKU_TEST_LOG ?? 'silent');
+const sinkFor = (extra: Partial<DiscordSinkOptions> = {}) =>
+  createDiscordSink({
+    rest: createDiscordRest({ token: fake.token, apiUrl: fake.apiUrl }),
+    logger,
+    ...extra,
+  });
+
+const now = new Date().toISOString();
+function sessionOf(channel: string): SessionRow {
+  return {
+    id: `discord:${channel}`,
+    chatbot_id: 'discord',
+    channel_id: channel,
+    title: null,
+    title_source: 'default',
+    mode: 'interrupt',
+    locale: 'en',
+    revision: 0,
+    turn_count: 0,
+    channel_context: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+function msg(
+  channel: string,
+  turnId: string,
+  p: Partial<Message> & Pick<Message, 'id' | 'type' | 'role'>,
+): Message {
+  return {
+    session_id: `discord:${channel}`,
+    parent_id: turnId,
+    chatbot_id: 'discord',
+    channel_id: channel,
+    sender: 'Kesoku',
+    status: 'responded',
+    content: '',
+    metadata: null,
+    turn_id: turnId,
+    step: 0,
+    seq: 1,
+    revision: 1,
+    received_at: null,
+    created_at: now,
+    updated_at: now,
+    ...p,
+  };
+}
+const call = (channel: string, turn: string, n: number, command: string) =>
+  msg(channel, turn, {
+    id: `${turn}:call${n}`,
+    type: 'tool_call',
+    role: 'tool',
+    metadata: { tool_name: 'run_shell_command', tool_arguments: { command }, tool_call_id: `c${n}` },
+  });
+const result = (channel: string, turn: string, n: number, summary: string) =>
+  msg(channel, turn, {
+    id: `${turn}:call${n}:result`,
+    parent_id: `${turn}:call${n}`,
+    type: 'tool_result',
+    role: 'tool',
+    sender: 'run_shell_command',
+    content: summary,
+    metadata: { tool_name: 'run_shell_command', tool_result: summary, tool_call_id: `c${n}` },
+  });
+const finalReply = (channel: string, turn: string, text: string) =>
+  msg(channel, turn, {
+    id: `${turn}:reply`,
+    type: 'text',
+    role: 'assistant',
+    status: 'pending',
+    content: text,
+    metadata: {
+      turn_metrics: {
+        session_turns: 1,
+        context_tokens: 10,
+        turn_tool_calls: 2,
+        turn_tokens: 1042,
+        turn_time: 2.14,
+      },
+    },
+  });
+const statusMessages = (channel: string) =>
+  fake.botMessages(channel).filter((m) => m.message_reference === undefined);
+
+describe('Discord sink', () => {
+  it('edits the live status at most about once a second and always sends the final state', async () => {
+    const channel = channels[0] as string;
+    const turn = `discord-${snowflake()}`;
+    const sink = sinkFor();
+    const session = sessionOf(channel);
+    const thought = msg(channel, turn, {
+      id: `${turn}:thought`,
+      type: 'thought',
+      role: 'assistant',
+      content: 'Two quick commands.',
+    });
+    await sink.presentProgress?.([thought, call(channel, turn, 1, 'echo one')], session);
+    await sink.presentProgress?.([result(channel, turn, 1, 'one')], session);
+    await sink.presentProgress?.([call(channel, turn, 2, 'exit 3')], session);
+    await sink.presentProgress?.([result(channel, turn, 2, 'exit 3 in 0.01s')], session);
+    await sink.send(finalReply(channel, turn, 'All done.'), session);
+
+    const [status, ...others] = statusMessages(channel);
+    expect(others).toEqual([]);
+    expect(status?.content).toBe(
+      '💭 Two quick commands.\n🛠️ `run_shell_command` `echo one` ✅ `one`\n🛠️ `run_shell_command` `exit 3` ❌ `exit 3 in 0.01s`',
+    );
+    const writes = fake.calls
+      .filter(
+        (c) =>
+          c.path.startsWith(`/channels/${channel}/messages`) &&
+          (c.method === 'PATCH' || c.body?.flags !== undefined),
+      )
+      .map((c) => c.at);
+    expect(writes.length).toBeGreaterThanOrEqual(2);
+    expect(writes.length).toBeLessThanOrEqual(3);
+    for (let i = 1; i < writes.length; i++)
+      expect((writes[i] as number) - (writes[i - 1] as number)).toBeGreaterThanOrEqual(950);
+    // The final reply comes after the final status, as a reply with the metrics header.
+    const reply = fake.botMessages(channel).at(-1);
+    expect(reply?.content).toBe('-# ⏱ 2.1s · 🔧 2 tools · 1042 tokens\nAll done.');
+    expect(reply?.message_reference?.message_id).toBe(turn.slice('discord-'.length));
+    sink.close();
+  });
+
+  it('continues the live status in a new message before it would pass 2000 characters', async () => {
+    const channel = channels[1] as string;
+    const turn = `discord-${snowflake()}`;
+    const sink = sinkFor({ editIntervalMs: 0 });
+    const session = sessionOf(channel);
+    const calls = Array.from({ length: 14 }, (_, i) =>
+      call(channel, turn, i, `printf '%s\\n' ${String(i).padStart(2, '0')}-${'x'.repeat(170)}`),
+    );
+    await sink.presentProgress?.(calls, session);
+    await sink.presentProgress?.(
+      calls.map((_, i) => result(channel, turn, i, `${'y'.repeat(140)} ${i}`)),
+      session,
+    );
+    await sink.send(finalReply(channel, turn, 'ok'), session);
+    const statuses = statusMessages(channel);
+    expect(statuses.length).toBeGreaterThanOrEqual(3);
+    for (const s of statuses) {
+      expect(s.content.length).toBeLessThanOrEqual(2000);
+      expect(s.content).not.toContain('⏳');
+    }
+    expect(statuses.flatMap((s) => s.content.split('\n')).filter((l) => l.includes('✅'))).toHaveLength(14);
+    expect(fake.calls.filter((c) => c.status === 400)).toEqual([]);
+    sink.close();
+  });
+
+  it('keeps typing while a turn runs and stops when its reply goes out', async () => {
+    const channel = channels[2] as string;
+    const turn = `discord-${snowflake()}`;
+    const sink = sinkFor({ typingIntervalMs: 100 });
+    const session = sessionOf(channel);
+    const typing = () => fake.calls.filter((c) => c.path === `/channels/${channel}/typing`).length;
+    await sink.setActivity?.(session, true);
+    await new Promise((r) => setTimeout(r, 450));
+    expect(typing()).toBeGreaterThanOrEqual(4);
+    await sink.send(finalReply(channel, turn, 'done'), session);
+    const after = typing();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(typing()).toBe(after);
+    expect(fake.callsTo('POST /channels/:id/typing').every((c) => c.status === 204)).toBe(true);
+    sink.close();
+  });
+
+  it('marks tools still running as stopped when the stop notice goes out, as a plain reply', async () => {
+    const channel = channels[3] as string;
+    const turn = `discord-${snowflake()}`;
+    const sink = sinkFor({ editIntervalMs: 0 });
+    const session = sessionOf(channel);
+    await sink.presentProgress?.([call(channel, turn, 1, 'sleep 60')], session);
+    const notice = msg(channel, turn, {
+      id: `${turn}:notice`,
+      type: 'text',
+      role: 'assistant',
+      sender: 'Notification',
+      status: 'pending',
+      content: '⏹️ Stopped.',
+    });
+    await sink.send(notice, session);
+    expect(statusMessages(channel)[0]?.content).toBe('🛠️ `run_shell_command` `sleep 60` ⏹️');
+    const sent = fake.botMessages(channel).at(-1);
+    expect(sent?.content).toBe('⏹️ Stopped.');
+    expect(sent?.message_reference?.message_id).toBe(turn.slice('discord-'.length));
+    sink.close();
+  });
+
+  it('sends a notification outside any turn as a plain message', async () => {
+    const channel = channels[4] as string;
+    const sink = sinkFor();
+    const notice = msg(channel, '', {
+      id: `n-${snowflake()}`,
+      type: 'text',
+      role: 'assistant',
+      sender: 'Notification',
+      status: 'pending',
+      content: '🔄 Chat history was compacted automatically.',
+      turn_id: null,
+      parent_id: null,
+    });
+    await sink.send(notice, sessionOf(channel));
+    const sent = fake.botMessages(channel);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.message_reference).toBeUndefined();
+    expect(sent[0]?.content).toBe('🔄 Chat history was compacted automatically.');
+    sink.close();
+  });
+
+  it('picks up a turn’s status in a fresh process: same status message, earlier lines kept', async () => {
+    const channel = channels[5] as string;
+    const turn = `discord-${snowflake()}`;
+    const session = sessionOf(channel);
+    const first = sinkFor({ editIntervalMs: 0 });
+    const shown = call(channel, turn, 1, 'make build');
+    await first.presentProgress?.([shown], session);
+    first.close();
+    // A worker restarted: the new sink has no memory, only the stored (already delivered) call.
+    const second = sinkFor({
+      editIntervalMs: 0,
+      loadTurnMessages: async () => [{ ...shown, status: 'delivered' }],
+    });
+    await second.presentProgress?.([result(channel, turn, 1, 'built')], session);
+    await second.send(finalReply(channel, turn, 'Built.'), session);
+    const statuses = statusMessages(channel);
+    expect(statuses).toHaveLength(1);
+    expect(statuses[0]?.content).toBe('🛠️ `run_shell_command` `make build` ✅ `built`');
+    second.close();
+  });
+});

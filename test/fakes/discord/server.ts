@@ -1,0 +1,718 @@
+/**
+ * A fake Discord on 127.0.0.1, good enough for the real discord.js client (shared/DISCORD-NOTES.md): REST under
+ * `/api/v10` and a plain ws:// gateway on the same port, plus a tiny CDN for attachment downloads.
+ *
+ * REST: `GET /gateway/bot`, `GET /users/@me`, `GET /channels/{id}`, `GET|POST /channels/{id}/messages`,
+ * `GET|PATCH /channels/{id}/messages/{id}`, `POST /channels/{id}/typing` (204, no JSON content-type). It checks
+ * `Authorization: Bot <token>`, answers 400/50035 for content over 2000 characters, 400/50006 for an empty
+ * message, 404/10003 for unknown channels and 404/10008 for unknown messages, and implements `enforce_nonce` (the
+ * same author repeating a nonce within the window gets the earlier message back, nothing new is created).
+ * Every REST call is recorded in {@link FakeDiscord.calls}; {@link FakeDiscord.failNext} makes the next N calls of
+ * a route answer 429 (with `Retry-After`), 5xx, a Discord error, or create the message and drop the response.
+ *
+ * Gateway: hello → identify → READY (with `application`) → GUILD_CREATE per guild with channels and threads;
+ * heartbeats are acked; {@link FakeDiscord.injectMessage} dispatches MESSAGE_CREATE (DMs with `channel_type: 1`).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/** A Discord user as the fake sends it. */
+export interface FakeUser {
+  id: string;
+  username: string;
+  global_name: string | null;
+  discriminator: string;
+  avatar: null;
+  bot?: boolean;
+}
+
+/** A guild the fake announces in GUILD_CREATE. */
+export interface FakeGuildSpec {
+  id: string;
+  name?: string;
+  /** Text channels (type 0). */
+  channels: { id: string; name?: string }[];
+  /** Public threads (type 11) under one of the channels. */
+  threads?: { id: string; parentId: string; name?: string }[];
+}
+
+/** Options of {@link startFakeDiscord}. */
+export interface FakeDiscordOptions {
+  /** Bot token the fake accepts (REST `Bot <token>` and IDENTIFY). Default `fake-token`. */
+  token?: string;
+  bot?: { id?: string; username?: string };
+  guilds?: FakeGuildSpec[];
+  /** Heartbeat interval sent in HELLO, ms. Default 41250 (Discord's). */
+  heartbeatIntervalMs?: number;
+  /** How long a nonce is remembered for `enforce_nonce`, ms. Default 5 minutes. */
+  nonceWindowMs?: number;
+}
+
+/** One REST call as the fake saw it. `route` is the template, e.g. `POST /channels/:id/messages`. */
+export interface RestCall {
+  method: string;
+  /** Path after `/api/v10`, e.g. `/channels/123/messages`. */
+  path: string;
+  route: string;
+  body: Record<string, unknown> | undefined;
+  status: number;
+  at: number;
+}
+
+/** A message stored by the fake: bot messages created through REST and injected user messages. */
+export interface FakeMessage {
+  id: string;
+  channel_id: string;
+  guild_id?: string;
+  author: FakeUser;
+  content: string;
+  nonce?: string | number;
+  message_reference?: {
+    message_id?: string;
+    channel_id?: string;
+    guild_id?: string;
+    fail_if_not_exists?: boolean;
+  };
+  allowed_mentions?: unknown;
+  flags: number;
+  timestamp: string;
+  edited_timestamp: string | null;
+  /** Every content this message had, oldest first (creation, then each edit). */
+  history: string[];
+}
+
+/** What the next matching call(s) get instead of a normal answer. */
+export type FakeFailure =
+  | { kind: 'rate_limit'; retryAfterS: number; global?: boolean }
+  | { kind: 'server_error'; status?: number }
+  | { kind: 'error'; status: number; code: number; message: string }
+  /** POST messages only: the message is created, then the connection is destroyed before any response. */
+  | { kind: 'drop' };
+
+/** A user message to dispatch with {@link FakeDiscord.injectMessage}. */
+export interface InjectOptions {
+  /** Channel (or thread) id; for `dm`, the DM channel id (created on first use). */
+  channelId: string;
+  author: { id: string; username: string; global_name?: string | null; bot?: boolean };
+  content?: string;
+  /** Adds the bot to `mentions` and prepends `<@bot>` to the content unless it is there. */
+  mentionBot?: boolean;
+  /** A DM: no guild, `channel_type: 1`. */
+  dm?: boolean;
+  /** Guild nickname (sent as `member.nick`). */
+  nick?: string;
+  attachments?: FakeAttachment[];
+  /** Message type; 0 (default) or 19 (reply). */
+  type?: number;
+  timestamp?: string;
+}
+
+/** An attachment object as Discord sends it; `url` points at the fake's own CDN. */
+export interface FakeAttachment {
+  id: string;
+  filename: string;
+  size: number;
+  url: string;
+  proxy_url: string;
+  content_type?: string;
+}
+
+/** A running fake Discord. */
+export interface FakeDiscord {
+  /** What `rest.api` wants: `http://127.0.0.1:PORT/api` (no version). */
+  apiUrl: string;
+  gatewayUrl: string;
+  token: string;
+  bot: FakeUser;
+  /** Every REST call, in arrival order. */
+  readonly calls: RestCall[];
+  /** Every message, bot and user, in creation order. */
+  readonly messages: FakeMessage[];
+  /** Messages the bot created in `channelId`, oldest first. */
+  botMessages(channelId?: string): FakeMessage[];
+  /** REST calls whose route template equals `route`, e.g. `PATCH /channels/:id/messages/:id`. */
+  callsTo(route: string): RestCall[];
+  /** Dispatches MESSAGE_CREATE to every identified gateway connection. @returns the message payload */
+  injectMessage(opts: InjectOptions): Record<string, unknown>;
+  /** Serves `content` from the fake CDN. @returns the attachment object to put into a message */
+  addAttachment(filename: string, content: string | Buffer, contentType?: string): FakeAttachment;
+  /** The next `count` calls of `route` (a template, see {@link RestCall.route}) get `failure`; Infinity = always. */
+  failNext(route: string, failure: FakeFailure, count?: number): void;
+  /** Removes every pending failure. */
+  clearFailures(): void;
+  /** Resolves once a gateway connection has identified (READY and GUILD_CREATE sent). */
+  waitForIdentify(timeoutMs?: number): Promise<void>;
+  /** Polls `fn` every 20 ms until it returns a value that is not undefined/false/null. */
+  waitFor<T>(fn: () => T | undefined | null | false, timeoutMs?: number, what?: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+const DISCORD_EPOCH = 1420070400000n;
+// Worker/process bits from the pid and a random start: test files run in parallel processes against one Temporal
+// server and one database, so ids (and the session ids made from them) must not collide across processes.
+const PROCESS_BITS = BigInt(process.pid & 0x3ff) << 12n;
+let increment = BigInt(Math.floor(Math.random() * 0x1000));
+/** A real-looking snowflake (timestamp in the top bits), unique within the process and across test processes. */
+export function snowflake(at = Date.now()): string {
+  increment = (increment + 1n) & 0xfffn;
+  return (((BigInt(at) - DISCORD_EPOCH) << 22n) | PROCESS_BITS | increment).toString();
+}
+
+const MAX_CONTENT = 2000;
+
+/** Starts the fake on 127.0.0.1 (a free port): REST, CDN and gateway on the same port. */
+export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const token = opts.token ?? 'fake-token';
+  const nonceWindowMs = opts.nonceWindowMs ?? 5 * 60_000;
+  const bot: FakeUser = {
+    id: opts.bot?.id ?? snowflake(),
+    username: opts.bot?.username ?? 'Kesoku',
+    global_name: null,
+    discriminator: '0',
+    avatar: null,
+    bot: true,
+  };
+  const applicationId = bot.id;
+  const guilds = opts.guilds ?? [];
+  const channels = new Map<string, Record<string, unknown>>();
+  for (const g of guilds) {
+    for (const c of g.channels) channels.set(c.id, channelObject(g.id, c.id, c.name ?? `channel-${c.id}`));
+    for (const t of g.threads ?? [])
+      channels.set(t.id, threadObject(g.id, t.id, t.parentId, t.name ?? `thread-${t.id}`, bot.id));
+  }
+  const calls: RestCall[] = [];
+  const messages: FakeMessage[] = [];
+  const nonces = new Map<string, { message: FakeMessage; at: number }>();
+  const failures: { route: string; failure: FakeFailure; remaining: number }[] = [];
+  const files = new Map<string, { body: Buffer; contentType: string }>();
+  const sockets = new Set<{ ws: WebSocket; seq: number; identified: boolean }>();
+  let identifyCount = 0;
+  let base = '';
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent && !res.destroyed) json(res, 500, { message: String(err), code: 0 });
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const raw = await readBody(req);
+    if (url.pathname.startsWith('/attachments/')) {
+      const file = files.get(url.pathname);
+      if (!file) return json(res, 404, { message: 'Not Found', code: 0 });
+      res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.body.length) });
+      res.end(file.body);
+      return;
+    }
+    if (!url.pathname.startsWith('/api/v10/')) return json(res, 404, { message: '404: Not Found', code: 0 });
+    const path = url.pathname.slice('/api/v10'.length);
+    const method = req.method ?? 'GET';
+    const route = `${method} ${path.replace(/\/\d{5,}/g, '/:id')}`;
+    let body: Record<string, unknown> | undefined;
+    try {
+      body = raw.length > 0 ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const call: RestCall = { method, path, route, body, status: 0, at: Date.now() };
+    calls.push(call);
+    const send = (status: number, payload?: unknown, headers: Record<string, string> = {}) => {
+      call.status = status;
+      if (payload === undefined) {
+        res.writeHead(status, headers);
+        res.end();
+      } else json(res, status, payload, headers);
+    };
+
+    if (req.headers.authorization !== `Bot ${token}`)
+      return send(401, { message: '401: Unauthorized', code: 0 });
+
+    const failure = takeFailure(route);
+    if (failure) {
+      switch (failure.kind) {
+        case 'rate_limit':
+          return send(
+            429,
+            {
+              message: 'You are being rate limited.',
+              retry_after: failure.retryAfterS,
+              global: failure.global ?? false,
+            },
+            {
+              'retry-after': String(Math.ceil(failure.retryAfterS)),
+              'x-ratelimit-scope': failure.global ? 'global' : 'user',
+            },
+          );
+        case 'server_error':
+          return send(failure.status ?? 500, { message: '500: Internal Server Error', code: 0 });
+        case 'error':
+          return send(failure.status, { message: failure.message, code: failure.code });
+        case 'drop':
+          break; // handled by the create below
+      }
+    }
+
+    let m: RegExpExecArray | null;
+    if (method === 'GET' && path === '/gateway/bot') {
+      return send(200, {
+        url: base.replace(/^http/, 'ws'),
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+      });
+    }
+    if (method === 'GET' && path === '/users/@me') return send(200, bot);
+    if ((m = /^\/channels\/(\d+)$/.exec(path)) && method === 'GET') {
+      const channel = channels.get(m[1] ?? '');
+      return channel ? send(200, channel) : send(404, { message: 'Unknown Channel', code: 10003 });
+    }
+    if ((m = /^\/channels\/(\d+)\/typing$/.exec(path)) && method === 'POST') {
+      if (!channels.has(m[1] ?? '')) return send(404, { message: 'Unknown Channel', code: 10003 });
+      return send(204); // no JSON content-type: @discordjs/rest breaks on JSON + empty body
+    }
+    if ((m = /^\/channels\/(\d+)\/messages$/.exec(path))) {
+      const channelId = m[1] ?? '';
+      if (!channels.has(channelId)) return send(404, { message: 'Unknown Channel', code: 10003 });
+      if (method === 'GET')
+        return send(
+          200,
+          messages
+            .filter((x) => x.channel_id === channelId)
+            .reverse()
+            .map(wire),
+        );
+      if (method !== 'POST') return send(405, { message: '405: Method Not Allowed', code: 0 });
+      const b = body ?? {};
+      const content = typeof b.content === 'string' ? b.content : '';
+      const problem = contentProblem(content, b);
+      if (problem) return send(400, problem);
+      const nonce = b.nonce as string | number | undefined;
+      if (b.enforce_nonce === true && nonce !== undefined) {
+        const key = `${bot.id}:${String(nonce)}`;
+        const prior = nonces.get(key);
+        if (prior && Date.now() - prior.at < nonceWindowMs) return send(200, wire(prior.message));
+      }
+      const ref = b.message_reference as FakeMessage['message_reference'];
+      if (
+        ref?.message_id &&
+        ref.fail_if_not_exists !== false &&
+        !messages.some((x) => x.id === ref.message_id)
+      ) {
+        return send(
+          400,
+          invalidForm('message_reference', 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE', 'Unknown message'),
+        );
+      }
+      const channel = channels.get(channelId);
+      const created: FakeMessage = {
+        id: snowflake(),
+        channel_id: channelId,
+        ...(typeof channel?.guild_id === 'string' ? { guild_id: channel.guild_id } : {}),
+        author: bot,
+        content,
+        nonce,
+        message_reference: ref,
+        allowed_mentions: b.allowed_mentions,
+        flags: typeof b.flags === 'number' ? b.flags : 0,
+        timestamp: new Date().toISOString(),
+        edited_timestamp: null,
+        history: [content],
+      };
+      messages.push(created);
+      if (nonce !== undefined) nonces.set(`${bot.id}:${String(nonce)}`, { message: created, at: Date.now() });
+      if (failure?.kind === 'drop') {
+        call.status = -1;
+        res.socket?.destroy();
+        return;
+      }
+      return send(200, wire(created));
+    }
+    if ((m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
+      const message = messages.find((x) => x.channel_id === m?.[1] && x.id === m[2]);
+      if (!message) return send(404, { message: 'Unknown Message', code: 10008 });
+      if (method === 'GET') return send(200, wire(message));
+      if (method !== 'PATCH') return send(405, { message: '405: Method Not Allowed', code: 0 });
+      if (message.author.id !== bot.id)
+        return send(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
+      const b = body ?? {};
+      if (typeof b.content === 'string') {
+        const problem = contentProblem(b.content, { ...b, edit: true });
+        if (problem) return send(400, problem);
+        message.content = b.content;
+        message.history.push(b.content);
+      }
+      if (typeof b.flags === 'number') message.flags = b.flags;
+      message.edited_timestamp = new Date().toISOString();
+      return send(200, wire(message));
+    }
+    return send(404, { message: '404: Not Found', code: 0 });
+  }
+
+  function takeFailure(route: string): FakeFailure | null {
+    const i = failures.findIndex((f) => f.route === route && f.remaining > 0);
+    if (i < 0) return null;
+    const f = failures[i];
+    if (!f) return null;
+    f.remaining -= 1;
+    if (f.remaining <= 0) failures.splice(i, 1);
+    return f.failure;
+  }
+
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws) => {
+    const conn = { ws, seq: 0, identified: false };
+    sockets.add(conn);
+    ws.on('close', () => sockets.delete(conn));
+    ws.on('error', () => sockets.delete(conn));
+    ws.send(
+      JSON.stringify({
+        op: 10,
+        d: { heartbeat_interval: opts.heartbeatIntervalMs ?? 41_250 },
+        s: null,
+        t: null,
+      }),
+    );
+    ws.on('message', (data) => {
+      let frame: { op: number; d: unknown };
+      try {
+        frame = JSON.parse(String(data)) as { op: number; d: unknown };
+      } catch {
+        return;
+      }
+      if (frame.op === 1) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
+      else if (frame.op === 2) {
+        const d = frame.d as { token?: string };
+        if (d.token !== token && d.token !== `Bot ${token}`) {
+          ws.close(4004, 'Authentication failed.');
+          return;
+        }
+        dispatch(conn, 'READY', {
+          v: 10,
+          user: bot,
+          guilds: guilds.map((g) => ({ id: g.id, unavailable: true })),
+          session_id: `fake-session-${identifyCount}`,
+          resume_gateway_url: base.replace(/^http/, 'ws'),
+          application: { id: applicationId, flags: 0 },
+          private_channels: [],
+        });
+        for (const g of guilds) dispatch(conn, 'GUILD_CREATE', guildObject(g));
+        conn.identified = true;
+        identifyCount++;
+      } else if (frame.op === 6) {
+        // No resume support: ask for a fresh IDENTIFY.
+        ws.send(JSON.stringify({ op: 9, d: false, s: null, t: null }));
+      }
+    });
+  });
+
+  function dispatch(conn: { ws: WebSocket; seq: number }, t: string, d: unknown): void {
+    conn.seq += 1;
+    conn.ws.send(JSON.stringify({ op: 0, t, s: conn.seq, d }));
+  }
+
+  function guildObject(g: FakeGuildSpec): Record<string, unknown> {
+    const now = new Date().toISOString();
+    return {
+      id: g.id,
+      name: g.name ?? `guild-${g.id}`,
+      icon: null,
+      splash: null,
+      discovery_splash: null,
+      owner_id: bot.id,
+      afk_channel_id: null,
+      afk_timeout: 300,
+      verification_level: 0,
+      default_message_notifications: 0,
+      explicit_content_filter: 0,
+      roles: [
+        {
+          id: g.id,
+          name: '@everyone',
+          color: 0,
+          hoist: false,
+          position: 0,
+          permissions: '1071698660929',
+          managed: false,
+          mentionable: false,
+          flags: 0,
+        },
+      ],
+      emojis: [],
+      features: [],
+      mfa_level: 0,
+      application_id: null,
+      system_channel_id: null,
+      system_channel_flags: 0,
+      rules_channel_id: null,
+      vanity_url_code: null,
+      description: null,
+      banner: null,
+      premium_tier: 0,
+      preferred_locale: 'en-US',
+      public_updates_channel_id: null,
+      nsfw_level: 0,
+      premium_progress_bar_enabled: false,
+      stickers: [],
+      joined_at: now,
+      large: false,
+      unavailable: false,
+      member_count: 2,
+      voice_states: [],
+      members: [{ user: bot, nick: null, roles: [], joined_at: now, deaf: false, mute: false, flags: 0 }],
+      channels: g.channels.map((c) => channels.get(c.id)),
+      threads: (g.threads ?? []).map((t) => channels.get(t.id)),
+      presences: [],
+      stage_instances: [],
+      guild_scheduled_events: [],
+    };
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+
+  const fake: FakeDiscord = {
+    apiUrl: `${base}/api`,
+    gatewayUrl: base.replace(/^http/, 'ws'),
+    token,
+    bot,
+    calls,
+    messages,
+    botMessages: (channelId) =>
+      messages.filter(
+        (x) => x.author.id === bot.id && (channelId === undefined || x.channel_id === channelId),
+      ),
+    callsTo: (route) => calls.filter((c) => c.route === route),
+    injectMessage(o) {
+      let guildId: string | undefined;
+      if (o.dm) {
+        if (!channels.has(o.channelId)) {
+          channels.set(o.channelId, {
+            id: o.channelId,
+            type: 1,
+            last_message_id: null,
+            recipients: [userObject(o.author)],
+          });
+        }
+      } else {
+        const channel = channels.get(o.channelId);
+        if (!channel) throw new Error(`fake discord: channel ${o.channelId} was not declared in a guild`);
+        guildId = channel.guild_id as string;
+      }
+      const author = userObject(o.author);
+      let content = o.content ?? '';
+      if (o.mentionBot && !content.includes(`<@${bot.id}>`)) content = `<@${bot.id}> ${content}`;
+      const id = snowflake();
+      const timestamp = o.timestamp ?? new Date().toISOString();
+      const stored: FakeMessage = {
+        id,
+        channel_id: o.channelId,
+        ...(guildId ? { guild_id: guildId } : {}),
+        author,
+        content,
+        flags: 0,
+        timestamp,
+        edited_timestamp: null,
+        history: [content],
+      };
+      messages.push(stored);
+      const payload: Record<string, unknown> = {
+        id,
+        channel_id: o.channelId,
+        author,
+        content,
+        timestamp,
+        edited_timestamp: null,
+        tts: false,
+        mention_everyone: false,
+        mentions: o.mentionBot ? [bot] : [],
+        mention_roles: [],
+        mention_channels: [],
+        attachments: o.attachments ?? [],
+        embeds: [],
+        components: [],
+        pinned: false,
+        type: o.type ?? 0,
+        flags: 0,
+        nonce: snowflake(),
+      };
+      if (o.dm) payload.channel_type = 1;
+      else {
+        payload.guild_id = guildId;
+        payload.member = {
+          nick: o.nick ?? null,
+          roles: [],
+          joined_at: timestamp,
+          deaf: false,
+          mute: false,
+          flags: 0,
+        };
+      }
+      let delivered = 0;
+      for (const conn of sockets) {
+        if (!conn.identified) continue;
+        dispatch(conn, 'MESSAGE_CREATE', payload);
+        delivered++;
+      }
+      if (delivered === 0) throw new Error('fake discord: no identified gateway connection');
+      return payload;
+    },
+    addAttachment(filename, content, contentType = 'application/octet-stream') {
+      const id = snowflake();
+      const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      const path = `/attachments/${id}/${encodeURIComponent(filename)}`;
+      files.set(path, { body, contentType });
+      return {
+        id,
+        filename,
+        size: body.length,
+        url: `${base}${path}?ex=fake`,
+        proxy_url: `${base}${path}?ex=fake`,
+        content_type: contentType,
+      };
+    },
+    failNext(route, failure, count = 1) {
+      failures.push({ route, failure, remaining: count });
+    },
+    clearFailures() {
+      failures.length = 0;
+    },
+    waitForIdentify: (timeoutMs = 10_000) =>
+      fake.waitFor(() => identifyCount > 0, timeoutMs, 'gateway IDENTIFY').then(() => undefined),
+    async waitFor(fn, timeoutMs = 15_000, what = 'condition') {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const v = fn();
+        if (v !== undefined && v !== null && v !== false) return v;
+        if (Date.now() > deadline)
+          throw new Error(`fake discord: ${what} not reached within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const conn of sockets) conn.ws.terminate();
+        wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  return fake;
+
+  function userObject(u: InjectOptions['author']): FakeUser {
+    return {
+      id: u.id,
+      username: u.username,
+      global_name: u.global_name ?? null,
+      discriminator: '0',
+      avatar: null,
+      bot: u.bot ?? false,
+    };
+  }
+
+  function wire(x: FakeMessage): Record<string, unknown> {
+    return {
+      id: x.id,
+      channel_id: x.channel_id,
+      ...(x.guild_id ? { guild_id: x.guild_id } : {}),
+      author: x.author,
+      content: x.content,
+      timestamp: x.timestamp,
+      edited_timestamp: x.edited_timestamp,
+      tts: false,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+      type: x.message_reference?.message_id ? 19 : 0,
+      flags: x.flags,
+      ...(x.nonce !== undefined ? { nonce: x.nonce } : {}),
+      ...(x.message_reference ? { message_reference: { type: 0, ...x.message_reference } } : {}),
+    };
+  }
+}
+
+function channelObject(guildId: string, id: string, name: string): Record<string, unknown> {
+  return {
+    id,
+    type: 0,
+    guild_id: guildId,
+    name,
+    position: 0,
+    permission_overwrites: [],
+    parent_id: null,
+    nsfw: false,
+    topic: null,
+    last_message_id: null,
+    rate_limit_per_user: 0,
+  };
+}
+
+function threadObject(
+  guildId: string,
+  id: string,
+  parentId: string,
+  name: string,
+  ownerId: string,
+): Record<string, unknown> {
+  return {
+    id,
+    type: 11,
+    guild_id: guildId,
+    parent_id: parentId,
+    owner_id: ownerId,
+    name,
+    last_message_id: null,
+    rate_limit_per_user: 0,
+    message_count: 0,
+    member_count: 1,
+    total_message_sent: 0,
+    flags: 0,
+    thread_metadata: {
+      archived: false,
+      auto_archive_duration: 1440,
+      archive_timestamp: new Date().toISOString(),
+      locked: false,
+    },
+  };
+}
+
+/** Discord's validation of message content: 400/50035 over 2000 characters, 400/50006 when nothing is sent. */
+function contentProblem(content: string, body: Record<string, unknown>): Record<string, unknown> | null {
+  if (content.length > MAX_CONTENT)
+    return invalidForm('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_CONTENT} or fewer in length.`);
+  const hasOther = Array.isArray(body.embeds) && body.embeds.length > 0;
+  if (body.edit !== true && content.trim() === '' && !hasOther)
+    return { message: 'Cannot send an empty message', code: 50006 };
+  return null;
+}
+
+function invalidForm(field: string, code: string, message: string): Record<string, unknown> {
+  return { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code, message }] } } };
+}
+
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,19 @@
+/** `npm run discord`: the Discord adapter alone (needs DISCORD_TOKEN, DATABASE_URL and TEMPORAL_ADDRESS). */
+import { loadConfig } from '../infra/config.ts';
+import { createLogger } from '../infra/logger.ts';
+import { installTemporalLogging, runProcess, startInfrastructure, stopAll } from './services.ts';
+import { startDiscordService } from './discord-service.ts';
+
+const cfg = loadConfig();
+const logger = createLogger('kesoku-discord', cfg.KESOKU_LOG_LEVEL);
+installTemporalLogging(cfg.KESOKU_LOG_LEVEL);
+
+runProcess('discord', logger, async () => {
+  const infra = await startInfrastructure(cfg, logger, false);
+  const discord = await startDiscordService(cfg, infra, logger).catch(async (err) => {
+    await infra.stop();
+    throw err;
+  });
+  process.stdout.write('kesoku Discord adapter connected\n');
+  return () => stopAll([discord], infra, logger);
+});
