@@ -148,6 +148,16 @@ export function inboundProblem(msg: InboundMessage): string | null {
   return null;
 }
 
+/**
+ * Chatbots whose delivery is a database write with no platform call (the REST API's sink: clients read
+ * Postgres and the event stream). Their deliveries run as local activities; every other sink calls a platform
+ * and is a normal activity.
+ */
+export const INLINE_DELIVERY_CHATBOTS: readonly string[] = ['api'];
+export function isInlineDelivery(chatbotId: string): boolean {
+  return INLINE_DELIVERY_CHATBOTS.includes(chatbotId);
+}
+
 /** Chatbots whose sinks render thoughts and tool calls live (seed 1 §4.3, §5.3): they get progress per step. */
 export const LIVE_CHATBOTS: readonly string[] = ['discord', 'google_chat'];
 export function isLiveChannel(chatbotId: string): boolean {

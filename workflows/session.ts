@@ -26,10 +26,11 @@ import {
   type SessionMode,
   type SessionWorkflowInput,
   type SubmitResult,
+  isInlineDelivery,
   isLiveChannel,
 } from './definitions.ts';
 import { SessionQueue } from './session-queue.ts';
-import { TurnFailure, deliveryCleanup, persistence, persistenceDurable, runTurn, toTurnFailure } from './turn.ts';
+import { INLINE_DELIVERY_PATCH, TurnFailure, deliveryCleanup, deliveryLocalCleanup, persistence, persistenceDurable, runTurn, toTurnFailure } from './turn.ts';
 import { titleWorkflow } from './title.ts';
 
 /** Turns per run before continue-as-new when the server has not suggested it earlier. */
@@ -45,6 +46,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
   let runTurns = 0;
   const canAfter = input.continueAsNewAfterTurns ?? DEFAULT_CONTINUE_AS_NEW_TURNS;
   const liveProgress = isLiveChannel(input.chatbotId);
+  const inlineDelivery = isInlineDelivery(input.chatbotId);
 
   let current: {
     messageId: string;
@@ -139,7 +141,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
     if (!queue.hasRoom()) {
       queue.markSeen(msg.id);
       const { noticeId } = await persistenceDurable.rejectInbound({ address, message: msg, capacity: LIMITS.queueCapacity });
-      if (noticeId) await deliverNotice(address.sessionId, noticeId);
+      if (noticeId) await deliverNotice(address.sessionId, noticeId, inlineDelivery);
       return;
     }
     queue.reserve(msg.id);
@@ -264,6 +266,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
           turnId: item.messageId,
           kind: item.kind,
           liveProgress,
+          inlineDelivery,
           onProgress: (p) => {
             running.step = p.step;
             running.activity = p.activity;
@@ -288,7 +291,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
               })();
         const { noticeId, turnCount: n } = await persistenceDurable.finishTurn({ sessionId: address.sessionId, turnId: item.messageId, result });
         turnCount = n;
-        if (noticeId) await deliverNotice(address.sessionId, noticeId);
+        if (noticeId) await deliverNotice(address.sessionId, noticeId, inlineDelivery);
       });
     } finally {
       if (liveProgress) {
@@ -313,9 +316,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
  * Delivers a notice (stop, interruption, crash, queue full). It retries until the channel takes it; a channel
  * that refuses for good (deleted channel, revoked access) ends the attempt with a log line, never the session.
  */
-async function deliverNotice(sessionId: string, messageId: string): Promise<void> {
+async function deliverNotice(sessionId: string, messageId: string, inline: boolean): Promise<void> {
   try {
-    await deliveryCleanup.deliverMessage({ sessionId, messageId });
+    await (inline && wf.patched(INLINE_DELIVERY_PATCH) ? deliveryLocalCleanup : deliveryCleanup).deliverMessage({ sessionId, messageId });
   } catch (err) {
     wf.log.warn('notice not delivered', { messageId, error: String(err) });
   }

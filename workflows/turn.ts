@@ -59,6 +59,28 @@ export const delivery = wf.proxyActivities<DeliveryActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 25 },
 });
 
+/** Deliveries to inline sinks (a database write, see INLINE_DELIVERY_CHATBOTS) run as local activities. */
+const deliveryLocal = wf.proxyLocalActivities<DeliveryActivities>({
+  startToCloseTimeout: '30 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 25 },
+});
+
+/** Notices to inline sinks, retried without limit like {@link deliveryCleanup}. */
+export const deliveryLocalCleanup = wf.proxyLocalActivities<DeliveryActivities>({
+  startToCloseTimeout: '30 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '60 seconds' },
+});
+
+/** Patch id of the change that made inline deliveries local activities (histories before it replay unpatched). */
+export const INLINE_DELIVERY_PATCH = 'inline-delivery-local-activity';
+
+/** The delivery proxy for a session: local for inline sinks (once the patch applies), else a normal activity. */
+export function deliveryFor(inline: boolean): typeof delivery {
+  return inline && wf.patched(INLINE_DELIVERY_PATCH) ? deliveryLocal : delivery;
+}
+
 /** Cleanup deliveries (notices) retry without limit: a notice is owed once the turn ended. */
 export const deliveryCleanup = wf.proxyActivities<DeliveryActivities>({
   startToCloseTimeout: '1 minute',
@@ -94,6 +116,8 @@ export interface TurnInput {
   kind: 'user' | 'compaction';
   /** Channels that render thoughts and tool calls live (Discord, Google Chat) get them pushed per step. */
   liveProgress: boolean;
+  /** The session's sink is a database write (the REST API): deliveries run as local activities. */
+  inlineDelivery: boolean;
   onProgress(p: TurnProgress): void;
 }
 
@@ -111,7 +135,7 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
   if (claim.kind === 'compaction') {
     t.onProgress({ step: 0, activity: 'compacting history' });
     const { replyId } = await call(() => model.compactSession({ sessionId: t.sessionId, turnId: t.turnId, turnStartedAt }));
-    await deliverReply(t.sessionId, replyId);
+    await deliverReply(t, replyId);
     return 'processed';
   }
 
@@ -136,9 +160,9 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
       throw err;
     }
     recovery = false;
-    for (const noticeId of outcome.noticeIds ?? []) await deliverReply(t.sessionId, noticeId);
+    for (const noticeId of outcome.noticeIds ?? []) await deliverReply(t, noticeId);
     if (outcome.kind === 'final') {
-      await deliverReply(t.sessionId, outcome.replyId);
+      await deliverReply(t, outcome.replyId);
       return 'processed';
     }
     if (outcome.kind === 'empty') {
@@ -167,8 +191,9 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
  * message arriving now cannot leave a finished reply undelivered (seed 2 §5.2: cancelled turns never
  * duplicate or drop a committed body), so this runs outside the turn's cancellation.
  */
-async function deliverReply(sessionId: string, replyId: string): Promise<void> {
-  await wf.CancellationScope.nonCancellable(() => call(() => delivery.deliverMessage({ sessionId, messageId: replyId }), 'delivery'));
+async function deliverReply(t: TurnInput, replyId: string): Promise<void> {
+  const d = deliveryFor(t.inlineDelivery);
+  await wf.CancellationScope.nonCancellable(() => call(() => d.deliverMessage({ sessionId: t.sessionId, messageId: replyId }), 'delivery'));
 }
 
 /**

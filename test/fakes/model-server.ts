@@ -54,6 +54,8 @@ export interface FakeRequest {
   receivedAt: number;
   /** True once the client went away before the response was complete (abort, timeout). */
   clientAborted: boolean;
+  /** Epoch ms when the response was completely written (benchmarks subtract the model's time with it). */
+  endedAt?: number;
 }
 
 /** The subset of a Chat Completions request body the fake looks at; everything else is kept as received. */
@@ -165,6 +167,9 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
     // 'close' on the response fires both after a normal end and when the client goes away; only the latter counts.
     res.on('close', () => {
       if (!res.writableFinished) record.clientAborted = true;
+    });
+    res.on('finish', () => {
+      record.endedAt = Date.now();
     });
 
     if (opts.apiKey !== undefined && req.headers.authorization !== `Bearer ${opts.apiKey}`) {
