@@ -62,7 +62,16 @@ export function createApp(deps: AppDeps): Application {
   app.use(requestContext(deps.logger));
   app.use(metaRouter(d));
   app.use('/v1', bearerAuth(deps.tokens));
-  app.use(express.json({ limit: API_LIMITS.bodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(
+    express.json({
+      limit: API_LIMITS.bodyBytes,
+      type: ['application/json', 'application/*+json'],
+      // Invalid UTF-8 would be decoded into U+FFFD and stored changed: refuse it instead (400).
+      verify: (_req, _res, buf) => {
+        new TextDecoder('utf-8', { fatal: true }).decode(buf);
+      },
+    }),
+  );
   app.use(messagesRouter(d));
   app.use(sessionsRouter(d));
   app.use(eventsRouter(d));

@@ -335,9 +335,12 @@ const r = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
 const SESSION_PARAM: Json = { $ref: '#/components/parameters/SessionId' };
 
 /** Error responses every `/v1` operation may give. */
+/** Every route may answer these; 413 and 415 too, since any request may carry a (JSON) body. */
 const COMMON_ERRORS = {
   '400': r('BadRequest'),
   '401': r('Unauthorized'),
+  '413': r('PayloadTooLarge'),
+  '415': r('UnsupportedMediaType'),
   '500': r('InternalError'),
   '503': r('Unavailable'),
 };

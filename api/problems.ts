@@ -181,6 +181,8 @@ export function toProblem(err: unknown, limitBytes: number): HttpProblem {
     switch (bodyError.type) {
       case 'entity.parse.failed':
         return new HttpProblem('bad_request', 'the request body is not valid JSON', { cause: err });
+      case 'entity.verify.failed':
+        return new HttpProblem('bad_request', 'the request body is not valid UTF-8', { cause: err });
       case 'entity.too.large':
         return new HttpProblem(
           'payload_too_large',

@@ -4,7 +4,7 @@
  * Every failure is a 400 problem naming the field.
  */
 import { z } from 'zod';
-import { ID_PATTERN, LIMITS, inboundProblem, type InboundMessage } from '../workflows/definitions.ts';
+import { ID_PATTERN, MESSAGE_ID_PATTERN, LIMITS, inboundProblem, titleProblem, type InboundMessage } from '../workflows/definitions.ts';
 import { HttpProblem, validationProblem } from './problems.ts';
 
 /** Limits of the REST API (sizes in bytes, durations in seconds). */
@@ -41,7 +41,7 @@ export function postMessageSchema(waitMaxS: number = API_LIMITS.waitMaxS) {
       ),
     id: z
       .string()
-      .regex(ID_PATTERN)
+      .regex(MESSAGE_ID_PATTERN, 'must be 1-128 characters of A-Z a-z 0-9 _ . @ - (not "." or "..")')
       .optional()
       .describe(
         'Client-chosen message id, the idempotency key: a repeated id returns the stored message and queues nothing.',
@@ -72,6 +72,10 @@ export const patchSessionSchema = z
       .trim()
       .min(1)
       .max(API_LIMITS.titleMaxLength)
+      .superRefine((t, ctx) => {
+        const problem = titleProblem(t);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
       .optional()
       .describe('A user-set title; it wins over automatic titles.'),
     mode: z
@@ -155,7 +159,16 @@ export function cursorQuery(value: QueryValue): string | undefined {
       t?: unknown;
       id?: unknown;
     };
-    if (typeof parsed.t !== 'string' || Number.isNaN(Date.parse(parsed.t)) || typeof parsed.id !== 'string')
+    // Only cursors this API issued: an ISO timestamp that round-trips exactly and a valid session id.
+    if (
+      typeof parsed.t !== 'string' ||
+      Number.isNaN(Date.parse(parsed.t)) ||
+      !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(parsed.t) ||
+      parsed.t.startsWith('0000') ||
+      new Date(parsed.t).toISOString() !== parsed.t ||
+      typeof parsed.id !== 'string' ||
+      !ID_PATTERN.test(parsed.id)
+    )
       throw new Error('shape');
   } catch {
     throw validationProblem('cursor', 'is not a valid cursor');

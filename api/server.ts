@@ -2,6 +2,7 @@
  * Runs the REST API: creates the EventHub (one LISTEN connection) and the express app, listens, and closes
  * everything on `close()` — SSE streams ended, listener stopped, every connection closed, port released.
  */
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pool } from '../db/pool.ts';
@@ -9,6 +10,7 @@ import type { Logger } from '../infra/logger.ts';
 import type { SessionClient } from '../infra/session-client.ts';
 import { createApp, type AppDeps } from './app.ts';
 import { EventHub } from './event-hub.ts';
+import { PROBLEM_CONTENT_TYPE, problemType } from './problems.ts';
 import { createHealthCheck, type HealthStatus } from './health.ts';
 
 export interface ApiServerOptions {
@@ -67,6 +69,30 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     await events.close();
     throw err;
   }
+  // Requests Node's HTTP parser rejects (a raw non-ASCII byte in the request line or a header, a malformed
+  // request) still get a problem+json answer with a request id, not Node's bare 400.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const requestId = randomUUID();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : 400;
+    const body = JSON.stringify({
+      type: problemType('bad_request'),
+      title: tooLarge ? 'Request header fields too large' : 'Bad request',
+      status,
+      detail: tooLarge ? 'the request headers are too large' : 'the request could not be parsed as HTTP (check the request line and headers)',
+      request_id: requestId,
+    });
+    logger.info({ requestId, code: err.code }, 'malformed request');
+    socket.end(
+      `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   const port = (server.address() as AddressInfo).port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${port}`;

@@ -33,17 +33,21 @@ export interface ToolFlowIndex {
 }
 
 /**
- * Pairs every tool_result with its tool_call: a result belongs to the call whose {@link toolCallIdOf} equals the
- * result's `metadata.tool_call_id`, or else to the call whose message id is the result's `parent_id`. A call keeps
- * only its first result (in the given order); later duplicates and results without a call are unpaired.
+ * Pairs every tool_result with its tool_call: a result belongs to the call whose message id is its `parent_id`
+ * (what Kesoku stores), or else to the call of the same turn whose {@link toolCallIdOf} equals the result's
+ * `metadata.tool_call_id` — never to a call of another turn, since providers reuse ids such as `call_0` from
+ * turn to turn. A call keeps only its first result (in the given order); later duplicates and results without a
+ * call are unpaired.
  */
 export function indexToolFlows(messages: readonly Message[]): ToolFlowIndex {
+  const inTurn = (message: Message, toolCallId: string) => `${message.turn_id ?? ''}\u0000${toolCallId}`;
   const callsByToolCallId = new Map<string, Message>();
   const callsById = new Map<string, Message>();
   for (const message of messages) {
     if (message.type !== 'tool_call') continue;
     callsById.set(message.id, message);
-    if (!callsByToolCallId.has(toolCallIdOf(message))) callsByToolCallId.set(toolCallIdOf(message), message);
+    const key = inTurn(message, toolCallIdOf(message));
+    if (!callsByToolCallId.has(key)) callsByToolCallId.set(key, message);
   }
   const resultOf = new Map<string, Message>();
   const callOf = new Map<string, Message>();
@@ -51,8 +55,8 @@ export function indexToolFlows(messages: readonly Message[]): ToolFlowIndex {
     if (message.type !== 'tool_result') continue;
     const toolCallId = message.metadata?.tool_call_id;
     const call =
-      (typeof toolCallId === 'string' ? callsByToolCallId.get(toolCallId) : undefined) ??
-      (message.parent_id === null ? undefined : callsById.get(message.parent_id));
+      (message.parent_id === null ? undefined : callsById.get(message.parent_id)) ??
+      (typeof toolCallId === 'string' ? callsByToolCallId.get(inTurn(message, toolCallId)) : undefined);
     if (call === undefined || resultOf.has(call.id)) continue;
     resultOf.set(call.id, message);
     callOf.set(message.id, call);

@@ -25,10 +25,27 @@ function stepKey(message: Message): string {
   return `${message.turn_id ?? `message:${message.id}`}:${message.step ?? 'none'}`;
 }
 
-function toProviderToolCall(call: Message): ProviderToolCall {
+/**
+ * The id each call carries in the prompt: its provider id, unless an earlier call of this prompt already uses it
+ * (providers reuse ids like `call_0` across turns), then its Kesoku message id, which is unique.
+ */
+function providerIds(clean: readonly Message[]): Map<string, string> {
+  const used = new Set<string>();
+  const out = new Map<string, string>();
+  for (const m of clean) {
+    if (m.type !== 'tool_call') continue;
+    const wanted = toolCallIdOf(m);
+    const id = used.has(wanted) ? m.id : wanted;
+    used.add(id);
+    out.set(m.id, id);
+  }
+  return out;
+}
+
+function toProviderToolCall(call: Message, id: string): ProviderToolCall {
   const args = call.metadata?.tool_arguments;
   return {
-    id: toolCallIdOf(call),
+    id,
     name: toolNameOf(call),
     arguments: typeof args === 'object' && args !== null ? args : {},
   };
@@ -72,6 +89,8 @@ function mergeNeighbours(messages: readonly ProviderMessage[]): ProviderMessage[
  */
 export function toProviderInput(clean: readonly Message[], systemPrompt: string): ProviderInput {
   const { resultOf } = indexToolFlows(clean);
+  const ids = providerIds(clean);
+  const idOf = (call: Message) => ids.get(call.id) ?? toolCallIdOf(call);
   const out: ProviderMessage[] = [];
   let open: OpenAssistant | null = null;
 
@@ -83,12 +102,12 @@ export function toProviderInput(clean: readonly Message[], systemPrompt: string)
       out.push({ role: 'assistant', content: message.content });
       return;
     }
-    out.push({ role: 'assistant', content: message.content, tool_calls: calls.map(toProviderToolCall) });
+    out.push({ role: 'assistant', content: message.content, tool_calls: calls.map((c) => toProviderToolCall(c, idOf(c))) });
     for (const call of calls) {
       const result = resultOf.get(call.id);
       out.push({
         role: 'tool',
-        tool_call_id: toolCallIdOf(call),
+        tool_call_id: idOf(call),
         name: toolNameOf(result ?? call),
         content: result?.content ?? INTERRUPTED_TOOL_RESULT,
       });

@@ -28,8 +28,43 @@ export const LIMITS = {
   maxAttachments: 16,
 } as const;
 
-/** Allowed characters of session and message ids: letters, digits and `_ - . : @`. */
-export const ID_PATTERN = /^[A-Za-z0-9_.:@-]{1,128}$/;
+/**
+ * Session ids: 1-128 of letters, digits and `_ - . : @`, not `.` or `..` (a session id names a workspace
+ * directory). Discord sessions are `discord:<id>`.
+ */
+export const ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9_.:@-]{1,128}$/;
+
+/**
+ * Client-chosen message ids: like session ids but without `:`, which Kesoku reserves for the ids it derives
+ * from a turn (`<turn>:s0:reply`, `<turn>:notice`, …), so a client can never take one of those.
+ */
+export const MESSAGE_ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9_.@-]{1,128}$/;
+
+/**
+ * Why a text cannot be stored, or null: Postgres text and jsonb refuse NUL, and a lone UTF-16 surrogate has no
+ * UTF-8 form (it would be silently replaced by U+FFFD), so both are refused up front with a clear error.
+ */
+export function textProblem(s: string): string | null {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0) return 'contains a NUL character';
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+      if (d < 0xdc00 || d > 0xdfff) return 'contains an unpaired UTF-16 surrogate';
+      i++;
+    } else if (c >= 0xdc00 && c <= 0xdfff) return 'contains an unpaired UTF-16 surrogate';
+  }
+  return null;
+}
+
+/** Titles: 1-200 characters (code points) after trimming, storable text. Shared by the API and `setTitle`. */
+export function titleProblem(title: unknown): string | null {
+  if (typeof title !== 'string') return 'title must be a string';
+  const t = title.trim();
+  if (t.length === 0 || [...t].length > 200) return 'title must be 1-200 characters';
+  const bad = textProblem(t);
+  return bad ? `title ${bad}` : null;
+}
 
 export function sessionWorkflowId(sessionId: string): string {
   return `session:${sessionId}`;
@@ -136,7 +171,7 @@ export function utf8Length(s: string): number {
  */
 export function inboundProblem(msg: InboundMessage): string | null {
   if (typeof msg !== 'object' || msg === null) return 'message must be an object';
-  if (typeof msg.id !== 'string' || !ID_PATTERN.test(msg.id)) return 'id must be 1-128 characters of A-Z a-z 0-9 _ . : @ -';
+  if (typeof msg.id !== 'string' || !MESSAGE_ID_PATTERN.test(msg.id)) return 'id must be 1-128 characters of A-Z a-z 0-9 _ . @ -';
   if (typeof msg.content !== 'string') return 'content must be a string';
   const attachments = msg.attachments ?? [];
   if (!Array.isArray(attachments) || attachments.length > LIMITS.maxAttachments) return `at most ${LIMITS.maxAttachments} attachments`;
@@ -145,6 +180,17 @@ export function inboundProblem(msg: InboundMessage): string | null {
   if (typeof msg.sender !== 'string' || msg.sender.length === 0 || msg.sender.length > LIMITS.maxSenderLength)
     return `sender must be 1-${LIMITS.maxSenderLength} characters`;
   if (typeof msg.receivedAt !== 'string' || Number.isNaN(Date.parse(msg.receivedAt))) return 'receivedAt must be an ISO timestamp';
+  const content = textProblem(msg.content);
+  if (content) return `content ${content}`;
+  const sender = textProblem(msg.sender);
+  if (sender) return `sender ${sender}`;
+  for (const a of attachments) {
+    if (typeof a !== 'object' || a === null || typeof a.name !== 'string') return 'attachments must have a name';
+    for (const [key, value] of Object.entries(a)) {
+      const bad = typeof value === 'string' ? textProblem(value) : null;
+      if (bad) return `attachment ${key} ${bad}`;
+    }
+  }
   return null;
 }
 

@@ -27,10 +27,11 @@ import {
   type SessionWorkflowInput,
   type SubmitResult,
   isInlineDelivery,
+  titleProblem,
   isLiveChannel,
 } from './definitions.ts';
 import { SessionQueue } from './session-queue.ts';
-import { INLINE_DELIVERY_PATCH, TurnFailure, deliveryCleanup, deliveryLocalCleanup, persistence, persistenceDurable, runTurn, toTurnFailure } from './turn.ts';
+import { INLINE_DELIVERY_PATCH, TurnFailure, handlerPersistence, deliveryCleanup, deliveryLocalCleanup, persistenceDurable, runTurn, toTurnFailure } from './turn.ts';
 import { titleWorkflow } from './title.ts';
 
 /** Turns per run before continue-as-new when the server has not suggested it earlier. */
@@ -98,7 +99,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
   const admit = async (msg: InboundMessage): Promise<SubmitResult> => {
     let stored;
     try {
-      stored = await persistence.acceptInbound({ address, message: msg });
+      stored = await handlerPersistence().acceptInbound({ address, message: msg });
     } catch (err) {
       queue.release(msg.id);
       const inner = err instanceof wf.ActivityFailure && err.cause instanceof wf.ApplicationFailure ? err.cause.type : null;
@@ -117,7 +118,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
     submitMessageUpdate,
     async (msg) => {
       if (queue.isSeen(msg.id)) {
-        const stored = await persistence.acceptInbound({ address, message: msg });
+        const stored = await handlerPersistence().acceptInbound({ address, message: msg });
         return { message: stored.message, queue_position: queuePosition(queue.positionOf(msg.id)), duplicate: true };
       }
       queue.reserve(msg.id);
@@ -157,7 +158,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
       const id = `compact-${wf.uuid4()}`;
       queue.reserve(id);
       try {
-        const { message } = await persistence.createCompactionPrompt({ address, id, receivedAt: new Date().toISOString() });
+        const { message } = await handlerPersistence().createCompactionPrompt({ address, id, receivedAt: new Date().toISOString() });
         queue.commit(message.id, true, 'compaction');
         return { queued: true, message_id: message.id };
       } catch (err) {
@@ -175,7 +176,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
   wf.setHandler(
     setTitleUpdate,
     async (newTitle) => {
-      await persistence.updateSession({ sessionId: address.sessionId, title: newTitle.trim() });
+      await handlerPersistence().updateSession({ sessionId: address.sessionId, title: newTitle.trim() });
       title = newTitle.trim();
       titleSource = 'user';
       if (!current) setStatus('idle');
@@ -183,9 +184,8 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
     },
     {
       validator: (newTitle) => {
-        if (typeof newTitle !== 'string' || newTitle.trim().length === 0 || newTitle.length > 200) {
-          throw wf.ApplicationFailure.nonRetryable('title must be 1-200 characters', 'invalid_message');
-        }
+        const problem = titleProblem(newTitle);
+        if (problem) throw wf.ApplicationFailure.nonRetryable(problem, 'invalid_message');
       },
     },
   );
@@ -193,7 +193,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
   wf.setHandler(
     setModeUpdate,
     async (newMode) => {
-      await persistence.updateSession({ sessionId: address.sessionId, mode: newMode });
+      await handlerPersistence().updateSession({ sessionId: address.sessionId, mode: newMode });
       mode = newMode;
       if (!current) setStatus('idle');
       return { mode };

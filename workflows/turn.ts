@@ -8,13 +8,32 @@ import type { DeliveryActivities, ModelActivities, PersistenceActivities, ToolAc
 import { failureType, parseFailureType, type TurnFailureKind } from '../domain/failures.ts';
 
 /**
- * Short database writes in handlers: local activities (no server round trip), retried quickly and briefly,
- * because a caller is waiting for the update's answer (a 503 is better than a long hang).
+ * Short database writes in handlers, retried quickly and briefly because a caller is waiting for the update's
+ * answer (a 503 is better than a long hang). First local activities; since HANDLER_ACTIVITIES_PATCH normal
+ * activities (see {@link handlerPersistence}).
  */
 export const persistence = wf.proxyLocalActivities<PersistenceActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 5 },
 });
+
+const persistenceRemote = wf.proxyActivities<PersistenceActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 5 },
+});
+
+/** Patch id of the change that moved handler writes from local to normal activities. */
+export const HANDLER_ACTIVITIES_PATCH = 'handler-writes-normal-activities';
+
+/**
+ * The persistence proxy for update and signal handlers. Local activities in handlers that run concurrently
+ * with each other and with the turn loop made the SDK core fail workflow tasks ("Update machine does not
+ * handle this event: UpsertWorkflowSearchAttributes" on replay) when many messages arrived at once: with
+ * normal activities the order of commands comes from history, not from when a local activity finished.
+ */
+export function handlerPersistence(): typeof persistence {
+  return wf.patched(HANDLER_ACTIVITIES_PATCH) ? persistenceRemote : persistence;
+}
 
 /**
  * Writes of the turn itself (claim, final status, cleanup) must eventually succeed: Postgres may be down for a
@@ -127,7 +146,7 @@ export interface TurnInput {
  * @throws TurnFailure for failures the session presents; cancellation propagates as a CancelledFailure
  */
 export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
-  const claim = await persistenceDurable.claimTurn({ sessionId: t.sessionId, messageId: t.turnId });
+  const claim = await claimTurn(t);
   if (!claim.claimed) return 'skipped';
   const turnStartedAt = Date.now();
   if (t.liveProgress) await delivery.signalActivity({ sessionId: t.sessionId, active: true });
@@ -184,6 +203,20 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
     if (t.liveProgress) await delivery.presentProgress({ sessionId: t.sessionId, messageIds: results.map((r) => r.resultId) });
   }
   throw new TurnFailure('provider', 'step_limit');
+}
+
+/** Patch id of the change that made the claim immune to the turn's cancellation. */
+export const CLAIM_NON_CANCELLABLE_PATCH = 'claim-non-cancellable';
+
+/**
+ * Claims the trigger (a short local activity). It runs outside the turn's cancellation: cancelling a local
+ * activity that is about to resolve can make the SDK core fail the workflow task with "Invalid transition in
+ * state machine" (seen with two messages arriving while a turn was being claimed); a /stop or interrupt that
+ * arrives now takes effect at the next step instead.
+ */
+async function claimTurn(t: TurnInput): Promise<{ claimed: boolean; kind: 'user' | 'compaction' }> {
+  const claim = () => persistenceDurable.claimTurn({ sessionId: t.sessionId, messageId: t.turnId });
+  return wf.patched(CLAIM_NON_CANCELLABLE_PATCH) ? wf.CancellationScope.nonCancellable(claim) : claim();
 }
 
 /**

@@ -30,9 +30,15 @@ export interface ToolDeps {
   maxStoredOutputBytes?: number;
 }
 
-/** A session id made safe as a directory name. */
+/**
+ * A session id as a directory name, one-to-one: `%`-escapes everything but letters, digits, `_`, `-` and `.`
+ * (`discord:123` → `discord%3A123`). Session ids cannot be `.` or `..` (ID_PATTERN), so a workspace always lies
+ * below `<dataDir>/workspaces`.
+ */
 export function sessionDirName(sessionId: string): string {
-  return sessionId.replace(/[^A-Za-z0-9_.-]/g, '_');
+  // Defence in depth: `.` and `..` are not valid session ids, but must never name the parent directory.
+  if (/^\.{1,2}$/.test(sessionId)) return sessionId.replaceAll('.', '%2E');
+  return sessionId.replace(/[^A-Za-z0-9_.-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
 export function workspaceDirFor(dataDir: string, sessionId: string): string {

@@ -9,6 +9,8 @@ import { createLogger } from '../../infra/logger.ts';
 import { startDiscordAdapter } from '../../adapters/discord/run.ts';
 import { snowflake } from '../fakes/discord/server.ts';
 import { fenceCount, snowflakeTime, startDiscordBench, type DiscordBench } from './harness.ts';
+import { recordHistory } from '../support/histories.ts';
+import { sessionWorkflowId } from '../../workflows/definitions.ts';
 
 let bench: DiscordBench;
 beforeAll(async () => {
@@ -104,6 +106,7 @@ describe('Discord adapter', () => {
         .filter((m) => m.type === 'thought' || m.type === 'tool_call' || m.type === 'tool_result')
         .map((m) => m.status),
     ).toEqual(['delivered', 'delivered', 'delivered']);
+    await recordHistory('discord-tool-turn', bench.stack.client, sessionWorkflowId(`discord:${channel}`));
   });
 
   it('splits a 300-line code block reply into chunks of at most 2000 characters with balanced fences', async () => {
@@ -230,6 +233,7 @@ describe('Discord adapter', () => {
       `discord-${stop.id}`,
     ]);
     expect(rows.rowCount).toBe(0);
+    await recordHistory('discord-stop', bench.stack.client, sessionWorkflowId(`discord:${channel}`));
   });
 
   it('sets the title and the mode with chat commands', async () => {
