@@ -48,7 +48,8 @@ export interface PersistenceActivities {
 
 /** The result of one model step (seed 1 §3 rows "智能体思维链", "工具调用指令", "智能体最终回复"). */
 export type StepOutcome = (
-  | { kind: 'final'; replyId: string }
+  | { kind: 'final'; replyId: string; finished?: { turnCount: number } }
+  | { kind: 'skipped' }
   | { kind: 'tool_calls'; thoughtId?: string; calls: { messageId: string; toolCallId: string; name: string }[] }
   | { kind: 'empty'; nudgeId: string | null }
 ) & {
@@ -71,6 +72,16 @@ export interface ModelActivities {
     turnStartedAt: number;
     /** False once the turn's nudges are used up: an empty answer is then reported without a nudge. */
     canNudge: boolean;
+    /**
+     * Claim the trigger first (`pending_agent → processing`, seed 1 §4.1) in this activity instead of a separate
+     * one. A trigger that already ended yields `{kind: 'skipped'}`.
+     */
+    claim?: boolean;
+    /**
+     * The session's sink is inline (a database write): a final reply is committed already delivered, with the
+     * trigger `processed` and the turn counted, in the step's own transaction (`final.finished`).
+     */
+    completeInline?: boolean;
   }): Promise<StepOutcome>;
   /** Runs a manual compaction turn (`/compact`). @returns the summary reply's id, to deliver */
   compactSession(input: { sessionId: string; turnId: string; turnStartedAt: number }): Promise<{ replyId: string }>;

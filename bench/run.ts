@@ -23,7 +23,6 @@ import type { LlmConfig } from '../activities/llm/provider.ts';
 import type { StepOutcome } from '../activities/contracts.ts';
 import { createModelActivities } from '../activities/llm/activities.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
-import { createDeliveryActivities } from '../activities/delivery.ts';
 import { migrate } from '../db/migrate.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { COMMIT_CHANNEL, NotificationListener } from '../db/notify.ts';
@@ -205,7 +204,6 @@ async function benchBaseline(env: Env): Promise<{ p50: number; p99: number }> {
     compactTokens: 1_000_000,
     workspaceDirFor: () => env.dataDir,
   });
-  const delivery = createDeliveryActivities({ pool: env.pool, logger, sinks: {} });
   const activityEnv = new MockActivityEnvironment();
   const session = `bench-base-${Date.now()}`;
   const address = { sessionId: session, chatbotId: 'api', channelId: session };
@@ -214,8 +212,8 @@ async function benchBaseline(env: Env): Promise<{ p50: number; p99: number }> {
     const content = `baseline ${i} ${session}`;
     const msg = inbound(content);
     const from = env.fake.requests.length;
+    // The same writes as a Kesoku REST turn: accept, then one model step that claims, answers and completes inline.
     await persistence.acceptInbound({ address, message: msg });
-    await persistence.claimTurn({ sessionId: session, messageId: msg.id });
     const outcome: StepOutcome = await activityEnv.run(model.runModelStep, {
       sessionId: session,
       turnId: msg.id,
@@ -223,10 +221,10 @@ async function benchBaseline(env: Env): Promise<{ p50: number; p99: number }> {
       recovery: false,
       turnStartedAt: Date.now(),
       canNudge: true,
+      claim: true,
+      completeInline: true,
     });
-    if (outcome.kind !== 'final') throw new Error(`baseline expected a final reply, got ${outcome.kind}`);
-    await delivery.deliverMessage({ sessionId: session, messageId: outcome.replyId });
-    await persistence.finishTurn({ sessionId: session, turnId: msg.id, result: { outcome: 'processed' } });
+    if (outcome.kind !== 'final' || !outcome.finished) throw new Error(`baseline expected a finished reply, got ${outcome.kind}`);
     const t = await turnEnd(env.pool, msg.id);
     if (!t) throw new Error('baseline turn did not end');
     const modelMs = modelTimes(env.fake, from).get(content) ?? 0;
@@ -370,7 +368,17 @@ async function main() {
     const port = await freePort();
     temporalServer = process.env.TEMPORAL_ADDRESS
       ? null
-      : await startDevServer(binary.path, { port, uiPort: null, dbFilename: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'temporal.log') }, binary.source);
+      : await startDevServer(
+          binary.path,
+          {
+            port,
+            uiPort: null,
+            // As `npm start` runs it (state in a SQLite file); KESOKU_BENCH_TEMPORAL_DB=memory for comparison.
+            dbFilename: process.env.KESOKU_BENCH_TEMPORAL_DB === 'memory' ? null : path.join(dir, 'temporal.db'),
+            logFile: path.join(dir, 'temporal.log'),
+          },
+          binary.source,
+        );
     const temporalAddress = process.env.TEMPORAL_ADDRESS ?? temporalServer?.address ?? '';
     fake = await startFakeModelServer();
     const taskQueue = `bench-${Date.now()}`;
@@ -383,6 +391,8 @@ async function main() {
       KESOKU_LLM_BASE_URL: fake.url,
       KESOKU_LLM_MODEL: 'fake',
       KESOKU_LOG_LEVEL: 'error',
+      // KESOKU_BENCH_WORKER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the worker.
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, process.env.KESOKU_BENCH_WORKER_NODE_OPTIONS].filter(Boolean).join(' '),
     };
     worker = startPart('workers/worker.ts', workerEnv);
     await worker.waitFor('kesoku worker running', 120_000);
@@ -429,6 +439,7 @@ async function main() {
       quick,
       machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: round(os.totalmem() / 2 ** 30), node: process.version },
       postgres: pgServer.source,
+      temporal_store: process.env.KESOKU_BENCH_TEMPORAL_DB === 'memory' ? 'memory' : 'sqlite file (WAL)',
       duration_s: round((Date.now() - started) / 1000),
       results,
     };
@@ -462,7 +473,7 @@ type AnyRec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-
 
 function renderMarkdown(report: AnyRec): string {
   const r = report.results as AnyRec;
-  const lines = [`# Kesoku benchmark ${report.date}${report.quick ? ' (quick)' : ''}`, '', `Machine: ${report.machine.cpus} cores (${report.machine.cpu}), ${report.machine.memory_gb} GB, Node ${report.machine.node}; Postgres ${report.postgres}.`, ''];
+  const lines = [`# Kesoku benchmark ${report.date}${report.quick ? ' (quick)' : ''}`, '', `Machine: ${report.machine.cpus} cores (${report.machine.cpu}), ${report.machine.memory_gb} GB, Node ${report.machine.node}; Postgres ${report.postgres}; Temporal dev server store: ${report.temporal_store}.`, ''];
   lines.push('| measure | result | target |', '|---|---|---|');
   if (r.a_overhead) {
     const a = r.a_overhead;

@@ -260,7 +260,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
     setStatus('processing');
     let ended: 'processed' | 'skipped' | 'interrupted' | 'error' = 'error';
     try {
-      ended = await scope.run(() =>
+      const end = await scope.run(() =>
         runTurn({
           sessionId: address.sessionId,
           turnId: item.messageId,
@@ -274,7 +274,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
           },
         }),
       );
-      if (ended === 'processed') {
+      ended = end.ended;
+      if (end.ended === 'processed' && end.turnCount !== undefined) turnCount = end.turnCount; // finished inline
+      else if (end.ended === 'processed') {
         const r = await persistenceDurable.finishTurn({ sessionId: address.sessionId, turnId: item.messageId, result: { outcome: 'processed' } });
         turnCount = r.turnCount;
       }

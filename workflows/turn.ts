@@ -140,23 +140,31 @@ export interface TurnInput {
   onProgress(p: TurnProgress): void;
 }
 
+/** Patch id of the leaner user turn: claim inside the first model step, inline completion for inline sinks. */
+export const FAST_TURN_PATCH = 'fast-turn-v1';
+
+/** How a turn that was not cancelled and did not fail ended. */
+export interface TurnEnd {
+  ended: 'processed' | 'skipped';
+  /** Set when the model step already finished the turn (inline completion): the session's new turn count. */
+  turnCount?: number;
+}
+
 /**
  * Runs one turn to its delivered final reply.
- * @returns 'processed' when the reply was delivered, 'skipped' when the trigger had already ended
+ * @returns `processed` when the reply was delivered, `skipped` when the trigger had already ended
  * @throws TurnFailure for failures the session presents; cancellation propagates as a CancelledFailure
  */
-export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
-  const claim = await claimTurn(t);
-  if (!claim.claimed) return 'skipped';
+export async function runTurn(t: TurnInput): Promise<TurnEnd> {
+  // Since FAST_TURN_PATCH a user turn is claimed by its first model step (one activity fewer per turn).
+  const fast = t.kind === 'user' && wf.patched(FAST_TURN_PATCH);
+  if (!fast) {
+    const claim = await claimTurn(t);
+    if (!claim.claimed) return { ended: 'skipped' };
+    if (claim.kind === 'compaction') return runCompaction(t, Date.now());
+  }
   const turnStartedAt = Date.now();
   if (t.liveProgress) await delivery.signalActivity({ sessionId: t.sessionId, active: true });
-
-  if (claim.kind === 'compaction') {
-    t.onProgress({ step: 0, activity: 'compacting history' });
-    const { replyId } = await call(() => model.compactSession({ sessionId: t.sessionId, turnId: t.turnId, turnStartedAt }));
-    await deliverReply(t, replyId);
-    return 'processed';
-  }
 
   let recovery = false;
   let recovered = false;
@@ -166,7 +174,15 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
     let outcome;
     try {
       outcome = await call(() =>
-        model.runModelStep({ sessionId: t.sessionId, turnId: t.turnId, step, recovery, turnStartedAt, canNudge: nudges < MAX_NUDGES }),
+        model.runModelStep({
+          sessionId: t.sessionId,
+          turnId: t.turnId,
+          step,
+          recovery,
+          turnStartedAt,
+          canNudge: nudges < MAX_NUDGES,
+          ...(fast ? { claim: step === 0, completeInline: t.inlineDelivery } : {}),
+        }),
       );
     } catch (err) {
       // Seed 2 §7.2: at most one context-overflow recovery per turn, through the same preparation path.
@@ -179,10 +195,12 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
       throw err;
     }
     recovery = false;
+    if (outcome.kind === 'skipped') return { ended: 'skipped' };
     for (const noticeId of outcome.noticeIds ?? []) await deliverReply(t, noticeId);
     if (outcome.kind === 'final') {
+      if (outcome.finished) return { ended: 'processed', turnCount: outcome.finished.turnCount };
       await deliverReply(t, outcome.replyId);
-      return 'processed';
+      return { ended: 'processed' };
     }
     if (outcome.kind === 'empty') {
       nudges++;
@@ -203,6 +221,15 @@ export async function runTurn(t: TurnInput): Promise<'processed' | 'skipped'> {
     if (t.liveProgress) await delivery.presentProgress({ sessionId: t.sessionId, messageIds: results.map((r) => r.resultId) });
   }
   throw new TurnFailure('provider', 'step_limit');
+}
+
+/** A `/compact` turn: the manual compaction prompt's turn (seed 1 §3 "手动压缩提问"). */
+async function runCompaction(t: TurnInput, turnStartedAt: number): Promise<TurnEnd> {
+  if (t.liveProgress) await delivery.signalActivity({ sessionId: t.sessionId, active: true });
+  t.onProgress({ step: 0, activity: 'compacting history' });
+  const { replyId } = await call(() => model.compactSession({ sessionId: t.sessionId, turnId: t.turnId, turnStartedAt }));
+  await deliverReply(t, replyId);
+  return { ended: 'processed' };
 }
 
 /** Patch id of the change that made the claim immune to the turn's cancellation. */

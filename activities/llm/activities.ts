@@ -18,7 +18,7 @@ import { toProviderInput } from '../../domain/transpile.ts';
 import { commit, getMessage, getStep, listSessionMessages, loadModelHistory, turnTokenTotals } from '../../db/messages.ts';
 import { MAX_EVENT_TEXT, publishTurnEvent } from '../../db/notify.ts';
 import type { Pool } from '../../db/pool.ts';
-import { getSession, setAutoTitle } from '../../db/sessions.ts';
+import { getSession, incrementTurnCount, setAutoTitle } from '../../db/sessions.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { ModelCallError } from './errors.ts';
 import { streamModelStep, type LlmConfig, type ModelStepResult, type ModelToolSpec } from './provider.ts';
@@ -125,7 +125,13 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
    * bounded by the latest compaction → clean history (seed 1 §5.2) → transpilation (§5.4) with the system
    * prompt; above the token threshold, or when recovering from an overflow, the older part is compacted first.
    */
-  async function prepareInput(sessionId: string, turnId: string, step: number, recovery: boolean): Promise<PreparedInput> {
+  async function prepareInput(
+    sessionId: string,
+    turnId: string,
+    step: number,
+    recovery: boolean,
+    inline = false,
+  ): Promise<PreparedInput> {
     const build = async () => {
       const history = await loadModelHistory(pool, sessionId);
       const clean = buildCleanHistory(history, { currentTurnId: turnId });
@@ -164,7 +170,8 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
           turn_id: turnId,
           parent_id: turnId,
         });
-        await commit(pool, sessionId, { insert: [notice] });
+        // An inline sink's notice is delivered by its commit (like the reply it precedes).
+        await commit(pool, sessionId, { insert: [notice], transitions: inline ? [{ id: notice.id, to: 'delivered' }] : [] });
         noticeIds.push(notice.id);
         prepared = await build();
       }
@@ -250,12 +257,20 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
   }
 
   return {
-    async runModelStep({ sessionId, turnId, step, recovery, turnStartedAt, canNudge }) {
+    async runModelStep({ sessionId, turnId, step, recovery, turnStartedAt, canNudge, claim, completeInline }) {
       const done = await getStep(pool, turnId, step);
       if (done) return done.result as StepOutcome; // seed: idempotent per (turn, step)
       requireLlm();
+      if (claim) {
+        const trigger = await getMessage(pool, turnId);
+        if (!trigger || trigger.session_id !== sessionId) {
+          throw ApplicationFailure.nonRetryable(`unknown message ${turnId}`, failureType('context_preparation'));
+        }
+        if (trigger.status === 'pending_agent') await commit(pool, sessionId, { transitions: [{ id: turnId, to: 'processing' }] });
+        else if (trigger.status !== 'processing') return { kind: 'skipped' }; // it ended before its turn began
+      }
 
-      const prepared = await prepareInput(sessionId, turnId, step, recovery);
+      const prepared = await prepareInput(sessionId, turnId, step, recovery, completeInline === true);
       const lastStep = step >= deps.maxSteps - 1;
       const result = await callModel(sessionId, turnId, step, prepared.input, lastStep ? [] : deps.tools);
 
@@ -284,7 +299,9 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         const metrics = await metricsFor(sessionId, turnId, turnStartedAt, result, prepared.contextTokens);
         const reply = finalReply({ id: stepIds.reply(turnId, step), ...pos, content: result.text, turn_metrics: metrics });
         insert.push(reply);
-        outcome = { kind: 'final', replyId: reply.id };
+        outcome = completeInline
+          ? { kind: 'final', replyId: reply.id, finished: { turnCount: metrics.session_turns } }
+          : { kind: 'final', replyId: reply.id };
       } else if (canNudge) {
         // Seed 1 §3 "模型防空催化剂": an empty answer gets the nudge and another try (bounded by the workflow).
         const nudge = emptyReplyNudge({ id: stepIds.nudge(turnId, step), ...pos });
@@ -294,9 +311,22 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         outcome = { kind: 'empty', nudgeId: null };
       }
       if (prepared.noticeIds.length > 0) outcome = { ...outcome, noticeIds: prepared.noticeIds };
+      // Inline completion (seed 1 §4.1-§4.2 in one transaction): reply pending → delivered, trigger processed.
+      const finishedReply = outcome.kind === 'final' && outcome.finished !== undefined ? outcome.replyId : null;
       try {
         await commit(pool, sessionId, {
           insert,
+          transitions: finishedReply
+            ? [
+                { id: finishedReply, to: 'delivered' },
+                { id: turnId, to: 'processed' },
+              ]
+            : [],
+          alsoInTransaction: finishedReply
+            ? async (client, { updated }) => {
+                if (updated.some((m) => m.id === turnId)) await incrementTurnCount(client, sessionId);
+              }
+            : undefined,
           step: {
             turnId,
             step,

@@ -16,7 +16,7 @@ const files = fs.existsSync(HISTORIES_DIR)
 
 describe('recorded histories replay', () => {
   it('has recorded histories to replay', () => {
-    expect(files.length).toBeGreaterThanOrEqual(23);
+    expect(files.length).toBeGreaterThanOrEqual(32);
   });
 
   it.each(files)('%s replays deterministically', async (file) => {
