@@ -208,7 +208,8 @@ describe('run_shell_command', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(`${group}\nstarted\n`);
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(members(group).filter((m) => m.state !== 'Z')).toEqual([]);
+    // SIGTERM has been sent by the time the run resolves; on a loaded machine the process may take a moment to go.
+    await expect.poll(() => members(group).filter((m) => m.state !== 'Z'), { timeout: 2000, interval: 50 }).toEqual([]);
   });
 
   it('gives the model head and tail of output over the cap and writes the full output file', async () => {

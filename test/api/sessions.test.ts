@@ -96,6 +96,8 @@ describe('PATCH /v1/sessions/{id}', () => {
 describe('POST /v1/sessions/{id}/stop', () => {
   it('answers stopped=false when no turn is running, 404 for unknown sessions', async () => {
     const session = await sessionWithTurn();
+    // The reply is committed (and the question processed) by the model step; the workflow notices a moment later.
+    await expect.poll(async () => (await h.stack.sessions.state(session)).status).toBe('idle');
     const res = await h.client.post(`/v1/sessions/${session}/stop`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ stopped: false });
