@@ -28,7 +28,7 @@ import { createPool, type Pool } from '../db/pool.ts';
 import { COMMIT_CHANNEL, NotificationListener } from '../db/notify.ts';
 import { createLogger } from '../infra/logger.ts';
 import { ensureDatabase, dropDatabase, resolvePostgres, withDatabase, type PostgresServer } from '../infra/postgres-server.ts';
-import { SessionClient } from '../infra/session-client.ts';
+import { SessionClient, SessionClientError } from '../infra/session-client.ts';
 import { freePort, resolveTemporalBinary, startDevServer, type TemporalServer } from '../infra/temporal-server.ts';
 import { sessionWorkflowId, type InboundMessage } from '../workflows/definitions.ts';
 import { startFakeModelServer, type FakeModelServer } from '../test/fakes/model-server.ts';
@@ -70,6 +70,8 @@ interface Env {
   workerEnv: NodeJS.ProcessEnv;
   dataDir: string;
   waiter: TurnWaiter;
+  /** Submissions retried because Temporal shed load (counted per section). */
+  retries: number;
 }
 
 /** Model time of one request at the fake server (request received → response ended), in ms. */
@@ -152,11 +154,23 @@ async function turnEnd(pool: Pool, id: string): Promise<{ status: string; accept
   return null;
 }
 
+/**
+ * Submits one message, retrying with the same id (idempotent) while Temporal sheds load — as an API client
+ * retries a 503 — so an overloaded server slows the benchmark down instead of aborting it.
+ */
 async function submit(env: Env, sessionId: string, content: string) {
   const msg = inbound(content);
   const started = Date.now();
-  await env.sessions.submit({ sessionId, chatbotId: 'api', channelId: sessionId }, msg);
-  return { id: msg.id, submitMs: Date.now() - started };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await env.sessions.submit({ sessionId, chatbotId: 'api', channelId: sessionId }, msg);
+      return { id: msg.id, submitMs: Date.now() - started, retries: attempt };
+    } catch (err) {
+      if (!(err instanceof SessionClientError) || err.kind !== 'unavailable' || attempt >= 20) throw err;
+      env.retries++;
+      await sleep(200 * 2 ** Math.min(attempt, 5));
+    }
+  }
 }
 
 /** a. Overhead per turn, Kesoku vs the in-process baseline. */
@@ -239,8 +253,11 @@ async function benchThroughput(env: Env, concurrency: number) {
   const tag = `bench-b${concurrency}-${Date.now()}`;
   // Create the sessions first (their first turns and title workflows are not timed).
   const sessions = Array.from({ length: concurrency }, (_, i) => `${tag}-${i}`);
-  await Promise.all(sessions.map(async (s) => env.waiter.wait(s, (await submit(env, s, `start ${s}`)).id, 600_000)));
+  for (let i = 0; i < sessions.length; i += 100) {
+    await Promise.all(sessions.slice(i, i + 100).map(async (s) => env.waiter.wait(s, (await submit(env, s, `start ${s}`)).id, 600_000)));
+  }
   await sleep(1000);
+  env.retries = 0;
   const started = Date.now();
   let done = 0;
   await Promise.all(
@@ -252,7 +269,7 @@ async function benchThroughput(env: Env, concurrency: number) {
     }),
   );
   const seconds = (Date.now() - started) / 1000;
-  return { sessions: concurrency, turns: done, seconds: round(seconds, 2), turns_per_s: round(done / seconds) };
+  return { sessions: concurrency, turns: done, seconds: round(seconds, 2), turns_per_s: round(done / seconds), submit_retries: env.retries };
 }
 
 /** c. Latency of turns at given positions in one long session. */
@@ -348,6 +365,7 @@ function cpuSeconds(pid: number): number {
 
 async function main() {
   const started = Date.now();
+  const runDate = new Date().toISOString();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-bench-'));
   fs.chmodSync(dir, 0o755);
   let pgServer: PostgresServer | null = null;
@@ -402,17 +420,29 @@ async function main() {
     const sessions = new SessionClient({ client, taskQueue });
     const waiter = new TurnWaiter(pool, databaseUrl);
     await waiter.start();
-    const env: Env = { pool, databaseUrl, temporalAddress, client, sessions, fake, taskQueue, worker, workerEnv, dataDir: dir, waiter };
+    const env: Env = { pool, databaseUrl, temporalAddress, client, sessions, fake, taskQueue, worker, workerEnv, dataDir: dir, waiter, retries: 0 };
 
     const results: Record<string, unknown> = {};
+    const reportNow = () =>
+      writeReport({
+        date: runDate,
+        quick,
+        machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: round(os.totalmem() / 2 ** 30), node: process.version },
+        postgres: pgServer?.source,
+        temporal_store: process.env.KESOKU_BENCH_TEMPORAL_DB === 'memory' ? 'memory' : 'sqlite file (WAL)',
+        duration_s: round((Date.now() - started) / 1000),
+        results,
+      });
     if (want('a')) {
       log('a. overhead per turn');
       results.a_overhead = await benchOverhead(env);
+      reportNow();
       log(JSON.stringify(results.a_overhead));
     }
     if (want('d')) {
       log('d. history per turn');
       results.d_history = await benchHistory(env);
+      reportNow();
       log(JSON.stringify(results.d_history));
     }
     if (want('b')) {
@@ -421,29 +451,24 @@ async function main() {
         log(`b. throughput with ${c} sessions`);
         const r = await benchThroughput(env, c);
         (results.b_throughput as unknown[]).push(r);
+        reportNow();
         log(JSON.stringify(r));
       }
     }
     if (want('c')) {
       log('c. long session');
       results.c_long_session = await benchLongSession(env);
+      reportNow();
       log(JSON.stringify(results.c_long_session));
     }
     if (want('e')) {
       log('e. idle sessions');
       results.e_idle = await benchIdle(env);
+      reportNow();
       log(JSON.stringify(results.e_idle));
     }
-    const report = {
-      date: new Date().toISOString(),
-      quick,
-      machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: round(os.totalmem() / 2 ** 30), node: process.version },
-      postgres: pgServer.source,
-      temporal_store: process.env.KESOKU_BENCH_TEMPORAL_DB === 'memory' ? 'memory' : 'sqlite file (WAL)',
-      duration_s: round((Date.now() - started) / 1000),
-      results,
-    };
-    writeReport(report);
+    reportNow();
+    process.stdout.write(renderMarkdown(JSON.parse(fs.readFileSync(lastReportFile, 'utf8')) as AnyRec));
     await waiter.close();
     await connection.close();
     await pool.end();
@@ -457,15 +482,17 @@ async function main() {
   }
 }
 
+let lastReportFile = '';
+
 function writeReport(report: { date: string; results: Record<string, unknown> } & Record<string, unknown>) {
   const outDir = path.join(import.meta.dirname, 'results');
   fs.mkdirSync(outDir, { recursive: true });
   const stamp = report.date.slice(0, 19).replace(/[:T]/g, '-');
   const file = path.join(outDir, `${stamp}${report.quick ? '-quick' : ''}`);
+  lastReportFile = `${file}.json`;
   fs.writeFileSync(`${file}.json`, JSON.stringify(report, null, 2) + '\n');
   const md = renderMarkdown(report);
   fs.writeFileSync(`${file}.md`, md);
-  process.stdout.write(md);
   log(`wrote ${file}.json and .md`);
 }
 

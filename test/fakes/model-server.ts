@@ -15,6 +15,7 @@ import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:
 import type { AddressInfo } from 'node:net';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readBody, sendJson } from './http.ts';
 
 /** One tool call the fake should emit; `id` defaults to `call_<n>`. */
 export interface FakeToolCall {
@@ -483,25 +484,7 @@ function sse(res: ServerResponse, data: unknown): void {
   if (!res.destroyed) res.write(`data: ${JSON.stringify(data)}\n\n`);
 }
 
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  if (res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 function closedSignal(res: ServerResponse): AbortSignal {
   const ac = new AbortController();

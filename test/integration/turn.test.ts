@@ -158,6 +158,29 @@ describe('tool turns', () => {
   });
 });
 
+describe('/compact', () => {
+  it('runs a compaction turn with the seed prompt row; the next turn sees the summary instead of the history', async () => {
+    const session = uniqueId('s');
+    for (const text of ['the first fact is apples', 'the second fact is pears']) {
+      await stack.waitForStatus((await stack.submit(session, text)).message.id, ['processed']);
+    }
+    stack.script(session, { kind: 'text', text: 'SUMMARY: apples and pears' });
+    const { message_id } = await stack.sessions.compact(session);
+    const prompt = await stack.waitForStatus(message_id, ['processed', 'error', 'interrupted']);
+    expect(prompt).toMatchObject({ role: 'user', type: 'text', sender: 'System', status: 'processed', metadata: { is_compaction: true } });
+    expect(prompt.content.startsWith('[System Notification] The user manually requested compaction')).toBe(true);
+    const summary = (await stack.messages(session)).find((m) => m.turn_id === message_id && m.role === 'assistant');
+    expect(summary).toMatchObject({ content: 'SUMMARY: apples and pears', status: 'delivered' });
+    expect(typeof summary?.metadata?.compacted_through_seq).toBe('number');
+
+    const after = await stack.submit(session, 'what do you remember?');
+    await stack.waitForStatus(after.message.id, ['processed']);
+    const sent = JSON.stringify(stack.requestsOf(session).at(-1)?.body?.messages);
+    expect(sent).toContain('SUMMARY: apples and pears');
+    expect(sent).not.toContain('the first fact is apples');
+  });
+});
+
 describe('message ids are idempotency keys', () => {
   it('a repeated id is acknowledged with the stored message and never queued twice', async () => {
     const session = uniqueId('s');

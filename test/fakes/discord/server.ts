@@ -16,6 +16,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { readBody, sendJson as json } from '../http.ts';
 
 /** A Discord user as the fake sends it. */
 export interface FakeUser {
@@ -697,22 +698,4 @@ function invalidForm(field: string, code: string, message: string): Record<strin
   return { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code, message }] } } };
 }
 
-function json(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  if (res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
