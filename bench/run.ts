@@ -17,7 +17,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../infra/temporal-connection.ts';
 import proto from '@temporalio/proto';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import type { StepOutcome } from '../activities/contracts.ts';
@@ -415,7 +416,7 @@ async function main() {
     worker = startPart('workers/worker.ts', workerEnv);
     await worker.waitFor('kesoku worker running', 120_000);
     const pool = createPool(databaseUrl, { max: 20 });
-    const connection = await Connection.connect({ address: temporalAddress });
+    const connection = await connectTemporal({ address: temporalAddress });
     const client = new Client({ connection });
     const sessions = new SessionClient({ client, taskQueue });
     const waiter = new TurnWaiter(pool, databaseUrl);

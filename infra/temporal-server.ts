@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { connectTemporal } from './temporal-connection.ts';
 import type { Logger } from './logger.ts';
 import { SEARCH_ATTRIBUTE_NAMES } from '../workflows/definitions.ts';
 
@@ -197,7 +197,7 @@ export async function waitForTemporal(address: string, timeoutMs: number, child?
       throw new TemporalUnavailableError(`the Temporal dev server exited with code ${child.exitCode} during start-up`);
     }
     try {
-      const conn = await Connection.connect({ address, connectTimeout: 1000 });
+      const conn = await connectTemporal({ address, connectTimeout: 1000 });
       try {
         await conn.workflowService.getSystemInfo({});
         return;

@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectTemporal } from '../infra/temporal-connection.ts';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { ChannelSink } from '../activities/delivery.ts';
 import { migrate } from '../db/migrate.ts';
@@ -100,7 +101,7 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
     stops.push(async () => {
       closing = true;
     });
-    const connection = await Connection.connect({ address: temporal.address });
+    const connection = await connectTemporal({ address: temporal.address });
     stops.push(() => connection.close());
     const client = new Client({ connection, namespace: temporal.namespace });
     const sessions = new SessionClient({ client, taskQueue: taskQueueOf(), continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS });

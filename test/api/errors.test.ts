@@ -1,7 +1,8 @@
 // REST API v1: problem answers for every failure class, request ids, health, auth, and dependency outages.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { lazyTemporal } from '../../infra/temporal-connection.ts';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
@@ -106,7 +107,7 @@ describe('GET /healthz', () => {
 
 describe('Temporal not answering', () => {
   it('answers 503 within the deadline and stores nothing', async () => {
-    const connection = Connection.lazy({ address: `127.0.0.1:${await closedPort()}` });
+    const connection = lazyTemporal({ address: `127.0.0.1:${await closedPort()}` });
     const sessions = new SessionClient({
       client: new Client({ connection, namespace: 'default' }),
       taskQueue: h.stack.taskQueue,

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../../infra/temporal-connection.ts';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ChannelSink } from '../../activities/delivery.ts';
@@ -79,7 +80,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const fake = await startFakeModelServer({ apiKey: opts.apiKey });
   const taskQueue = uniqueId('tq');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-stack-'));
-  const connection = await Connection.connect({ address: temporalAddress });
+  const connection = await connectTemporal({ address: temporalAddress });
   const client = new Client({ connection, namespace: 'default' });
   const sessions = new SessionClient({ client, taskQueue, continueAsNewAfterTurns: opts.continueAsNewAfterTurns });
   const llm: LlmConfig | null =
