@@ -28,19 +28,30 @@ export function createPool(url: string, opts: { max?: number; onError?: (err: Er
 
 /**
  * Runs `fn` in a transaction (BEGIN … COMMIT, ROLLBACK on any error) on one pooled client.
+ *
+ * While the client is checked out the pool does not listen for its 'error' event, and `pg` emits one when
+ * the connection drops (a Postgres restart), even in the middle of a query: without a listener that event
+ * kills the process. So the client carries a listener for as long as we hold it; the pending query rejects
+ * on its own, and a client whose connection broke is released with the error, so the pool discards it.
  * @throws whatever `fn` or Postgres throws, after the rollback
  */
 export async function withTransaction<T>(pool: Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error) => {
+    broken ??= err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const out = await fn(client);
     await client.query('COMMIT');
     return out;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    if (!broken) await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(broken);
   }
 }

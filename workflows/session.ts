@@ -31,7 +31,7 @@ import {
   isLiveChannel,
 } from './definitions.ts';
 import { SessionQueue } from './session-queue.ts';
-import { INLINE_DELIVERY_PATCH, TurnFailure, handlerPersistence, deliveryCleanup, deliveryLocalCleanup, persistenceDurable, runTurn, toTurnFailure } from './turn.ts';
+import { INLINE_DELIVERY_PATCH, TurnFailure, handlerPersistence, deliveryCleanup, deliveryLocalCleanup, persistenceDurable, runTurn, toTurnFailure, describeFailureChain } from './turn.ts';
 import { titleWorkflow } from './title.ts';
 
 /** Turns per run before continue-as-new when the server has not suggested it earlier. */
@@ -288,7 +288,7 @@ export async function sessionWorkflow(input: SessionWorkflowInput & { continueAs
             ? { outcome: 'interrupted' as const, reason: running.stopReason ?? ('stop' as const) }
             : (() => {
                 const f = err instanceof TurnFailure ? err : toTurnFailure(err, 'provider');
-                wf.log.warn('turn failed', { turnId: item.messageId, kind: f.kind, detail: f.detail });
+                wf.log.warn('turn failed', { turnId: item.messageId, kind: f.kind, detail: f.detail, failure: describeFailureChain(err) });
                 return { outcome: 'error' as const, kind: f.kind, detail: f.detail };
               })();
         const { noticeId, turnCount: n } = await persistenceDurable.finishTurn({ sessionId: address.sessionId, turnId: item.messageId, result });

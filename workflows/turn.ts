@@ -115,8 +115,9 @@ export const MAX_NUDGES = 2;
 export class TurnFailure extends Error {
   readonly kind: TurnFailureKind;
   readonly detail?: string;
-  constructor(kind: TurnFailureKind, detail?: string) {
-    super(detail ? `${kind}: ${detail}` : kind);
+  /** `cause` is the failure it was derived from (an ActivityFailure and its chain), for the operator's log. */
+  constructor(kind: TurnFailureKind, detail?: string, cause?: unknown) {
+    super(detail ? `${kind}: ${detail}` : kind, cause === undefined ? undefined : { cause });
     this.name = 'TurnFailure';
     this.kind = kind;
     this.detail = detail;
@@ -277,12 +278,26 @@ export function toTurnFailure(err: unknown, fallback: TurnFailureKind): TurnFail
   for (let depth = 0; cur && depth < 5; depth++) {
     if (cur instanceof wf.ApplicationFailure) {
       const parsed = parseFailureType(cur.type);
-      if (parsed) return new TurnFailure(parsed.kind, parsed.detail);
+      if (parsed) return new TurnFailure(parsed.kind, parsed.detail, err);
     }
-    if (cur instanceof wf.TimeoutFailure) return new TurnFailure(fallback, fallback === 'provider' ? 'timeout' : undefined);
+    if (cur instanceof wf.TimeoutFailure) return new TurnFailure(fallback, fallback === 'provider' ? 'timeout' : undefined, err);
     cur = (cur as { cause?: unknown }).cause;
   }
-  return new TurnFailure(fallback);
+  return new TurnFailure(fallback, undefined, err);
+}
+
+/**
+ * The failure chain of `err` as one line for the operator's log, e.g.
+ * `ActivityFailure: Activity task failed <- TimeoutFailure: activity Heartbeat timeout`. At most 6 links.
+ */
+export function describeFailureChain(err: unknown): string {
+  const links: string[] = [];
+  let cur: unknown = err;
+  for (let depth = 0; cur && depth < 6; depth++) {
+    links.push(cur instanceof Error ? `${cur.name}: ${cur.message}` : String(cur));
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return links.join(' <- ');
 }
 
 export { failureType };

@@ -30,6 +30,7 @@ describe('chaos: worker SIGKILLs, Postgres outages and Temporal restarts in the 
       expect(report.stuckProcessing).toBe(0);
       expect(report.repliesMissing).toBe(0);
       expect(report.undelivered).toBe(0);
+      expect(report.processCrashes).toBe(0);
       const ended = (report.outcomes.processed ?? 0) + (report.outcomes.interrupted ?? 0) + (report.outcomes.error ?? 0);
       expect(ended).toBe(report.accepted);
     },

@@ -46,6 +46,8 @@ export interface ChaosReport {
   repliesDuplicated: number;
   undelivered: number;
   stuckProcessing: number;
+  /** Processes (worker, API, fake model) that exited without being killed by the harness: an uncaught error. */
+  processCrashes: number;
   durationMs: number;
 }
 
@@ -282,15 +284,25 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         repliesDuplicated,
         undelivered,
         stuckProcessing: stuck.rows[0]?.n ?? 0,
+        // The harness only ever SIGKILLs (exitCode stays null); an exit code means the process ended itself.
+        processCrashes: parts.filter((p) => p.child.exitCode !== null).length,
         durationMs: Date.now() - started,
       };
-      const failed = report.lost + report.duplicated + report.stuckProcessing + report.repliesMissing + report.undelivered > 0 || report.accepted < report.submitted;
+      const failed =
+        report.lost + report.duplicated + report.stuckProcessing + report.repliesMissing + report.undelivered + report.processCrashes > 0 ||
+        report.accepted < report.submitted;
       keep = failed && process.env.KESOKU_CHAOS_KEEP === '1';
       return report;
     } finally {
       await db.end();
     }
   } finally {
+    // KESOKU_CHAOS_LOGS=<dir>: keep every process's output (with KESOKU_CHAOS_LOG=warn or info) for reading afterwards.
+    const logDir = process.env.KESOKU_CHAOS_LOGS;
+    if (logDir) {
+      fs.mkdirSync(logDir, { recursive: true });
+      parts.forEach((p, i) => fs.writeFileSync(path.join(logDir, `part-${i}.log`), p.output()));
+    }
     if (keep) {
       log(`[chaos] KESOKU_CHAOS_KEEP: the run failed; leaving everything running in ${dir} for inspection`);
     } else {
