@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPool, withTransaction, type Pool } from '../../db/pool.ts';
+import { collectUncaught } from '../support/uncaught.ts';
 
 let pool: Pool;
 let admin: Pool;
@@ -16,21 +17,16 @@ afterAll(async () => {
   await admin?.end();
 });
 
-/** Collects uncaught exceptions while `fn` runs (vitest would only report them after the file). */
+/** The uncaught exceptions thrown while `fn` runs and for 200 ms after. */
 async function uncaughtDuring(fn: () => Promise<void>): Promise<unknown[]> {
-  const errors: unknown[] = [];
-  const saved = process.listeners('uncaughtException');
-  process.removeAllListeners('uncaughtException');
-  const onError = (err: unknown) => errors.push(err);
-  process.on('uncaughtException', onError);
+  const uncaught = collectUncaught();
   try {
     await fn();
     await new Promise((r) => setTimeout(r, 200));
   } finally {
-    process.off('uncaughtException', onError);
-    for (const l of saved) process.on('uncaughtException', l);
+    uncaught.restore();
   }
-  return errors;
+  return uncaught.errors;
 }
 
 describe('withTransaction when Postgres drops the connection', () => {

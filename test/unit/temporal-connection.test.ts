@@ -2,6 +2,7 @@ import net from 'node:net';
 import { Connection } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lazyTemporal } from '../../infra/temporal-connection.ts';
+import { collectUncaught } from '../support/uncaught.ts';
 
 /** A port on 127.0.0.1 that nothing listens on (connections are refused at once). */
 async function closedPort(): Promise<number> {
@@ -10,22 +11,6 @@ async function closedPort(): Promise<number> {
   const port = (s.address() as net.AddressInfo).port;
   await new Promise<void>((r) => s.close(() => r()));
   return port;
-}
-
-/** Collects uncaught exceptions while a test runs (vitest would report them only after the file). */
-function catchUncaught(): { errors: unknown[]; restore: () => void } {
-  const errors: unknown[] = [];
-  const listeners = process.listeners('uncaughtException');
-  process.removeAllListeners('uncaughtException');
-  const onError = (err: unknown) => errors.push(err);
-  process.on('uncaughtException', onError);
-  return {
-    errors,
-    restore: () => {
-      process.off('uncaughtException', onError);
-      for (const l of listeners) process.on('uncaughtException', l);
-    },
-  };
 }
 
 /**
@@ -49,7 +34,7 @@ describe('Temporal connection closed while a call is retrying', () => {
   afterEach(() => restore());
 
   it('with the guard: the call fails with CANCELLED and nothing is thrown from a timer', async () => {
-    const uncaught = catchUncaught();
+    const uncaught = collectUncaught();
     restore = uncaught.restore;
     const result = await closeWhileRetrying(lazyTemporal({ address: `127.0.0.1:${await closedPort()}` }));
     expect(uncaught.errors).toEqual([]);
@@ -58,7 +43,7 @@ describe('Temporal connection closed while a call is retrying', () => {
 
   it('without the guard (the SDK default) the pending retry throws "Channel has been shut down"', async () => {
     // Pins the SDK behaviour the guard exists for: if this starts failing, the guard may be dropped.
-    const uncaught = catchUncaught();
+    const uncaught = collectUncaught();
     restore = uncaught.restore;
     await closeWhileRetrying(Connection.lazy({ address: `127.0.0.1:${await closedPort()}` }));
     expect(uncaught.errors.map((e) => (e as Error).message)).toContain('Channel has been shut down');
