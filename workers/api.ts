@@ -6,7 +6,7 @@ import { startApiService } from './api-service.ts';
 
 const cfg = loadConfig();
 const logger = createLogger('kesoku-api', cfg.KESOKU_LOG_LEVEL);
-installTemporalLogging(cfg.KESOKU_LOG_LEVEL);
+installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger);
 
 runProcess('api', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, false);

@@ -6,7 +6,7 @@ import { startDiscordService } from './discord-service.ts';
 
 const cfg = loadConfig();
 const logger = createLogger('kesoku-discord', cfg.KESOKU_LOG_LEVEL);
-installTemporalLogging(cfg.KESOKU_LOG_LEVEL);
+installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger);
 
 runProcess('discord', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, false);

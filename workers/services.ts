@@ -13,20 +13,30 @@ import { migrate } from '../db/migrate.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { requireLlmConfig, type Config, ConfigError } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
-import { resolvePostgres, type PostgresServer } from '../infra/postgres-server.ts';
+import { killStartedPostgres, resolvePostgres, type PostgresServer } from '../infra/postgres-server.ts';
 import { SessionClient } from '../infra/session-client.ts';
 import { killStartedServers, resolveTemporalServer, type TemporalServer } from '../infra/temporal-server.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createKesokuWorker } from './build-worker.ts';
 
 /**
- * Routes the Temporal SDK's own logs (worker state, workflow bundling) through a level: WARN unless Kesoku logs
- * at debug/trace. Call once, before the first connection.
+ * Routes the Temporal SDK's own logs (worker state, activity failures, workflow `log` calls such as "turn
+ * failed") into `logger` as JSON lines under `temporal: true`, at WARN unless Kesoku logs at info/debug/trace.
+ * An `error` in the entry's metadata becomes pino's `err` (message and stack). Call once, before the first
+ * connection.
  */
-export function installTemporalLogging(level: string): void {
+export function installTemporalLogging(level: string, logger: Logger): void {
   const sdkLevel = level === 'debug' || level === 'trace' ? 'DEBUG' : level === 'info' ? 'INFO' : 'WARN';
+  const sdk = logger.child({ temporal: true });
+  const write = new DefaultLogger(sdkLevel, (entry) => {
+    const { error, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
+    const fields = error === undefined ? meta : { ...meta, err: error };
+    const method = entry.level === 'TRACE' ? 'trace' : entry.level === 'DEBUG' ? 'debug' : entry.level === 'INFO' ? 'info' : entry.level === 'WARN' ? 'warn' : 'error';
+    sdk[method](fields, entry.message);
+  });
   try {
-    Runtime.install({ logger: new DefaultLogger(sdkLevel) });
+    // Core (Rust) logs are forwarded to the same logger instead of being printed to the console.
+    Runtime.install({ logger: write, telemetryOptions: { logging: { filter: { core: sdkLevel, other: 'ERROR' }, forward: {} } } });
   } catch {
     // Already installed.
   }
@@ -167,19 +177,29 @@ export async function stopAll(services: Service[], infra: Infrastructure | null,
 }
 
 /**
- * Runs `main` and wires SIGINT/SIGTERM to a graceful stop (a second signal forces exit). Start-up errors print
- * one clear line and exit 1.
+ * A second signal within this many ms of the first is the same request delivered twice: under `npm run`, a
+ * terminal's Ctrl-C reaches the process group and npm forwards it to its child as well.
+ */
+const DUPLICATE_SIGNAL_MS = 1000;
+
+/**
+ * Runs `main` and wires SIGINT/SIGTERM to a graceful stop (a second signal, a second or more after the first,
+ * forces exit). Start-up errors print one clear line and exit 1.
  */
 export function runProcess(name: string, logger: Logger, main: () => Promise<() => Promise<void>>): void {
   let stopping = false;
+  let firstSignalAt = 0;
   let startup: Promise<() => Promise<void>> = new Promise(() => undefined);
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping && Date.now() - firstSignalAt < DUPLICATE_SIGNAL_MS) return;
     if (stopping) {
       process.stderr.write(`kesoku: ${signal} again, exiting now\n`);
       killStartedServers();
+      killStartedPostgres();
       process.exit(130);
     }
     stopping = true;
+    firstSignalAt = Date.now();
     process.stderr.write(`kesoku: ${signal}: stopping ${name}…\n`);
     // A signal during start-up waits for start-up to finish, so every child started so far is stopped too.
     void startup.then(

@@ -13,7 +13,7 @@ const cfg = loadConfig();
 // The all-in-one process is for a person at a terminal: warnings and errors only, unless asked for more.
 const level = process.env.KESOKU_LOG_LEVEL ? cfg.KESOKU_LOG_LEVEL : 'warn';
 const logger = createLogger('kesoku', level);
-installTemporalLogging(level);
+installTemporalLogging(level, logger);
 
 runProcess('kesoku', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, true);

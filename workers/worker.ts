@@ -6,7 +6,7 @@ import { discordSinkFromConfig } from './discord-service.ts';
 
 const cfg = loadConfig();
 const logger = createLogger('kesoku-worker', cfg.KESOKU_LOG_LEVEL);
-installTemporalLogging(cfg.KESOKU_LOG_LEVEL);
+installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger);
 
 runProcess('worker', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, false);

@@ -155,9 +155,10 @@ describe('POST /v1/sessions/{id}/messages', () => {
 
   it('rejects invalid bodies with 400 naming the field', async () => {
     const session = uniqueId('s');
-    const cases: [unknown, string][] = [
-      [{}, 'content'],
-      [{ content: 42 }, 'content'],
+    const cases: [unknown, string, RegExp?][] = [
+      [{}, 'content', /is required/],
+      [{ content: 42 }, 'content', /expected string/],
+      [{ content: 'hi', attachments: [{ name: 7, size: 3 }] }, 'attachments.0.name', /expected string/],
       [{ content: '   ' }, 'content'],
       [{ content: 'x'.repeat(64 * 1024 + 1) }, 'content'],
       [{ content: 'hi', id: 'has space' }, 'id'],
@@ -167,11 +168,12 @@ describe('POST /v1/sessions/{id}/messages', () => {
       [{ content: 'hi', attachments: [{ size: 3 }] }, 'attachments.0.name'],
       [{ content: 'hi', colour: 'red' }, 'colour'],
     ];
-    for (const [body, field] of cases) {
+    for (const [body, field, detail] of cases) {
       const res = await h.client.post(messagesPath(session), body);
       const problem = expectProblem(res, 400, 'validation');
       expect(problem.field, JSON.stringify(body).slice(0, 80)).toBe(field);
       expect(problem.detail).toContain(field);
+      if (detail) expect(problem.detail).toMatch(detail);
     }
     const notJson = await h.client.request('POST', messagesPath(session), {
       body: 'content=hi',

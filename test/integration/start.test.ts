@@ -1,0 +1,111 @@
+/**
+ * `npm start` as a person runs it (issue 2): embedded Postgres and a Temporal dev server of its own, the
+ * URLs printed, a turn answered; Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops
+ * every part and frees every port; a second start finds the session again; SIGTERM to the npm process alone
+ * (a process manager) stops everything too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../infra/temporal-server.ts';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model-server.ts';
+import { ROOT } from '../support/processes.ts';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-start-'));
+let fake: FakeModelServer | undefined;
+let running: ChildProcess | undefined;
+
+afterAll(async () => {
+  if (running && running.exitCode === null && running.signalCode === null) process.kill(-running.pid!, 'SIGKILL');
+  await fake?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** True when something accepts connections on 127.0.0.1:`port`. */
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `npm start` in its own process group (like a terminal's foreground job), with every port of its own. */
+async function npmStart(env: NodeJS.ProcessEnv): Promise<Started> {
+  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  running = child;
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const deadline = Date.now() + 120_000;
+  while (!out.includes('Press Ctrl-C to stop.')) {
+    if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${out}`);
+    if (Date.now() > deadline) throw new Error(`npm start not ready within 120 s:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, output: () => out, exited };
+}
+
+describe('npm start', () => {
+  it('answers, stops every part on Ctrl-C and on SIGTERM, and a second start finds the session again', async () => {
+    fake = await startFakeModelServer();
+    const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), postgres: await freePort() };
+    const env: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(KESOKU_|DATABASE_URL$|TEMPORAL_ADDRESS$|DISCORD_)/.test(k)),
+    );
+    Object.assign(env, {
+      KESOKU_DATA_DIR: dataDir,
+      KESOKU_API_PORT: String(ports.api),
+      KESOKU_TEMPORAL_PORT: String(ports.temporal),
+      KESOKU_TEMPORAL_UI_PORT: String(ports.ui),
+      KESOKU_POSTGRES_PORT: String(ports.postgres),
+      KESOKU_LLM_PROVIDER: 'openai-compatible',
+      KESOKU_LLM_BASE_URL: fake.url,
+      KESOKU_LLM_MODEL: 'fake-model',
+      ...(process.env.KESOKU_TEMPORAL_CLI ? { KESOKU_TEMPORAL_CLI: process.env.KESOKU_TEMPORAL_CLI } : {}),
+    });
+    const api = `http://127.0.0.1:${ports.api}`;
+    const allPorts = Object.values(ports);
+
+    // First start: URLs printed, health, the Web UI, one turn.
+    const first = await npmStart(env);
+    expect(first.output()).toContain(`REST API         ${api}`);
+    expect(first.output()).toContain(`Temporal Web UI  http://127.0.0.1:${ports.ui}`);
+    expect((await fetch(`${api}/healthz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
+    const sent = await fetch(`${api}/v1/sessions/start-test/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'hello from the first start', wait: 60 }),
+    });
+    expect(sent.status).toBe(200);
+    expect(((await sent.json()) as { reply: { content: string } }).reply.content).toBe('echo: hello from the first start');
+
+    // Ctrl-C: SIGINT to the whole foreground process group.
+    process.kill(-first.child.pid!, 'SIGINT');
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain('kesoku stopped');
+    expect(first.output()).not.toContain('again, exiting now');
+    for (const port of allPorts) expect(await portOpen(port), `port ${port} after Ctrl-C`).toBe(false);
+
+    // Second start: the session and its messages are there; SIGTERM to the npm process alone stops it all.
+    const second = await npmStart(env);
+    const messages = (await (await fetch(`${api}/v1/sessions/start-test/messages`)).json()) as { messages: { content: string }[] };
+    expect(messages.messages.map((m) => m.content)).toEqual(['hello from the first start', 'echo: hello from the first start']);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    // npm exits once its child has; give the detached servers' exits a moment to free their ports.
+    for (let i = 0; i < 50 && (await Promise.all(allPorts.map(portOpen))).some(Boolean); i++) await new Promise((r) => setTimeout(r, 100));
+    for (const port of allPorts) expect(await portOpen(port), `port ${port} after SIGTERM`).toBe(false);
+  }, 300_000);
+});
