@@ -128,8 +128,9 @@ export function llmOrWarn(cfg: Config, logger: Logger): LlmConfig | null {
     return requireLlmConfig(cfg);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    logger.warn(err.message);
-    process.stderr.write(`kesoku: warning: ${err.message}\n`);
+    // One line for a person at a terminal, the JSON log line for everyone else.
+    if (process.stderr.isTTY) process.stderr.write(`kesoku: warning: ${err.message}\n`);
+    else logger.warn(err.message);
     return null;
   }
 }
