@@ -12,7 +12,8 @@
  *   d. history events and payload bytes per simple turn and per tool turn;
  *   e. worker memory and CPU with 10 000 idle sessions.
  *
- * `npm run bench -- --quick` runs smaller sizes (for a smoke check); `--only a,b` picks sections.
+ * `npm run bench -- --quick` runs smaller sizes (for a smoke check); `--only a,b` picks sections; `--idle N` sets
+ * the number of idle sessions of e. The worker gets this process's environment (KESOKU_WORKER_CACHED_SESSIONS…).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -47,6 +48,9 @@ const want = (s: string) => only.length === 0 || only.includes(s);
 const SIZES = quick
   ? { overheadTurns: 60, throughput: [1, 20, 100], throughputTurns: 200, longSession: [10, 100, 300], idleSessions: 300 }
   : { overheadTurns: 400, throughput: [1, 100, 1000], throughputTurns: 2000, longSession: [10, 1000, 10_000], idleSessions: 10_000 };
+// `--idle N`: another number of idle sessions for e (e.g. to compare KESOKU_WORKER_CACHED_SESSIONS settings).
+const idleArg = args.indexOf('--idle');
+if (idleArg >= 0) SIZES.idleSessions = Number(args[idleArg + 1]) || SIZES.idleSessions;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
@@ -353,7 +357,8 @@ async function benchIdle(env: Env) {
   const t0 = Date.now();
   await sleep(30_000);
   const cpu = (cpuSeconds(pid) - cpu0) / ((Date.now() - t0) / 1000);
-  return { sessions: n, create_seconds: round(createSeconds), worker_rss_mb: round(rssMb(pid)), worker_cpu_percent_idle: round(cpu * 100, 2) };
+  const cached = process.env.KESOKU_WORKER_CACHED_SESSIONS ? Number(process.env.KESOKU_WORKER_CACHED_SESSIONS) : 'sdk default';
+  return { sessions: n, cached_sessions: cached, create_seconds: round(createSeconds), worker_rss_mb: round(rssMb(pid)), worker_cpu_percent_idle: round(cpu * 100, 2) };
 }
 
 function rssMb(pid: number): number {
@@ -527,7 +532,8 @@ function renderMarkdown(report: AnyRec): string {
   }
   if (r.e_idle) {
     const e = r.e_idle;
-    lines.push(`| e. worker with ${e.sessions} idle sessions | ${e.worker_rss_mb} MB RSS, ${e.worker_cpu_percent_idle} % CPU idle | |`);
+    const cache = e.cached_sessions === undefined ? '' : `, cache ${e.cached_sessions}`;
+    lines.push(`| e. worker with ${e.sessions} idle sessions${cache} | ${e.worker_rss_mb} MB RSS, ${e.worker_cpu_percent_idle} % CPU idle | |`);
   }
   return lines.join('\n') + '\n';
 }

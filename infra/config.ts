@@ -11,11 +11,12 @@ export class ConfigError extends Error {
   readonly kind = 'config';
 }
 
-const intFrom = (def: number, min: number, max: number) =>
+/** An integer variable in [min, max]; `def` when unset or empty (pass `undefined` for "no value"). */
+const intFrom = <D extends number | undefined>(def: D, min: number, max: number) =>
   z
     .string()
     .optional()
-    .transform((v, ctx) => {
+    .transform((v, ctx): number | D => {
       if (v === undefined || v.trim() === '') return def;
       const n = Number(v);
       if (!Number.isInteger(n) || n < min || n > max) {
@@ -65,6 +66,8 @@ const envSchema = z.object({
   KESOKU_COMPACT_TOKENS: intFrom(64_000, 1_000, 10_000_000),
   KESOKU_CONTINUE_AS_NEW_TURNS: intFrom(200, 1, 100_000),
   KESOKU_SHELL_TIMEOUT_S: intFrom(300, 1, 86_400),
+  /** Session workflows a worker keeps in memory (Temporal's sticky cache); unset: the SDK's heap-based default. */
+  KESOKU_WORKER_CACHED_SESSIONS: intFrom(undefined, 2, 1_000_000),
   KESOKU_LOG_LEVEL: z
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
     .optional()

@@ -33,6 +33,11 @@ export interface WorkerSettings {
   workflowBundle?: { code: string } | { codePath: string };
   /** Batching interval of token deltas, in ms. */
   deltaIntervalMs?: number;
+  /**
+   * Session workflows kept in memory between turns (Temporal's sticky cache). A session evicted from it is
+   * replayed from its history on its next message. Undefined: the SDK's default, sized from the heap limit.
+   */
+  maxCachedSessions?: number;
 }
 
 /** Bundles the workflow code once (a few seconds), for reuse across workers. */
@@ -64,7 +69,8 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
     activities,
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,
-    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentWorkflowTaskExecutions: Math.min(100, s.maxCachedSessions ?? 100),
+    ...(s.maxCachedSessions ? { maxCachedWorkflows: s.maxCachedSessions } : {}),
     // Cancellation reaches an activity only with a heartbeat's answer: flush heartbeats at least every 500 ms so
     // /stop kills a tool's process group within 2 s (the default throttle is 80 % of the heartbeat timeout).
     maxHeartbeatThrottleInterval: '500 milliseconds',
