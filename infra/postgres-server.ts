@@ -14,6 +14,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
 import EmbeddedPostgres from './embedded-postgres.ts';
+import { stopChild } from './child-process.ts';
 
 export interface PostgresServer {
   /** Connection URL of the database Kesoku uses. */
@@ -148,11 +149,7 @@ async function startPostmaster(opts: {
   return {
     async stop() {
       process.removeListener('exit', onExit);
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGINT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
+      await stopChild(child, exited, 'SIGINT');
     },
   };
 }

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { connectTemporal } from './temporal-connection.ts';
 import type { Logger } from './logger.ts';
 import { SEARCH_ATTRIBUTE_NAMES } from '../workflows/definitions.ts';
+import { stopChild } from './child-process.ts';
 
 /** The CLI release built from the Go module proxy: the newest one without a `replace` directive. */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -280,11 +281,7 @@ export async function startDevServer(
     source,
     async stop() {
       process.removeListener('exit', onExit);
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
+      await stopChild(child, exited, 'SIGTERM');
     },
   };
 }
