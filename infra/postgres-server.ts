@@ -7,14 +7,14 @@
  * extra proxy, with no LISTEN/NOTIFY across connections; Docker is not available on every machine.)
  * As root the package creates and uses a `postgres` system user, since PostgreSQL refuses to run as root.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
 import EmbeddedPostgres from './embedded-postgres.ts';
-import { stopChild } from './child-process.ts';
+import { superviseChild } from './child-process.ts';
 
 export interface PostgresServer {
   /** Connection URL of the database Kesoku uses. */
@@ -81,14 +81,6 @@ export async function resolvePostgres(opts: {
   };
 }
 
-/** Embedded servers started by this process and not stopped yet, SIGKILLed by {@link killStartedPostgres}. */
-const startedPostmasters = new Set<ChildProcess>();
-
-/** SIGKILLs every embedded Postgres this process started and has not stopped (for a forced exit). */
-export function killStartedPostgres(): void {
-  for (const child of startedPostmasters) child.kill('SIGKILL');
-}
-
 /**
  * Starts the embedded package's `postgres` binary on an initialised `databaseDir` and waits until it accepts
  * connections. Unlike the package's own `start()`, the server gets its own process group (as the Temporal dev
@@ -114,11 +106,7 @@ async function startPostmaster(opts: {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LC_MESSAGES: 'C' },
   });
-  startedPostmasters.add(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => (startedPostmasters.delete(child), resolve())));
-  // If this process dies without stopping it, take the server down too (best effort for crashes).
-  const onExit = () => child.kill('SIGKILL');
-  process.once('exit', onExit);
+  const supervised = superviseChild(child);
   let log = '';
   try {
     await new Promise<void>((resolve, reject) => {
@@ -143,15 +131,9 @@ async function startPostmaster(opts: {
     });
   } catch (err) {
     child.kill('SIGKILL');
-    process.removeListener('exit', onExit);
     throw err;
   }
-  return {
-    async stop() {
-      process.removeListener('exit', onExit);
-      await stopChild(child, exited, 'SIGINT');
-    },
-  };
+  return { stop: () => supervised.stop('SIGINT') };
 }
 
 /** Creates `database` on the server behind `adminUrl` unless it exists. */

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { connectTemporal } from './temporal-connection.ts';
 import type { Logger } from './logger.ts';
 import { SEARCH_ATTRIBUTE_NAMES } from '../workflows/definitions.ts';
-import { stopChild } from './child-process.ts';
+import { superviseChild } from './child-process.ts';
 
 /** The CLI release built from the Go module proxy: the newest one without a `replace` directive. */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -233,18 +233,10 @@ export function devServerArgs(opts: Pick<StartOptions, 'port' | 'uiPort' | 'dbFi
   return args;
 }
 
-/** Dev servers started by this process, killed on a forced exit (see {@link killStartedServers}). */
-const started = new Set<ChildProcess>();
-
-/** SIGKILLs every dev server this process started and has not stopped yet (for a forced exit). */
-export function killStartedServers(): void {
-  for (const child of started) child.kill('SIGKILL');
-}
-
 /**
  * Starts `temporal server start-dev` from `binary` and waits until it answers.
  * The child gets its own process group, so a terminal's Ctrl-C reaches only Kesoku, which then stops its
- * parts in order (worker drained before the server goes); a forced exit kills it (killStartedServers).
+ * parts in order (worker drained before the server goes); a forced exit kills it (killStartedChildren).
  */
 export async function startDevServer(
   binary: string,
@@ -261,11 +253,7 @@ export async function startDevServer(
   const logFd = opts.logFile ? fs.openSync(opts.logFile, 'a') : 'ignore';
   const child = spawn(binary, devServerArgs(opts), { stdio: ['ignore', logFd, logFd], detached: true });
   if (typeof logFd === 'number') fs.closeSync(logFd);
-  started.add(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => (started.delete(child), resolve())));
-  // If this process dies without stopping it, take the server down too (best effort for crashes).
-  const onExit = () => child.kill('SIGKILL');
-  process.once('exit', onExit);
+  const supervised = superviseChild(child);
   const address = `127.0.0.1:${opts.port}`;
   try {
     await waitForTemporal(address, 60_000, child);
@@ -279,10 +267,7 @@ export async function startDevServer(
     namespace: opts.namespace ?? 'default',
     uiUrl: opts.uiPort === null ? undefined : `http://127.0.0.1:${opts.uiPort}`,
     source,
-    async stop() {
-      process.removeListener('exit', onExit);
-      await stopChild(child, exited, 'SIGTERM');
-    },
+    stop: () => supervised.stop('SIGTERM'),
   };
 }
 

@@ -13,9 +13,10 @@ import { migrate } from '../db/migrate.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { requireLlmConfig, type Config, ConfigError } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
-import { killStartedPostgres, resolvePostgres, type PostgresServer } from '../infra/postgres-server.ts';
+import { resolvePostgres, type PostgresServer } from '../infra/postgres-server.ts';
+import { killStartedChildren } from '../infra/child-process.ts';
 import { SessionClient } from '../infra/session-client.ts';
-import { killStartedServers, resolveTemporalServer, type TemporalServer } from '../infra/temporal-server.ts';
+import { resolveTemporalServer, type TemporalServer } from '../infra/temporal-server.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createKesokuWorker } from './build-worker.ts';
 
@@ -196,8 +197,7 @@ export function runProcess(name: string, logger: Logger, main: () => Promise<() 
     if (stopping && Date.now() - firstSignalAt < DUPLICATE_SIGNAL_MS) return;
     if (stopping) {
       process.stderr.write(`kesoku: ${signal} again, exiting now\n`);
-      killStartedServers();
-      killStartedPostgres();
+      killStartedChildren();
       process.exit(130);
     }
     stopping = true;
