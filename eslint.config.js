@@ -1,4 +1,5 @@
-// Lint rules: typescript-eslint's recommended set, plus a guard that keeps I/O out of workflow code.
+// Lint rules: typescript-eslint's recommended set, type-aware promise checks (a forgotten `await` is a real bug,
+// above all in workflow code), and guards that keep I/O out of workflow and domain code.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -6,6 +7,14 @@ export default tseslint.config(
   { ignores: ['node_modules/**', '.kesoku/**', 'bench/results/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+    },
+  },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', fetch: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', setImmediate: 'readonly' } },
     rules: {
@@ -23,7 +32,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*', 'pg', 'express', 'ai', '@ai-sdk/*', 'discord.js', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'workflow code must not do I/O' },
-            { group: ['../activities/*', '../db/*', '../api/*', '../adapters/*', '../embedded/*'], message: 'workflows import activities with `import type` only', allowTypeImports: true },
+            { group: ['../activities/*', '../db/*', '../api/*', '../adapters/*'], message: 'workflows import activities with `import type` only', allowTypeImports: true },
           ],
         },
       ],
