@@ -36,6 +36,11 @@ export interface AppDeps {
   waitPollMs?: number;
   /** Time limit of `health()`, in ms (default 5000). */
   healthTimeoutMs?: number;
+  /**
+   * Kesoku's data directory: attachments posted with `data` are stored in the session workspaces under it.
+   * Unset: such attachments are refused (400).
+   */
+  dataDir?: string;
 }
 
 /** {@link AppDeps} with defaults applied, as the routers see them. */

@@ -19,17 +19,38 @@ export const API_LIMITS = {
   sessionsPageMax: 100,
   /** Same bound as the session workflow's `setTitle` validator. */
   titleMaxLength: 200,
+  /**
+   * Largest attachment sent inline as `data`, decoded bytes (180 KiB: its base64 text still fits the body limit;
+   * all attachments of one request share that limit).
+   */
+  attachmentDataMaxBytes: 180 * 1024,
 } as const;
 
 /** The default sender of messages posted through the API. */
 export const API_SENDER = 'api';
 
-export const attachmentSchema = z.strictObject({
-  name: z.string().min(1).max(255).describe('File name shown to people and used in the history placeholder.'),
-  content_type: z.string().min(1).max(255).optional().describe('MIME type, when known.'),
-  size: z.int().min(0).optional().describe('Size in bytes, when known.'),
-  url: z.url().max(2048).optional().describe('Where the file can be fetched.'),
-});
+export const attachmentSchema = z
+  .strictObject({
+    name: z.string().min(1).max(255).describe('File name shown to people and used in the history placeholder.'),
+    content_type: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(\s*;.*)?$/, 'must be a MIME type such as text/csv or image/png')
+      .optional()
+      .describe('MIME type, when known; images (image/png, image/jpeg, image/gif, image/webp) are shown to the model.'),
+    size: z.int().min(0).optional().describe('Size in bytes, when known (with `data`: the decoded size is used).'),
+    url: z.url().max(2048).optional().describe('Where the file can be fetched (a reference only; Kesoku does not download it).'),
+    data: z
+      .base64()
+      .max(Math.ceil(API_LIMITS.attachmentDataMaxBytes / 3) * 4)
+      .optional()
+      .describe(
+        `The file itself, base64 (at most ${API_LIMITS.attachmentDataMaxBytes} bytes decoded). It is stored in the session's ` +
+          'workspace (attachments/<message id>/) where the agent can read it, and given to the model in full for this turn.',
+      ),
+  })
+  .refine((a) => a.data === undefined || a.url === undefined, { message: 'give data or url, not both', path: ['data'] });
 
 /** Body of `POST /v1/sessions/{sessionId}/messages`; `waitMaxS` bounds `wait` (seconds). */
 export function postMessageSchema(waitMaxS: number = API_LIMITS.waitMaxS) {

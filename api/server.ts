@@ -27,7 +27,7 @@ export interface ApiServerOptions {
   /** Defaults to {@link createHealthCheck} on `pool` and `sessions`. */
   health?: () => Promise<HealthStatus>;
   /** Passed to createApp (waitTimeoutMaxS, temporalTimeoutMs, waitPollMs, healthTimeoutMs). */
-  app?: Pick<AppDeps, 'waitTimeoutMaxS' | 'temporalTimeoutMs' | 'waitPollMs' | 'healthTimeoutMs'>;
+  app?: Pick<AppDeps, 'waitTimeoutMaxS' | 'temporalTimeoutMs' | 'waitPollMs' | 'healthTimeoutMs' | 'dataDir'>;
   /** EventHub tuning, in ms (tests shorten the keep-alive). */
   events?: { throttleMs?: number; pingIntervalMs?: number };
 }

@@ -8,6 +8,7 @@ import type { NewMessage } from '../domain/factories.ts';
 import type { Message, MessageMetadata, Status } from '../domain/message.ts';
 import { sortHistory } from '../domain/history.ts';
 import { ALLOWED_TRANSITIONS, IllegalTransitionError, isAllowedTransition } from '../domain/status-machine.ts';
+import { storableJson, storableText } from '../domain/storable-text.ts';
 import type { Pool, PoolClient, Queryable } from './pool.ts';
 import { withTransaction } from './pool.ts';
 import { COMMIT_CHANNEL } from './notify.ts';
@@ -113,7 +114,7 @@ async function commitIn(client: PoolClient, sessionId: string, input: CommitInpu
 
   const inserted: Message[] = [];
   const unchanged: Message[] = [];
-  for (const m of input.insert ?? []) {
+  for (const m of (input.insert ?? []).map(storableMessage)) {
     if (m.session_id !== sessionId) throw new Error(`message ${m.id} belongs to session ${m.session_id}, not ${sessionId}`);
     const r = await client.query<Row>(
       `INSERT INTO messages (id, session_id, parent_id, chatbot_id, channel_id, sender, role, type, status, content,
@@ -156,7 +157,7 @@ async function commitIn(client: PoolClient, sessionId: string, input: CommitInpu
               metadata = CASE WHEN $5::jsonb IS NULL THEN metadata ELSE coalesce(metadata, '{}'::jsonb) || $5::jsonb END
         WHERE id = $1 AND session_id = $2 AND status = ANY($6::text[])
         RETURNING ${COLUMNS}`,
-      [t.id, sessionId, t.to, revision, t.metadata ? JSON.stringify(t.metadata) : null, sourcesOf(t.to)],
+      [t.id, sessionId, t.to, revision, t.metadata ? JSON.stringify(storableJson(t.metadata).value) : null, sourcesOf(t.to)],
     );
     if (r.rows[0]) {
       updated.push(toMessage(r.rows[0]));
@@ -173,7 +174,7 @@ async function commitIn(client: PoolClient, sessionId: string, input: CommitInpu
     const r = await client.query(
       `INSERT INTO turn_steps (turn_id, step, session_id, result, input_tokens, output_tokens, context_tokens)
        VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-      [s.turnId, s.step, sessionId, JSON.stringify(s.result), s.inputTokens, s.outputTokens, s.contextTokens],
+      [s.turnId, s.step, sessionId, JSON.stringify(storableJson(s.result).value), s.inputTokens, s.outputTokens, s.contextTokens],
     );
     if (r.rowCount === 0 && inserted.length === 0 && updated.length === 0) throw new NothingChanged();
   } else if (inserted.length === 0 && updated.length === 0) {
@@ -183,6 +184,19 @@ async function commitIn(client: PoolClient, sessionId: string, input: CommitInpu
   await input.alsoInTransaction?.(client, { inserted, updated });
   await client.query('SELECT pg_notify($1, $2)', [COMMIT_CHANNEL, JSON.stringify({ s: sessionId, r: revision })]);
   return { revision, inserted, updated, unchanged };
+}
+
+/**
+ * A message made storable before it is written (see domain/storable-text.ts): NUL and unpaired surrogates in
+ * its text fields and metadata strings are replaced, and the row is marked `metadata.text_replaced = true`.
+ * Messages without such characters are returned as they are.
+ */
+export function storableMessage(m: NewMessage): NewMessage {
+  const content = storableText(m.content);
+  const sender = storableText(m.sender);
+  const metadata = storableJson(m.metadata);
+  if (content === m.content && sender === m.sender && !metadata.replaced) return m;
+  return { ...m, content, sender, metadata: { ...(metadata.value ?? {}), text_replaced: true } };
 }
 
 /** One message by id, or null. */

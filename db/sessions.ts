@@ -2,6 +2,7 @@
  * Session rows: title (with its source: default | auto | user), mode, locale, history revision, turn count.
  */
 import type { Queryable } from './pool.ts';
+import { storableJson, storableText } from '../domain/storable-text.ts';
 
 export type TitleSource = 'default' | 'auto' | 'user';
 
@@ -38,7 +39,7 @@ export async function ensureSession(
 ): Promise<void> {
   await q.query(
     `INSERT INTO sessions (id, chatbot_id, channel_id, channel_context) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
-    [s.id, s.chatbotId, s.channelId, s.channelContext === undefined ? null : JSON.stringify(s.channelContext)],
+    [s.id, s.chatbotId, s.channelId, s.channelContext === undefined ? null : JSON.stringify(storableJson(s.channelContext).value)],
   );
 }
 
@@ -95,14 +96,14 @@ export async function listSessions(
 export async function setAutoTitle(q: Queryable, id: string, title: string): Promise<boolean> {
   const r = await q.query(
     `UPDATE sessions SET title = $2, title_source = 'auto', updated_at = now() WHERE id = $1 AND title_source = 'default'`,
-    [id, title],
+    [id, storableText(title)],
   );
   return (r.rowCount ?? 0) > 0;
 }
 
 /** Sets a title chosen by the user; it wins over any automatic one. */
 export async function setUserTitle(q: Queryable, id: string, title: string): Promise<void> {
-  await q.query(`UPDATE sessions SET title = $2, title_source = 'user', updated_at = now() WHERE id = $1`, [id, title]);
+  await q.query(`UPDATE sessions SET title = $2, title_source = 'user', updated_at = now() WHERE id = $1`, [id, storableText(title)]);
 }
 
 export async function setMode(q: Queryable, id: string, mode: 'interrupt' | 'queue'): Promise<void> {

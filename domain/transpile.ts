@@ -51,25 +51,61 @@ function toProviderToolCall(call: Message, id: string): ProviderToolCall {
   };
 }
 
-/** Joins same-role neighbours so roles alternate; an assistant message with tool_calls is never merged into. */
+/**
+ * Joins same-role neighbours so roles alternate; an assistant message with tool_calls is never merged into.
+ * Attachments of joined user messages and reasoning of joined assistant messages are kept.
+ */
 function mergeNeighbours(messages: readonly ProviderMessage[]): ProviderMessage[] {
   const merged: ProviderMessage[] = [];
   const join = (a: string, b: string): string => [a, b].filter((part) => part !== '').join('\n\n');
   for (const message of messages) {
     const last = merged.at(-1);
     if (last?.role === 'user' && message.role === 'user') {
-      merged[merged.length - 1] = { role: 'user', content: join(last.content, message.content) };
+      const attachments = [...(last.attachments ?? []), ...(message.attachments ?? [])];
+      merged[merged.length - 1] = {
+        role: 'user',
+        content: join(last.content, message.content),
+        ...(attachments.length > 0 ? { attachments } : {}),
+      };
     } else if (last?.role === 'assistant' && message.role === 'assistant' && last.tool_calls === undefined) {
       const content = join(last.content, message.content);
-      merged[merged.length - 1] =
-        message.tool_calls === undefined
-          ? { role: 'assistant', content }
-          : { role: 'assistant', content, tool_calls: message.tool_calls };
+      const reasoning = join(last.reasoning ?? '', message.reasoning ?? '');
+      merged[merged.length - 1] = {
+        role: 'assistant',
+        content,
+        ...(message.tool_calls !== undefined ? { tool_calls: message.tool_calls } : {}),
+        ...(reasoning !== '' ? { reasoning } : {}),
+      };
     } else {
       merged.push(message);
     }
   }
   return merged;
+}
+
+/** Options of {@link toProviderInput}. */
+export interface TranspileOptions {
+  /**
+   * The current turn's id: tool calls and results of every other turn are written as plain assistant text
+   * instead of tool-call messages (the plainer form for providers that refuse past tool calls as sent, e.g.
+   * thinking servers that want reasoning on every one). Unset: all tool flows are tool-call messages.
+   */
+  pastToolFlowsAsText?: string;
+}
+
+/** A past tool call and its result as plain assistant text (see {@link TranspileOptions}). */
+export function toolFlowAsText(call: Message, result: Message | undefined): string {
+  const args = JSON.stringify(call.metadata?.tool_arguments ?? {});
+  const output = result?.content ?? INTERRUPTED_TOOL_RESULT;
+  return `[Earlier tool call: ${toolNameOf(call)} ${args}]\n[Its result:]\n${output}`;
+}
+
+/** The text of a thought without its reasoning part (`metadata.reasoning_content`, stored first). */
+function thoughtVisibleText(message: Message): { content: string; reasoning?: string } {
+  const reasoning = message.metadata?.reasoning_content;
+  if (typeof reasoning !== 'string' || reasoning === '') return { content: message.content };
+  const content = message.content.startsWith(reasoning) ? message.content.slice(reasoning.length).replace(/^\n\n/, '') : '';
+  return { content, reasoning };
 }
 
 /**
@@ -80,14 +116,19 @@ function mergeNeighbours(messages: readonly ProviderMessage[]): ProviderMessage[
  *   input-lifecycle status) → `user` as-is; an empty-reply nudge (system role, responded/delivered) → `user`
  *   prefixed with {@link NUDGE_PREFIX}.
  * - a thought and the tool_calls of the same turn and step → one `assistant` message, content the thought text
- *   (empty without a thought), `tool_calls` from `metadata.tool_call_id` (else the message id),
+ *   (empty without a thought; its reasoning part, `metadata.reasoning_content`, goes to `reasoning`), `tool_calls` from `metadata.tool_call_id` (else the message id),
  *   `metadata.tool_name` and `metadata.tool_arguments`.
  * - each tool call is followed by exactly one `{role: 'tool', tool_call_id, name, content}`: its recorded
  *   result, or {@link INTERRUPTED_TOOL_RESULT} when none was recorded; results without a call are dropped.
  * - final replies, crash notices and compaction summaries → `assistant`.
+ * - a user question that still has `metadata.attachments` (only the current trigger does) carries them as
+ *   `attachments`, for the model activity to read in.
+ * - an interrupted partial reply (`metadata.partial`) is assistant text like a final reply; its content ends
+ *   with the marker that says it was cut off.
+ * - with `opts.pastToolFlowsAsText`, tool flows of other turns become assistant text ({@link toolFlowAsText}).
  * - finally consecutive user/user and assistant/assistant (the first without tool_calls) are joined with "\n\n".
  */
-export function toProviderInput(clean: readonly Message[], systemPrompt: string): ProviderInput {
+export function toProviderInput(clean: readonly Message[], systemPrompt: string, opts: TranspileOptions = {}): ProviderInput {
   const { resultOf } = indexToolFlows(clean);
   const ids = providerIds(clean);
   const idOf = (call: Message) => ids.get(call.id) ?? toolCallIdOf(call);
@@ -98,11 +139,12 @@ export function toProviderInput(clean: readonly Message[], systemPrompt: string)
     if (open === null) return;
     const { message, calls } = open;
     open = null;
+    const reasoning = message.reasoning !== undefined ? { reasoning: message.reasoning } : {};
     if (calls.length === 0) {
-      out.push({ role: 'assistant', content: message.content });
+      out.push({ role: 'assistant', content: message.content, ...reasoning });
       return;
     }
-    out.push({ role: 'assistant', content: message.content, tool_calls: calls.map((c) => toProviderToolCall(c, idOf(c))) });
+    out.push({ role: 'assistant', content: message.content, tool_calls: calls.map((c) => toProviderToolCall(c, idOf(c))), ...reasoning });
     for (const call of calls) {
       const result = resultOf.get(call.id);
       out.push({
@@ -114,13 +156,24 @@ export function toProviderInput(clean: readonly Message[], systemPrompt: string)
     }
   };
 
+  const current = opts.pastToolFlowsAsText;
   for (const message of clean) {
     const kind = messageKind(message);
-    switch (kind) {
-      case 'thought':
+    if (current !== undefined && message.turn_id !== current && (kind === 'tool_call' || kind === 'tool_result')) {
+      if (kind === 'tool_call') {
         flush();
-        open = { message: { role: 'assistant', content: message.content }, calls: [], key: stepKey(message) };
+        out.push({ role: 'assistant', content: toolFlowAsText(message, resultOf.get(message.id)) });
+      }
+      continue;
+    }
+    switch (kind) {
+      case 'thought': {
+        flush();
+        const { content, reasoning } = thoughtVisibleText(message);
+        const assistant: AssistantMessage = reasoning === undefined ? { role: 'assistant', content } : { role: 'assistant', content, reasoning };
+        open = { message: assistant, calls: [], key: stepKey(message) };
         break;
+      }
       case 'tool_call':
         if (open === null || open.key !== stepKey(message)) {
           flush();
@@ -138,7 +191,16 @@ export function toProviderInput(clean: readonly Message[], systemPrompt: string)
         flush();
         out.push({ role: 'user', content: `${NUDGE_PREFIX}${message.content}` });
         break;
-      case 'user_question':
+      case 'user_question': {
+        flush();
+        const attachments = message.metadata?.attachments;
+        out.push(
+          attachments !== undefined && attachments.length > 0
+            ? { role: 'user', content: message.content, attachments }
+            : { role: 'user', content: message.content },
+        );
+        break;
+      }
       case 'cron_prompt':
       case 'manual_compaction_prompt':
       case 'background_alert':

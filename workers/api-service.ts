@@ -15,6 +15,7 @@ export async function startApiService(cfg: Config, infra: Infrastructure, logger
     host,
     port: cfg.KESOKU_API_PORT,
     tokens: cfg.KESOKU_API_TOKENS,
+    app: { dataDir: cfg.KESOKU_DATA_DIR },
     health: async () => {
       const [temporal, postgres] = await Promise.all([
         infra.connection.workflowService

@@ -20,6 +20,8 @@ import { MAX_EVENT_TEXT, publishTurnEvent } from '../../db/notify.ts';
 import type { Pool } from '../../db/pool.ts';
 import { getSession, incrementTurnCount, setAutoTitle } from '../../db/sessions.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { partialReply } from '../../domain/partial-reply.ts';
+import { imageSize, withAttachments } from './attachments.ts';
 import { ModelCallError } from './errors.ts';
 import { streamModelStep, type LlmConfig, type ModelStepResult, type ModelToolSpec } from './provider.ts';
 
@@ -44,6 +46,13 @@ export interface ModelDeps {
   /** Delta batching interval in ms (default 100). */
   deltaIntervalMs?: number;
 }
+
+/**
+ * Models (provider, base URL, model) that refused a request until past tool flows were sent as plain text:
+ * this worker sends them the plainer history from the start. In memory only; a restart learns it again.
+ */
+const plainHistoryModels = new Set<string>();
+const modelKey = (llm: LlmConfig) => `${llm.provider}|${llm.baseUrl ?? ''}|${llm.model}`;
 
 /** Deterministic ids of a step's messages, so a retried step cannot write twice. */
 export const stepIds = {
@@ -74,17 +83,25 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
     return deps.llm;
   }
 
-  /** Runs a model call with heartbeats, cancellation and batched delta publishing; maps errors to failures. */
+  /**
+   * Runs a model call with heartbeats, cancellation and batched delta publishing; maps errors to failures.
+   * - `fallback`: when the provider refuses the request as bad (HTTP 400) and this returns an input, the call
+   *   is made once more with it (a plainer form of the same conversation, see {@link prepareInput}).
+   * - `onCancelled`: called with the answer text streamed so far when the call is cancelled (a stop or an
+   *   interrupt), before the cancellation is reported; it stores the partial reply.
+   */
   async function callModel(
     sessionId: string,
     turnId: string,
     step: number,
     input: ProviderInput,
     tools: readonly ModelToolSpec[],
+    opts: { fallback?: () => Promise<ProviderInput | null>; onCancelled?: (text: string) => Promise<void> } = {},
   ): Promise<ModelStepResult> {
     const llm = requireLlm();
     const ctx = Context.current();
     let buffer = '';
+    let streamed = '';
     const flush = () => {
       if (!buffer) return;
       const text = buffer.slice(0, MAX_EVENT_TEXT);
@@ -95,17 +112,42 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       ctx.heartbeat({ step });
       flush();
     }, deps.deltaIntervalMs ?? 100);
-    try {
-      void publishTurnEvent(pool, { s: sessionId, t: turnId, type: 'status', status: 'thinking', step }).catch(() => undefined);
-      return await streamModelStep(llm, input, [...tools], {
+    const stream = (attemptInput: ProviderInput) =>
+      streamModelStep(llm, attemptInput, [...tools], {
         signal: ctx.cancellationSignal,
         onTextDelta: (d) => {
+          streamed += d;
           buffer += d;
           if (buffer.length >= MAX_EVENT_TEXT) flush();
         },
       });
+    try {
+      void publishTurnEvent(pool, { s: sessionId, t: turnId, type: 'status', status: 'thinking', step }).catch(() => undefined);
+      try {
+        return await stream(input);
+      } catch (err) {
+        if (!(err instanceof ModelCallError) || err.kind !== 'bad_request' || !opts.fallback || ctx.cancellationSignal.aborted) throw err;
+        const plainer = await opts.fallback();
+        if (plainer === null) throw err;
+        logger.warn({ sessionId, turnId, step, detail: err.detail }, 'the provider refused the request; trying once more with a plainer history');
+        streamed = '';
+        const result = await stream(plainer);
+        plainHistoryModels.add(modelKey(llm));
+        return result;
+      }
     } catch (err) {
-      if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model call cancelled');
+      if (ctx.cancellationSignal.aborted) {
+        clearInterval(beat);
+        flush();
+        if (streamed.trim() !== '' && opts.onCancelled) {
+          try {
+            await opts.onCancelled(streamed);
+          } catch (e) {
+            logger.warn({ sessionId, turnId, step, err: String(e) }, 'the partial reply could not be stored');
+          }
+        }
+        throw new CancelledFailure('model call cancelled');
+      }
       const e = err instanceof ModelCallError ? err : new ModelCallError({ kind: 'network', cause: err });
       logger.warn({ sessionId, turnId, step, kind: e.kind, status: e.status, detail: e.detail }, 'model call failed');
       throw ApplicationFailure.create({
@@ -131,16 +173,19 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
     step: number,
     recovery: boolean,
     inline = false,
+    plain = false,
   ): Promise<PreparedInput> {
+    const workspaceDir = deps.workspaceDirFor(sessionId);
     const build = async () => {
       const history = await loadModelHistory(pool, sessionId);
       const clean = buildCleanHistory(history, { currentTurnId: turnId });
-      const input = toProviderInput(clean, systemPrompt({
-        workspaceDir: deps.workspaceDirFor(sessionId),
-        now: new Date().toISOString(),
-        tools: deps.tools.map((t) => t.name),
-      }));
-      return { history, input, contextTokens: estimateTokens(JSON.stringify(input)) };
+      const transpiled = toProviderInput(
+        clean,
+        systemPrompt({ workspaceDir, now: new Date().toISOString(), tools: deps.tools.map((t) => t.name) }),
+        plain ? { pastToolFlowsAsText: turnId } : {},
+      );
+      const input = await withAttachments(transpiled, workspaceDir, { images: !plain });
+      return { history, input, contextTokens: estimateTokens(JSON.stringify(input, imageSize)) };
     };
     let prepared;
     try {
@@ -270,10 +315,10 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         else if (trigger.status !== 'processing') return { kind: 'skipped' }; // it ended before its turn began
       }
 
-      const prepared = await prepareInput(sessionId, turnId, step, recovery, completeInline === true);
+      const llm = requireLlm();
+      const plainFirst = plainHistoryModels.has(modelKey(llm));
+      const prepared = await prepareInput(sessionId, turnId, step, recovery, completeInline === true, plainFirst);
       const lastStep = step >= deps.maxSteps - 1;
-      const result = await callModel(sessionId, turnId, step, prepared.input, lastStep ? [] : deps.tools);
-
       const trigger = await getMessage(pool, turnId);
       const pos = {
         session_id: sessionId,
@@ -282,13 +327,37 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         turn_id: turnId,
         step,
       };
+      const result = await callModel(sessionId, turnId, step, prepared.input, lastStep ? [] : deps.tools, {
+        // A request the provider refuses because of the conversation's own history (e.g. servers that want
+        // reasoning on every past tool call, or a model without image input) is tried once in the plainer form.
+        fallback: plainFirst
+          ? undefined
+          : async () => {
+              const plainer = await prepareInput(sessionId, turnId, step, false, completeInline === true, true);
+              return JSON.stringify(plainer.input, imageSize) === JSON.stringify(prepared.input, imageSize) ? null : plainer.input;
+            },
+        onCancelled: async (streamedText) => {
+          const session = await getSession(pool, sessionId);
+          const partial = partialReply({ ...pos, text: streamedText, locale: session?.locale });
+          await commit(pool, sessionId, { insert: [partial] });
+        },
+      });
+
       const text = result.text.trim();
+      const reasoning = result.reasoning.trim();
       const insert: NewMessage[] = [];
       let outcome: StepOutcome;
+      // The model's reasoning (streamed reasoning or inline <think> text) is the step's thought; it is kept
+      // apart in metadata so it goes back to the provider in the form it needs during this turn.
+      const thoughtText = [reasoning, result.toolCalls.length > 0 ? text : ''].filter((t) => t !== '').join('\n\n');
+      const thoughtId = thoughtText !== '' ? stepIds.thought(turnId, step) : undefined;
+      if (thoughtId) {
+        const m = thought({ id: thoughtId, ...pos, content: thoughtText });
+        if (reasoning !== '') m.metadata = { reasoning_content: reasoning };
+        insert.push(m);
+      }
       if (result.toolCalls.length > 0) {
         // Seed 1 §2.2: text before tool calls is the turn's thought.
-        const thoughtId = text ? stepIds.thought(turnId, step) : undefined;
-        if (thoughtId) insert.push(thought({ id: thoughtId, ...pos, content: result.text }));
         const calls = result.toolCalls.map((c, i) => {
           const m = toolCall({ id: stepIds.call(turnId, step, i), ...pos, tool_name: c.name, tool_arguments: c.arguments, tool_call_id: c.id });
           insert.push(m);

@@ -4,7 +4,7 @@
  * No Temporal imports: the model activity calls {@link streamModelStep} with its cancellation signal and
  * callbacks (token deltas, heartbeats) and maps {@link ModelCallError} onto its retry policy.
  */
-import { jsonSchema, streamText, tool } from 'ai';
+import { InvalidResponseDataError, jsonSchema, streamText, tool } from 'ai';
 import type { LanguageModel, ModelMessage, ToolSet, AssistantModelMessage, ToolModelMessage } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -12,6 +12,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogle } from '@ai-sdk/google';
 import type { ProviderInput, ProviderMessage, ProviderToolCall } from '../../domain/provider-messages.ts';
 import { ModelCallError, classifyModelError } from './errors.ts';
+import { InlineReasoningSplitter } from './think.ts';
 
 /**
  * Which model to call and how.
@@ -48,9 +49,14 @@ export interface ModelUsage {
 export type ModelFinishReason =
   'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'interrupted' | 'other';
 
-/** The result of one model step: the full text, the requested tool calls (arguments parsed), usage, finish reason. */
+/**
+ * The result of one model step: the answer text (inline `<think>` reasoning removed), the model's reasoning
+ * (streamed reasoning deltas plus inline `<think>` text; empty when none), the requested tool calls (arguments
+ * parsed), usage, finish reason.
+ */
 export interface ModelStepResult {
   text: string;
+  reasoning: string;
   toolCalls: ProviderToolCall[];
   usage: ModelUsage;
   finishReason: ModelFinishReason;
@@ -59,8 +65,10 @@ export interface ModelStepResult {
 /** Options of one call: `signal` cancels it (the HTTP request is aborted); callbacks observe the stream. */
 export interface ModelStepOptions {
   signal?: AbortSignal;
-  /** Called with each text delta, in order, as it arrives. Must not throw. */
+  /** Called with each answer-text delta (reasoning excluded), in order, as it arrives. Must not throw. */
   onTextDelta?: (delta: string) => void;
+  /** Called with each reasoning delta, in order, as it arrives. Must not throw. */
+  onReasoningDelta?: (delta: string) => void;
   /** Called once per complete tool call, as soon as its arguments are complete. Must not throw. */
   onToolCall?: (call: ProviderToolCall) => void;
 }
@@ -156,11 +164,17 @@ export async function streamModelStep(
     return classifyModelError(err);
   };
 
-  let text = '';
+  const split = new InlineReasoningSplitter();
+  let streamedReasoning = '';
   const toolCalls: ProviderToolCall[] = [];
   let usage: ModelUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
   let finishReason: ModelFinishReason = 'other';
   let finished = false;
+  let missingFinishReason = false;
+  const emit = (d: { text: string; reasoning: string }) => {
+    if (d.text !== '') opts.onTextDelta?.(d.text);
+    if (d.reasoning !== '') opts.onReasoningDelta?.(d.reasoning);
+  };
 
   try {
     touch();
@@ -168,7 +182,7 @@ export async function streamModelStep(
     const result = streamText({
       model,
       ...(input.system !== '' ? { instructions: input.system } : {}),
-      messages: toModelMessages(input.messages),
+      messages: toModelMessages(input.messages, { reasoning: sendsReasoningBack(cfg) }),
       ...(tools.length > 0 ? { tools: toToolSet(tools) } : {}),
       maxRetries: 0,
       abortSignal: controller.signal,
@@ -181,8 +195,12 @@ export async function streamModelStep(
       switch (part.type) {
         case 'text-delta':
           if (part.text === '') break;
-          text += part.text;
-          opts.onTextDelta?.(part.text);
+          emit(split.push(part.text));
+          break;
+        case 'reasoning-delta':
+          if (part.text === '') break;
+          streamedReasoning += part.text;
+          opts.onReasoningDelta?.(part.text);
           break;
         case 'tool-call': {
           if (part.invalid === true || !isPlainObject(part.input)) {
@@ -203,6 +221,11 @@ export async function streamModelStep(
           finished = true;
           break;
         case 'error':
+          // A stream that reached its end without any finish reason: decided below by what it contains.
+          if (isMissingFinishReason(part.error)) {
+            missingFinishReason = true;
+            break;
+          }
           throw part.error;
         case 'abort':
           throw controller.signal.reason ?? new DOMException('aborted', 'AbortError');
@@ -216,7 +239,15 @@ export async function streamModelStep(
         kind: 'invalid_response',
         detail: 'model stream ended without a finish event',
       });
-    return { text, toolCalls, usage, finishReason };
+    emit(split.end());
+    // The answer is judged by what it contains: complete tool calls or text that arrived over a stream that
+    // ended cleanly are accepted whatever the finish reason said (many compatible servers send none, or null).
+    if (missingFinishReason || finishReason === 'error' || finishReason === 'other') {
+      finishReason = toolCalls.length > 0 ? 'tool-calls' : 'stop';
+    }
+    const reasoning = [streamedReasoning, split.reasoning].filter((r) => r.trim() !== '').join('\n\n');
+    const text = split.reasoning !== '' ? split.text.trim() : split.text;
+    return { text, reasoning, toolCalls, usage, finishReason };
   } catch (err) {
     throw failure(err);
   } finally {
@@ -241,24 +272,54 @@ export async function completeText(
 }
 
 /**
+ * Whether the provider takes the model's reasoning back on assistant messages. Chat Completions servers
+ * (DeepSeek, Kimi, Qwen on vLLM…) read it as `reasoning_content`, and some refuse a tool-call message without
+ * it; Anthropic and Google would need their own signed thinking blocks, which are not kept, so they get none.
+ */
+export function sendsReasoningBack(cfg: Pick<LlmConfig, 'provider'>): boolean {
+  return cfg.provider === 'openai-compatible';
+}
+
+/** The SDK's signal for a stream that ended without any finish reason (an error part without data). */
+function isMissingFinishReason(err: unknown): boolean {
+  return InvalidResponseDataError.isInstance(err) && err.data === undefined;
+}
+
+/**
  * Maps the IR onto the SDK's ModelMessage list: assistant tool calls become `tool-call` parts, and each run of
  * consecutive `tool` messages becomes one tool message of `tool-result` parts (providers such as Anthropic
- * want all results of one step together).
+ * want all results of one step together). With `reasoning`, an assistant message's reasoning goes along as a
+ * `reasoning` part (sent as `reasoning_content` by Chat Completions providers); a user message's images
+ * become `image` parts after its text.
  */
-export function toModelMessages(messages: ProviderMessage[]): ModelMessage[] {
+export function toModelMessages(messages: ProviderMessage[], opts: { reasoning?: boolean } = {}): ModelMessage[] {
   const out: ModelMessage[] = [];
   for (const m of messages) {
     switch (m.role) {
-      case 'user':
-        out.push({ role: 'user', content: m.content });
+      case 'user': {
+        const images = m.images ?? [];
+        if (images.length === 0) {
+          out.push({ role: 'user', content: m.content });
+          break;
+        }
+        out.push({
+          role: 'user',
+          content: [
+            { type: 'text', text: m.content },
+            ...images.map((i) => ({ type: 'image' as const, image: i.data, mediaType: i.mediaType })),
+          ],
+        });
         break;
+      }
       case 'assistant': {
         const calls = m.tool_calls ?? [];
-        if (calls.length === 0) {
+        const reasoning = opts.reasoning === true && m.reasoning !== undefined && m.reasoning !== '' ? m.reasoning : null;
+        if (calls.length === 0 && reasoning === null) {
           out.push({ role: 'assistant', content: m.content });
           break;
         }
         const content: Exclude<AssistantModelMessage['content'], string> = [];
+        if (reasoning !== null) content.push({ type: 'reasoning', text: reasoning });
         if (m.content !== '') content.push({ type: 'text', text: m.content });
         for (const c of calls)
           content.push({ type: 'tool-call', toolCallId: c.id, toolName: c.name, input: c.arguments });

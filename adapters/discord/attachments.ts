@@ -1,7 +1,8 @@
 /**
- * Downloads the attachments of a Discord message into the staging directory (seed 1 §4.1: "媒体图片下载到 Staging
- * 工作目录"): `<KESOKU_DATA_DIR>/staging/discord/<channel id>/<message id>/<n>-<name>`. The bot token is never sent:
- * attachment URLs are signed CDN links.
+ * Downloads the attachments of a Discord message into the session's workspace, where the agent's tools can open
+ * them and the model activity reads them for the turn: `<KESOKU_DATA_DIR>/workspaces/<session>/attachments/
+ * <message id>/<n>-<name>` (see infra/workspace.ts). The bot token is never sent: attachment URLs are signed CDN
+ * links.
  *
  * An attachment that cannot be downloaded (too big, timeout, HTTP error) is still recorded, without `path`, so
  * an attachment-only message is never dropped and the model is told the file exists.
@@ -13,6 +14,8 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Attachment } from '../../domain/message.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { attachmentDirFor, safeFileName } from '../../infra/workspace.ts';
+import { discordSessionAddress } from './ids.ts';
 
 /** An attachment as Discord announced it. `size` in bytes. */
 export interface DiscordAttachment {
@@ -25,18 +28,13 @@ export interface DiscordAttachment {
 
 /** Where and how attachments are staged. */
 export interface StagingOptions {
-  /** `<KESOKU_DATA_DIR>/staging/discord`. */
-  root: string;
+  /** `KESOKU_DATA_DIR`: files go into the session workspaces under it. */
+  dataDir: string;
   /** Largest file downloaded, bytes. Default 25 MiB. */
   maxBytes?: number;
   /** Per download, ms. Default 30 s. */
   timeoutMs?: number;
   logger: Logger;
-}
-
-/** `<data dir>/staging/discord`. */
-export function stagingRoot(dataDir: string): string {
-  return path.join(dataDir, 'staging', 'discord');
 }
 
 /**
@@ -50,7 +48,7 @@ export async function stageAttachments(
   list: readonly DiscordAttachment[],
   opts: StagingOptions,
 ): Promise<Attachment[]> {
-  const dir = path.join(opts.root, safeSegment(channelId), safeSegment(messageId));
+  const dir = attachmentDirFor(opts.dataDir, discordSessionAddress(channelId).sessionId, messageId);
   const out: Attachment[] = [];
   for (const [i, a] of list.entries()) {
     const record: Attachment = {
@@ -102,15 +100,5 @@ async function download(a: DiscordAttachment, file: string, opts: StagingOptions
   }
 }
 
-/** A file name safe on every file system: letters, digits, `.`, `_`, `-`; at most 100 characters. */
-export function safeName(name: string): string {
-  const base = path
-    .basename(name)
-    .replace(/[^A-Za-z0-9._-]/g, '_')
-    .replace(/^\.+/, '_');
-  return (base === '' ? 'file' : base).slice(-100);
-}
-
-function safeSegment(s: string): string {
-  return s.replace(/[^A-Za-z0-9_-]/g, '_');
-}
+/** A file name safe on every file system (see infra/workspace.ts `safeFileName`). */
+export const safeName = safeFileName;

@@ -14,7 +14,6 @@ import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { SessionClient } from '../../infra/session-client.ts';
-import { stagingRoot } from './attachments.ts';
 import { createDiscordIngress, fromDiscordJs, type IngressOutcome } from './ingress.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
@@ -88,7 +87,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     logger,
     policy: discordPolicy(config),
     botUser: () => (client.user ? { id: client.user.id, name: client.user.username } : null),
-    staging: { root: stagingRoot(config.KESOKU_DATA_DIR) },
+    staging: { dataDir: config.KESOKU_DATA_DIR },
   });
 
   // Each message is handled on its own (seed 2 §6: a slow one never blocks another session).

@@ -3,6 +3,10 @@
  * `GET /v1/sessions/{sessionId}/messages` (history or a delta after a revision).
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Attachment } from '../../domain/message.ts';
+import { attachmentDirFor, safeFileName } from '../../infra/workspace.ts';
 import { Router, type Request, type Response } from 'express';
 import { getMessage } from '../../db/messages.ts';
 import { getSession } from '../../db/sessions.ts';
@@ -42,6 +46,9 @@ export function messagesRouter(d: ResolvedDeps): Router {
     const body = parseBody(bodySchema, req.body);
     const inbound = toInbound(body);
     checkInbound(inbound);
+    if (body.attachments?.some((a) => a.data !== undefined)) {
+      inbound.attachments = await storeAttachments(d, sessionId, inbound.id, body.attachments);
+    }
     const log = contextOf(res).log.child({ sessionId, messageId: inbound.id });
     const accepted = await submit(d, sessionId, inbound, body.id !== undefined);
     log.info({ queuePosition: accepted.queue_position, duplicate: accepted.duplicate }, 'message accepted');
@@ -91,15 +98,55 @@ export function messagesRouter(d: ResolvedDeps): Router {
   return router;
 }
 
-/** The inbound message for a request body: a new UUID when no id is given, sender "api" by default. */
+/**
+ * The inbound message for a request body: a new UUID when no id is given, sender "api" by default. Attachment
+ * bytes (`data`) never go into the message; see {@link storeAttachments}.
+ */
 function toInbound(body: PostMessageBody): InboundMessage {
   return {
     id: body.id ?? randomUUID(),
     content: body.content,
     sender: body.sender ?? API_SENDER,
     receivedAt: new Date().toISOString(),
-    ...(body.attachments ? { attachments: body.attachments } : {}),
+    ...(body.attachments ? { attachments: body.attachments.map(({ data: _bytes, ...a }) => a) } : {}),
   };
+}
+
+/**
+ * Writes the attachments sent with `data` into the session's workspace, `attachments/<message id>/<n>-<name>`,
+ * before the message is submitted, so the agent's tools can open them and the model activity can read them.
+ * Writing the same message again (a repeated id) overwrites the same files with the same bytes.
+ * @returns the attachment records for the message (name, content_type, size, path; `url` kept for references)
+ * @throws HttpProblem validation when the server has no data directory, or a file exceeds the size limit
+ */
+async function storeAttachments(
+  d: ResolvedDeps,
+  sessionId: string,
+  messageId: string,
+  list: NonNullable<PostMessageBody['attachments']>,
+): Promise<Attachment[]> {
+  const dataDir = d.dataDir;
+  if (dataDir === undefined) throw new HttpProblem('validation', 'attachments.data: this server does not store attachment files', { extensions: { field: 'attachments' } });
+  const dir = attachmentDirFor(dataDir, sessionId, messageId);
+  const out: Attachment[] = [];
+  for (const [i, a] of list.entries()) {
+    const { data, ...record } = a;
+    if (data === undefined) {
+      out.push(record);
+      continue;
+    }
+    const bytes = Buffer.from(data, 'base64');
+    if (bytes.length > API_LIMITS.attachmentDataMaxBytes) {
+      throw new HttpProblem('validation', `attachments.${i}.data: over ${API_LIMITS.attachmentDataMaxBytes} bytes`, {
+        extensions: { field: `attachments.${i}.data` },
+      });
+    }
+    const file = path.join(dir, `${i}-${safeFileName(a.name)}`);
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(file, bytes);
+    out.push({ ...record, size: bytes.length, path: file });
+  }
+  return out;
 }
 
 /**

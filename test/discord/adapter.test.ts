@@ -198,7 +198,8 @@ describe('Discord adapter', () => {
     expect(question.status).toBe('processed');
     const [attachment] = question.metadata?.attachments ?? [];
     expect(attachment).toMatchObject({ name: 'notes.txt', content_type: 'text/plain', size: 18 });
-    expect(attachment?.path).toContain(`${bench.stack.dataDir}/staging/discord/${dm}/${id}/`);
+    // Stored in the session's workspace, where read_file can open it.
+    expect(attachment?.path).toContain(`${bench.stack.dataDir}/workspaces/discord%3A${dm}/attachments/${id}/`);
     expect(fs.readFileSync(attachment?.path ?? '', 'utf8')).toBe('remember the milk\n');
     const prompt = bench.stack
       .requestsOf(`discord:${dm}`)
@@ -206,6 +207,8 @@ describe('Discord adapter', () => {
       .map((m) => (typeof m.content === 'string' ? m.content : ''))
       .find((c) => c.includes('notes.txt'));
     expect(prompt).toContain(`[Attachment: notes.txt (text/plain, 18 B) saved at ${attachment?.path}]`);
+    // The model gets the file's content in the current turn.
+    expect(prompt).toContain('remember the milk');
     await bench.fake.waitFor(() => bench.repliesTo(dm, id)[0]);
   });
 

@@ -180,7 +180,7 @@ describe('ingress with a failing session', () => {
       logger: createLogger('discord-ingress-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
       policy: policy({}),
       botUser: () => bot,
-      staging: { root: path.join(dataDir, 'staging', 'discord'), timeoutMs: 2000 },
+      staging: { dataDir, timeoutMs: 2000 },
     });
   }
   const incoming = (p: Partial<IncomingDiscordMessage> = {}): IncomingDiscordMessage => ({

@@ -17,6 +17,30 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readBody, sendJson } from './http.ts';
 
+/**
+ * How a streamed answer ends, to emulate servers that stream differently from the reference API:
+ * - `finishReason`: the value of `finish_reason` on the last chunk. Default: `tool_calls` with calls, else
+ *   `stop`. `null` sends a last chunk whose `finish_reason` is null (some vLLM and LM Studio builds);
+ *   `'absent'` sends no finish chunk at all, so no choice ever carries a finish reason (the stream simply
+ *   reaches `[DONE]`, as some Ollama and llama.cpp versions do).
+ * - `reasoning`: text streamed first as reasoning deltas (DeepSeek, Qwen, Kimi thinking models), in
+ *   word-sized chunks, in the field `reasoningField` (default `reasoning_content`; some servers use `reasoning`).
+ * - `chunks`: the content deltas exactly as given (instead of word-sized chunks of `text`), e.g. to split a
+ *   `<think>` tag across chunks.
+ */
+export interface StreamShape {
+  finishReason?: string | null | 'absent';
+  reasoning?: string;
+  reasoningField?: 'reasoning_content' | 'reasoning';
+  chunks?: string[];
+}
+
+/** One raw streamed choice: `delta` and `finish_reason` as they go on the wire (see {@link FakeReply} `raw`). */
+export interface RawChoice {
+  delta: Record<string, unknown>;
+  finish_reason?: string | null;
+}
+
 /** One tool call the fake should emit; `id` defaults to `call_<n>`. */
 export interface FakeToolCall {
   id?: string;
@@ -35,10 +59,14 @@ export interface FakeToolCall {
  * - `hang`: never answers; with `sendHeaders` (default true) a streaming request gets 200 + SSE headers first.
  *   The connection stays open until the client aborts or the server closes.
  * - `slow_text`: like `text` but the delay is mandatory; for timeout and interrupt tests.
+ * - `raw`: the given choices streamed one per chunk exactly as written (then usage and `[DONE]` unless
+ *   `done: false`), for shapes the other kinds cannot express.
+ * `text` and `tool_calls` take a {@link StreamShape} to emulate the stream quirks of other servers.
  */
 export type FakeReply =
-  | { kind: 'text'; text: string; chunkDelayMs?: number; delayMs?: number }
-  | { kind: 'tool_calls'; text?: string; calls: FakeToolCall[] }
+  | ({ kind: 'text'; text: string; chunkDelayMs?: number; delayMs?: number } & StreamShape)
+  | ({ kind: 'tool_calls'; text?: string; calls: FakeToolCall[] } & StreamShape)
+  | { kind: 'raw'; choices: RawChoice[]; done?: boolean; chunkDelayMs?: number }
   | { kind: 'empty' }
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'context_overflow' }
@@ -72,16 +100,22 @@ export interface ChatRequestBody {
 /** A Chat Completions message as it arrives on the wire. */
 export interface WireMessage {
   role: string;
-  content?: string | Array<{ type: string; text?: string }> | null;
+  content?: string | Array<{ type: string; text?: string; image_url?: { url: string } }> | null;
+  reasoning_content?: string;
   name?: string;
   tool_call_id?: string;
   tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
 }
 
-/** How the fake decides replies: `queue` is consumed first, then `respond` (return undefined to fall through). */
+/**
+ * How the fake decides replies: `guard` first (a server's request validation: return a reply, usually an
+ * error, to refuse the request), then `queue`, then `respond` (return undefined to fall through), then the
+ * default rules.
+ */
 export interface FakeScript {
   queue?: FakeReply[];
   respond?: (request: FakeRequest) => FakeReply | undefined;
+  guard?: (request: FakeRequest) => FakeReply | undefined;
 }
 
 /** Options of {@link startFakeModelServer}. `port` 0 (default) picks a free port. */
@@ -106,6 +140,8 @@ export interface FakeModelServer {
   enqueue(...replies: FakeReply[]): void;
   /** Replaces the `respond` function (undefined restores the default rules). */
   setRespond(respond: FakeScript['respond']): void;
+  /** Replaces the request validation run before everything else (undefined: accept every request). */
+  setGuard(guard: FakeScript['guard']): void;
   /** Stops listening and destroys every open connection, hanging ones included. */
   close(): Promise<void>;
 }
@@ -134,6 +170,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
   const host = opts.host ?? '127.0.0.1';
   const queue: FakeReply[] = [...(opts.script?.queue ?? [])];
   let respond = opts.script?.respond;
+  let guard = opts.script?.guard;
   const requests: FakeRequest[] = [];
   let completed = 0;
   let seq = 0;
@@ -195,7 +232,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
       return;
     }
 
-    const reply = queue.shift() ?? respond?.(record) ?? defaultReply(body);
+    const reply = guard?.(record) ?? queue.shift() ?? respond?.(record) ?? defaultReply(body);
     const gone = AbortSignal.any([closing.signal, closedSignal(res)]);
     const ctx: ReplyContext = {
       id: `chatcmpl-fake${++seq}`,
@@ -227,6 +264,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
     chatRequests: () => requests.filter((r) => r.method === 'POST' && r.path.endsWith('/chat/completions')),
     enqueue: (...replies) => void queue.push(...replies),
     setRespond: (fn) => void (respond = fn),
+    setGuard: (fn) => void (guard = fn),
     close: () =>
       new Promise<void>((resolve) => {
         closing.abort();
@@ -276,7 +314,10 @@ async function sendReply(res: ServerResponse, reply: FakeReply, ctx: ReplyContex
       await sleep(Number.POSITIVE_INFINITY, ctx.gone);
       return;
     case 'text':
-      await sendCompletion(res, ctx, reply.text, [], reply.chunkDelayMs ?? 0, reply.delayMs ?? 0);
+      await sendCompletion(res, ctx, reply.text, [], reply.chunkDelayMs ?? 0, reply.delayMs ?? 0, reply);
+      return;
+    case 'raw':
+      await sendRaw(res, ctx, reply.choices, reply.done !== false, reply.chunkDelayMs ?? 0);
       return;
     case 'slow_text':
       await sendCompletion(res, ctx, reply.text, [], reply.chunkDelayMs);
@@ -292,6 +333,8 @@ async function sendReply(res: ServerResponse, reply: FakeReply, ctx: ReplyContex
           arguments: JSON.stringify(c.arguments),
         })),
         0,
+        0,
+        reply,
       );
       return;
     case 'empty':
@@ -314,8 +357,10 @@ async function sendCompletion(
   calls: OutCall[],
   chunkDelayMs: number,
   firstDelayMs = 0,
+  shape: StreamShape = {},
 ): Promise<void> {
-  const finishReason = calls.length > 0 ? 'tool_calls' : 'stop';
+  const finishReason =
+    shape.finishReason === undefined ? (calls.length > 0 ? 'tool_calls' : 'stop') : shape.finishReason;
   const usage = estimateUsage(ctx.body, text, calls);
   if (ctx.body.stream !== true) {
     await sleep(firstDelayMs + chunkDelayMs * splitWords(text).length, ctx.gone);
@@ -323,6 +368,7 @@ async function sendCompletion(
     const message = {
       role: 'assistant',
       content: text === '' && calls.length > 0 ? null : text,
+      ...(shape.reasoning !== undefined ? { [shape.reasoningField ?? 'reasoning_content']: shape.reasoning } : {}),
       ...(calls.length > 0
         ? {
             tool_calls: calls.map((c) => ({
@@ -339,7 +385,7 @@ async function sendCompletion(
       object: 'chat.completion',
       created: ctx.created,
       model: ctx.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason === 'absent' ? null : finishReason }],
       usage,
     });
     return;
@@ -361,7 +407,12 @@ async function sendCompletion(
 
   chunk({ role: 'assistant', content: '', refusal: null });
   if (firstDelayMs > 0) await sleep(firstDelayMs, ctx.gone);
-  for (const word of splitWords(text)) {
+  for (const word of splitWords(shape.reasoning ?? '')) {
+    if (chunkDelayMs > 0) await sleep(chunkDelayMs, ctx.gone);
+    if (ctx.gone.aborted) return;
+    chunk({ [shape.reasoningField ?? 'reasoning_content']: word });
+  }
+  for (const word of shape.chunks ?? splitWords(text)) {
     if (chunkDelayMs > 0) await sleep(chunkDelayMs, ctx.gone);
     if (ctx.gone.aborted) return;
     chunk({ content: word });
@@ -374,7 +425,7 @@ async function sendCompletion(
     for (const fragment of splitFragments(call.arguments, 3))
       chunk({ tool_calls: [{ index, function: { arguments: fragment } }] });
   });
-  chunk({}, finishReason);
+  if (finishReason !== 'absent') chunk({}, finishReason);
   if (ctx.body.stream_options?.include_usage === true) {
     sse(res, {
       id: ctx.id,
@@ -386,6 +437,52 @@ async function sendCompletion(
     });
   }
   res.end('data: [DONE]\n\n');
+}
+
+/** Streams `choices` one per chunk exactly as given; then usage (when asked) and, with `done`, `[DONE]`. */
+async function sendRaw(res: ServerResponse, ctx: ReplyContext, choices: RawChoice[], done: boolean, chunkDelayMs: number): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const base = { id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.model };
+  for (const choice of choices) {
+    if (chunkDelayMs > 0) await sleep(chunkDelayMs, ctx.gone);
+    if (ctx.gone.aborted) return;
+    sse(res, { ...base, choices: [{ index: 0, logprobs: null, ...choice }] });
+  }
+  if (ctx.body.stream_options?.include_usage === true) {
+    sse(res, { ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } });
+  }
+  res.end(done ? 'data: [DONE]\n\n' : undefined);
+}
+
+/**
+ * A guard that answers 400 the way thinking servers do when an assistant message with tool calls comes back
+ * without its `reasoning_content`. `scope` `current-turn` checks only the assistant messages after the last
+ * user message (DeepSeek's thinking mode with tools); `all` checks every one (Kimi's thinking models).
+ * The error body is the OpenAI-style `invalid_request_error`, naming the message index.
+ */
+export function requireReasoningContent(scope: 'current-turn' | 'all'): (request: FakeRequest) => FakeReply | undefined {
+  return (request) => {
+    const messages = request.body?.messages ?? [];
+    const lastUser = messages.map((m) => m.role).lastIndexOf('user');
+    for (const [i, m] of messages.entries()) {
+      if (scope === 'current-turn' && i < lastUser) continue;
+      if (m.role !== 'assistant' || !m.tool_calls?.length) continue;
+      if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') continue;
+      return {
+        kind: 'error',
+        status: 400,
+        body: {
+          error: {
+            message: `thinking is enabled but reasoning_content is missing in assistant tool call message at index ${i}`,
+            type: 'invalid_request_error',
+            param: null,
+            code: null,
+          },
+        },
+      };
+    }
+    return undefined;
+  };
 }
 
 /**
@@ -450,7 +547,8 @@ export function defaultReply(body: ChatRequestBody): FakeReply {
   return { kind: 'text', text: `echo: ${userText}` };
 }
 
-function contentText(content: WireMessage['content']): string {
+/** The text of a wire message's content (the text parts of a multi-part content). */
+export function contentText(content: WireMessage['content']): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content))
     return content.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
