@@ -1,53 +1,96 @@
 /**
- * Delivery activities: hand `pending` messages to the session's channel sink and mark them `delivered`
- * (seed 1 §4.2), present intermediate messages on live-rendering channels (seed 1 §4.3), typing indicators.
+ * Delivery activities: hand `pending` messages to the session's channel sink and mark them `delivered`,
+ * present intermediate messages on live-rendering channels, typing indicators.
  *
- * Sinks are injected per chatbot id; the REST API's sink sends nothing itself (clients read the database and
- * the event stream), so its delivery is the status change. Every sink must be idempotent per message id: a
- * retried delivery must never post twice (Discord: nonce with enforce_nonce).
+ * Sinks are given per chatbot id; the REST API's sink (`api`) sends nothing itself (clients read the database and
+ * the event stream), so its delivery is the status change. A chatbot without a sink on this worker (e.g. a
+ * Discord session on a worker started without DISCORD_TOKEN) is a delivery failure, never `delivered`.
+ *
+ * When the sink refuses a message for good (a permanent {@link SinkError}, or a transient one on the activity's
+ * last attempt), the body is sent once as a plain message through the sink's fallback — claimed in Postgres
+ * before it is attempted, so a retry never sends a second one — and then the failure is recorded: the message
+ * keeps its status, `metadata.delivery_failure` says what happened, and the workflow gets a non-retryable
+ * ApplicationFailure of type `delivery:<reason>`. A send that succeeds, even after transient failures, sends
+ * no fallback.
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DeliveryActivities } from './contracts.ts';
+import { apiSink, isPermanentSinkError, type ChannelSink } from './sink.ts';
 import { failureType } from '../domain/failures.ts';
 import type { Message } from '../domain/message.ts';
 import { commit, getMessage, getMessages } from '../db/messages.ts';
+import {
+  claimFallback,
+  getDeliveryRecord,
+  recordDeliveryFailure,
+  setFallbackOutcome,
+  type DeliveryFailure,
+  type FallbackOutcome,
+} from '../db/deliveries.ts';
 import type { Pool } from '../db/pool.ts';
 import { getSession, type SessionRow } from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
 
-/**
- * Thrown by a sink when the platform refuses a message for good (deleted channel, missing access): delivery
- * is then not retried. Sinks may also throw any error whose `kind` is `rejected` (the Discord sink's
- * DiscordSendError for a 4xx other than 429).
- */
-export class PermanentDeliveryError extends Error {
-  readonly kind = 'permanent_delivery';
-}
-
-/** A channel's egress. */
-export interface ChannelSink {
-  /** Sends a final reply, notification or crash notice. Must be idempotent per `message.id`. */
-  send(message: Message, session: SessionRow): Promise<void>;
-  /** Renders thoughts/tool calls/tool results live (seed 1 §4.3); marks nothing itself. */
-  presentProgress?(messages: Message[], session: SessionRow): Promise<void>;
-  /** Typing indicator on/off. Best effort. */
-  setActivity?(session: SessionRow, active: boolean): Promise<void>;
-}
-
-/** The REST API's sink: clients read replies from Postgres and the SSE stream, so there is nothing to send. */
-export const apiSink: ChannelSink = {
-  async send() {},
-};
+export { apiSink, SinkError, isPermanentSinkError, type ChannelSink, type SinkFailureKind } from './sink.ts';
 
 export interface DeliveryDeps {
   pool: Pool;
   logger: Logger;
-  /** Sinks by chatbot id; unknown chatbots use {@link apiSink}. */
+  /** Sinks by chatbot id. `api` gets {@link apiSink} unless given; other chatbots without a sink fail delivery. */
   sinks: Record<string, ChannelSink>;
 }
 
+/** The ApplicationFailure type for a recorded delivery failure (`delivery:refused`, `delivery:no_sink`, …). */
+export function deliveryFailureType(reason: DeliveryFailure['reason']): string {
+  return failureType('delivery', reason);
+}
+
+/** True when this is the last attempt the activity's retry policy allows (false outside an activity). */
+function isLastAttempt(): boolean {
+  let info;
+  try {
+    info = Context.current().info;
+  } catch {
+    return false;
+  }
+  const max = info.retryPolicy?.maximumAttempts;
+  return max !== undefined && max > 0 && info.attempt >= max;
+}
+
 export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps): DeliveryActivities {
-  const sinkFor = (chatbotId: string) => sinks[chatbotId] ?? apiSink;
+  // Looked up per call: a process may register a sink after building the activities (the Discord adapter).
+  const sinkFor = (chatbotId: string): ChannelSink | undefined => sinks[chatbotId] ?? (chatbotId === 'api' ? apiSink : undefined);
+
+  /** Records the failure on the message and returns the non-retryable error for the workflow. */
+  async function fail(message: Message, failure: Omit<DeliveryFailure, 'at'>): Promise<ApplicationFailure> {
+    const stored = await recordDeliveryFailure(pool, message.session_id, message.id, { ...failure, at: new Date().toISOString() });
+    logger.warn({ sessionId: message.session_id, messageId: message.id, failure: stored }, 'message not delivered');
+    return ApplicationFailure.nonRetryable(
+      `message ${message.id} could not be delivered (${stored.reason}; fallback: ${stored.fallback ?? 'none'})`,
+      deliveryFailureType(stored.reason),
+      stored,
+    );
+  }
+
+  /** The one fallback send: claimed before it is attempted; a claim found from an earlier attempt is not repeated. */
+  async function fallback(sink: ChannelSink, message: Message, session: SessionRow): Promise<FallbackOutcome> {
+    if (!sink.sendFallback) return 'unsupported';
+    if (!(await claimFallback(pool, message.id))) {
+      return (await getDeliveryRecord(pool, message.id))?.fallbackOutcome ?? 'failed';
+    }
+    let outcome: FallbackOutcome;
+    try {
+      await sink.sendFallback(message, session);
+      outcome = 'sent';
+    } catch (err) {
+      logger.warn({ sessionId: message.session_id, messageId: message.id, err: String(err) }, 'fallback send failed');
+      outcome = 'failed';
+    }
+    await setFallbackOutcome(pool, message.id, outcome);
+    return outcome;
+  }
+
   return {
     async deliverMessage({ sessionId, messageId }) {
       const message = await getMessage(pool, messageId);
@@ -60,15 +103,39 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       }
       const session = await getSession(pool, sessionId);
       if (!session) throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, failureType('delivery'));
+
+      const record = await getDeliveryRecord(pool, messageId);
+      if (record?.failure) {
+        // An earlier attempt already gave up and recorded why: never send again.
+        throw ApplicationFailure.nonRetryable(`message ${messageId} could not be delivered (${record.failure.reason})`, deliveryFailureType(record.failure.reason), record.failure);
+      }
+      const sink = sinkFor(message.chatbot_id);
+      if (!sink) {
+        throw await fail(message, {
+          reason: 'no_sink',
+          fallback: null,
+          error: `this worker has no sink for chatbot "${message.chatbot_id}" (for discord: DISCORD_TOKEN is not set)`,
+        });
+      }
+      if (record?.fallbackClaimedAt) {
+        // An earlier attempt gave up on the normal send and started the fallback, then stopped before recording.
+        throw await fail(message, { reason: 'refused', fallback: record.fallbackOutcome ?? 'failed', error: 'the fallback had been started by an earlier attempt' });
+      }
       try {
-        await sinkFor(message.chatbot_id).send(message, session);
+        await sink.send(message, session);
       } catch (err) {
-        logger.warn({ sessionId, messageId, err: String(err) }, 'delivery failed');
-        const kind = (err as { kind?: string } | null)?.kind;
-        if (err instanceof PermanentDeliveryError || kind === 'permanent_delivery' || kind === 'rejected') {
-          throw ApplicationFailure.nonRetryable('the channel refused the message for good', failureType('delivery', 'permanent'));
+        const permanent = isPermanentSinkError(err);
+        const last = isLastAttempt();
+        logger.warn({ sessionId, messageId, permanent, lastAttempt: last, err: String(err) }, 'delivery failed');
+        if (!permanent && !last) {
+          throw ApplicationFailure.retryable('the channel did not accept the message', failureType('delivery'));
         }
-        throw ApplicationFailure.retryable('the channel did not accept the message', failureType('delivery'));
+        const outcome = await fallback(sink, message, session);
+        throw await fail(message, {
+          reason: permanent ? 'refused' : 'retries_exhausted',
+          fallback: outcome,
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
       await commit(pool, sessionId, { transitions: [{ id: messageId, to: 'delivered' }] });
       return { delivered: true };
@@ -78,16 +145,24 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       const session = await getSession(pool, sessionId);
       if (!session) return;
       const sink = sinkFor(session.chatbot_id);
+      // Only what the channel shows becomes `delivered`: no sink, or a status that can no longer be edited,
+      // leaves the messages `responded`.
+      if (!sink?.presentProgress) {
+        logger.warn({ sessionId, chatbotId: session.chatbot_id }, 'no live rendering for this chatbot on this worker');
+        return;
+      }
       const messages = await getMessages(pool, messageIds);
-      if (sink.presentProgress) await sink.presentProgress(messages, session);
-      const toMark = messages.filter((m) => m.status === 'responded');
+      const shown = new Set(await sink.presentProgress(messages, session));
+      const toMark = messages.filter((m) => m.status === 'responded' && shown.has(m.id));
       if (toMark.length > 0) await commit(pool, sessionId, { transitions: toMark.map((m) => ({ id: m.id, to: 'delivered' as const })) });
     },
 
     async signalActivity({ sessionId, active }) {
       const session = await getSession(pool, sessionId);
       if (!session) return;
-      await sinkFor(session.chatbot_id).setActivity?.(session, active).catch((err: unknown) => logger.debug({ err: String(err) }, 'typing failed'));
+      await sinkFor(session.chatbot_id)
+        ?.setActivity?.(session, active)
+        .catch((err: unknown) => logger.debug({ err: String(err) }, 'typing failed'));
     },
   };
 }

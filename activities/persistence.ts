@@ -31,6 +31,8 @@ function toNewMessage(m: Message): NewMessage {
 export interface PersistenceDeps {
   pool: Pool;
   logger: Logger;
+  /** Locale of sessions created from now on (KESOKU_LOCALE). Default `en`. */
+  defaultLocale?: string;
 }
 
 /** Builds the stored form of an inbound message (seed 1 §3 "标准用户提问" or "定时任务消息"). */
@@ -49,11 +51,11 @@ export function inboundToMessage(address: SessionAddress, m: InboundMessage): Ne
   });
 }
 
-export function createPersistenceActivities({ pool, logger }: PersistenceDeps): PersistenceActivities {
+export function createPersistenceActivities({ pool, logger, defaultLocale }: PersistenceDeps): PersistenceActivities {
   async function storeInbound(address: SessionAddress, m: InboundMessage): Promise<{ message: Message; created: boolean }> {
     const existing = await getMessage(pool, m.id);
     if (existing) return ownedBy(existing, address.sessionId, false);
-    await ensureSession(pool, { id: address.sessionId, chatbotId: address.chatbotId, channelId: address.channelId, channelContext: m.channelContext });
+    await ensureSession(pool, { id: address.sessionId, chatbotId: address.chatbotId, channelId: address.channelId, channelContext: m.channelContext, locale: defaultLocale });
     try {
       const r = await commit(pool, address.sessionId, { insert: [inboundToMessage(address, m)] });
       const stored = r.inserted[0] ?? r.unchanged[0];
@@ -101,7 +103,7 @@ export function createPersistenceActivities({ pool, logger }: PersistenceDeps): 
     },
 
     async createCompactionPrompt({ address, id, receivedAt }) {
-      await ensureSession(pool, { id: address.sessionId, chatbotId: address.chatbotId, channelId: address.channelId });
+      await ensureSession(pool, { id: address.sessionId, chatbotId: address.chatbotId, channelId: address.channelId, locale: defaultLocale });
       const msg = manualCompactionPrompt({
         id,
         session_id: address.sessionId,

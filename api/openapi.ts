@@ -34,7 +34,7 @@ const SESSION_SUMMARY_PROPS: Record<string, Json> = {
   title_source: { type: 'string', enum: ['default', 'auto', 'user'] },
   revision: { type: 'integer', minimum: 0 },
   mode: { type: 'string', enum: ['interrupt', 'queue'] },
-  locale: { type: 'string' },
+  locale: { type: 'string', description: 'Language of notices and crash notices: en or zh (KESOKU_LOCALE for new sessions).' },
   turn_count: { type: 'integer', minimum: 0 },
   created_at: isoTime,
   updated_at: isoTime,
@@ -406,7 +406,7 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
         },
         patch: {
           operationId: 'updateSession',
-          summary: 'Rename a session or change its mode (through the session workflow)',
+          summary: 'Rename a session, change its mode (through the session workflow) or its locale (en | zh)',
           requestBody: { required: true, content: json(ref('PatchSessionRequest')) },
           responses: {
             '200': { description: 'The updated session.', content: json(ref('Session')) },

@@ -4,6 +4,7 @@
  * Every failure is a 400 problem naming the field.
  */
 import { z } from 'zod';
+import { SESSION_LOCALES } from '../domain/failures.ts';
 import { ID_PATTERN, MESSAGE_ID_PATTERN, LIMITS, inboundProblem, titleProblem, type InboundMessage } from '../workflows/definitions.ts';
 import { HttpProblem, validationProblem } from './problems.ts';
 
@@ -103,8 +104,14 @@ export const patchSessionSchema = z
       .enum(['interrupt', 'queue'])
       .optional()
       .describe('interrupt: a new message cancels the running turn; queue: strictly serial.'),
+    locale: z
+      .enum(SESSION_LOCALES)
+      .optional()
+      .describe('Language of the session’s notices and crash notices from now on: en or zh.'),
   })
-  .refine((b) => b.title !== undefined || b.mode !== undefined, { message: 'give "title" or "mode"' });
+  .refine((b) => b.title !== undefined || b.mode !== undefined || b.locale !== undefined, {
+    message: 'give "title", "mode" or "locale"',
+  });
 export type PatchSessionBody = z.output<typeof patchSessionSchema>;
 
 /**

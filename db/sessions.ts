@@ -32,14 +32,17 @@ const COLUMNS = 'id, chatbot_id, channel_id, title, title_source, mode, locale, 
 type Row = Omit<SessionRow, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date };
 const toSession = (r: Row): SessionRow => ({ ...r, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() });
 
-/** Creates the session row unless it exists. The channel context is kept from the first message. */
+/**
+ * Creates the session row unless it exists. The channel context is kept from the first message; `locale` is the
+ * new session's locale (KESOKU_LOCALE; default `en`), an existing session keeps its own.
+ */
 export async function ensureSession(
   q: Queryable,
-  s: { id: string; chatbotId: string; channelId: string; channelContext?: unknown },
+  s: { id: string; chatbotId: string; channelId: string; channelContext?: unknown; locale?: string },
 ): Promise<void> {
   await q.query(
-    `INSERT INTO sessions (id, chatbot_id, channel_id, channel_context) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
-    [s.id, s.chatbotId, s.channelId, s.channelContext === undefined ? null : JSON.stringify(storableJson(s.channelContext).value)],
+    `INSERT INTO sessions (id, chatbot_id, channel_id, channel_context, locale) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
+    [s.id, s.chatbotId, s.channelId, s.channelContext === undefined ? null : JSON.stringify(storableJson(s.channelContext).value), s.locale ?? 'en'],
   );
 }
 
@@ -110,8 +113,13 @@ export async function setMode(q: Queryable, id: string, mode: 'interrupt' | 'que
   await q.query(`UPDATE sessions SET mode = $2, updated_at = now() WHERE id = $1`, [id, mode]);
 }
 
-export async function setLocale(q: Queryable, id: string, locale: string): Promise<void> {
-  await q.query(`UPDATE sessions SET locale = $2, updated_at = now() WHERE id = $1`, [id, locale]);
+/**
+ * Sets the session's locale (the language of its notices, see domain/failures.ts). Takes effect for the next
+ * notice; stored replies keep their text. @returns false when the session does not exist
+ */
+export async function setLocale(q: Queryable, id: string, locale: string): Promise<boolean> {
+  const r = await q.query(`UPDATE sessions SET locale = $2, updated_at = now() WHERE id = $1`, [id, locale]);
+  return (r.rowCount ?? 0) > 0;
 }
 
 /** Counts a finished turn. @returns the new count (seed 1 `turn_metrics.session_turns`) */

@@ -92,6 +92,13 @@ const ZH_DETAIL: Partial<Record<ProviderFailureDetail, string>> = {
   bad_request: '模型服务拒绝了该请求。',
 };
 
+/**
+ * The locales a session can have: `en` (the default) and `zh` (the seed's Chinese notices). Set per session
+ * (REST PATCH, the `/locale` chat command) and for new sessions by KESOKU_LOCALE.
+ */
+export const SESSION_LOCALES = ['en', 'zh'] as const;
+export type SessionLocale = (typeof SESSION_LOCALES)[number];
+
 /** True for locales that get the Chinese presentation (`zh`, `zh-CN`, `zh_TW`, …). */
 export function isChineseLocale(locale: string | null | undefined): boolean {
   return /^zh([-_].*)?$/i.test(locale ?? '');

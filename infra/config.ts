@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { SESSION_LOCALES } from '../domain/failures.ts';
 
 export class ConfigError extends Error {
   readonly kind = 'config';
@@ -72,6 +73,11 @@ const envSchema = z.object({
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
     .optional()
     .transform((v) => v ?? 'info'),
+  /** Locale of new sessions (notices and crash notices): `en` or `zh`. */
+  KESOKU_LOCALE: z
+    .enum(SESSION_LOCALES)
+    .optional()
+    .transform((v) => v ?? 'en'),
   DISCORD_TOKEN: optionalString,
   DISCORD_API_URL: optionalString,
   DISCORD_ALLOWED_GUILDS: list,

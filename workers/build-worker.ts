@@ -29,6 +29,8 @@ export interface WorkerSettings {
   compactTokens: number;
   shellTimeoutMs: number;
   sinks?: Record<string, ChannelSink>;
+  /** Locale of new sessions (KESOKU_LOCALE). Default `en`. */
+  defaultLocale?: string;
   /** A pre-built workflow bundle (tests build it once); otherwise the workflows are bundled now. */
   workflowBundle?: { code: string } | { codePath: string };
   /** Batching interval of token deltas, in ms. */
@@ -47,7 +49,7 @@ export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
 
 export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
   const activities = {
-    ...createPersistenceActivities({ pool: s.pool, logger: s.logger }),
+    ...createPersistenceActivities({ pool: s.pool, logger: s.logger, defaultLocale: s.defaultLocale }),
     ...createModelActivities({
       pool: s.pool,
       logger: s.logger,

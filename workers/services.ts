@@ -155,6 +155,7 @@ export async function startWorkerService(
     maxSteps: cfg.KESOKU_MAX_STEPS,
     compactTokens: cfg.KESOKU_COMPACT_TOKENS,
     shellTimeoutMs: cfg.KESOKU_SHELL_TIMEOUT_S * 1000,
+    defaultLocale: cfg.KESOKU_LOCALE,
     maxCachedSessions: cfg.KESOKU_WORKER_CACHED_SESSIONS,
     sinks,
   });

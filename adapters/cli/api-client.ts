@@ -60,6 +60,7 @@ export const sessionSchema = z.looseObject({
   queue_length: z.number(),
   revision: z.number(),
   mode: z.enum(['interrupt', 'queue']),
+  locale: z.string().optional(),
   turn_count: z.number().optional(),
 });
 export type SessionInfo = z.output<typeof sessionSchema>;
@@ -246,7 +247,7 @@ export class KesokuApi {
   /** `PATCH /v1/sessions/{id}` with a title and/or a mode. */
   patchSession(
     sessionId: string,
-    body: { title?: string; mode?: 'interrupt' | 'queue' },
+    body: { title?: string; mode?: 'interrupt' | 'queue'; locale?: 'en' | 'zh' },
   ): Promise<SessionInfo> {
     return this.call('PATCH', this.sessionPath(sessionId), sessionSchema, body);
   }

@@ -376,6 +376,16 @@ class ChatRepl {
           this.note(`mode: ${info.mode}`);
           return {};
         }
+        case '/locale': {
+          const locale = rest[0]?.toLowerCase();
+          if (locale !== 'en' && locale !== 'zh') {
+            this.note('usage: /locale en|zh', 'warn');
+            return {};
+          }
+          const info = await this.api.patchSession(this.sessionId, { locale });
+          this.note(`locale: ${info.locale ?? locale}`);
+          return {};
+        }
         default:
           this.note(`unknown command ${name}; the commands are:`, 'warn');
           this.screen.print(renderHelp(this.o.render));

@@ -1,9 +1,9 @@
 /**
- * Chat commands typed on Discord: `/stop`, `/compact`, `/title <text>`, `/mode interrupt|queue`. They act on the
+ * Chat commands typed on Discord: `/stop`, `/compact`, `/title <text>`, `/mode interrupt|queue`, `/locale en|zh`. They act on the
  * session directly (DESIGN.md: `/stop` never waits in the queue) and answer with a short confirmation; they are
  * never queued as messages. Any other text starting with `/` is an ordinary message.
  */
-import { presentFailure, presentQueueFull } from '../../domain/failures.ts';
+import { presentFailure, presentQueueFull, type SessionLocale } from '../../domain/failures.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import { LIMITS, type SessionMode } from '../../workflows/definitions.ts';
 
@@ -13,11 +13,12 @@ export type ChatCommand =
   | { name: 'compact' }
   | { name: 'title'; title: string }
   | { name: 'mode'; mode: SessionMode }
+  | { name: 'locale'; locale: SessionLocale }
   | { name: 'usage'; text: string };
 
 /** The command in `text` (the bot mention already removed), or null for an ordinary message. */
 export function parseCommand(text: string): ChatCommand | null {
-  const m = /^\/(stop|compact|title|mode)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  const m = /^\/(stop|compact|title|mode|locale)(?:\s+([\s\S]*))?$/i.exec(text.trim());
   if (!m) return null;
   const name = (m[1] ?? '').toLowerCase();
   const arg = (m[2] ?? '').trim();
@@ -30,6 +31,12 @@ export function parseCommand(text: string): ChatCommand | null {
       return arg === '' || arg.length > 200
         ? { name: 'usage', text: 'Usage: `/title <text>` (1-200 characters).' }
         : { name: 'title', title: arg };
+    case 'locale': {
+      const locale = arg.toLowerCase();
+      return locale === 'en' || locale === 'zh'
+        ? { name: 'locale', locale }
+        : { name: 'usage', text: 'Usage: `/locale en` or `/locale zh`.' };
+    }
     default: {
       const mode = arg.toLowerCase();
       return mode === 'interrupt' || mode === 'queue'
@@ -39,8 +46,14 @@ export function parseCommand(text: string): ChatCommand | null {
   }
 }
 
-/** The commands' access to the session (a subset of {@link SessionClient}). */
-export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle' | 'setMode'>;
+/**
+ * The commands' access to the session: a subset of {@link SessionClient}, plus `setLocale`, a row update (the
+ * locale is read from the session row whenever a notice is written; optional: without it `/locale` answers that
+ * it is not available). `setLocale` throws a SessionClientError `not_found` when the session does not exist yet.
+ */
+export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle' | 'setMode'> & {
+  setLocale?(sessionId: string, locale: SessionLocale): Promise<{ locale: SessionLocale }>;
+};
 
 /**
  * Runs `cmd` on session `sessionId`. @returns the confirmation to show (never throws: failures become text)
@@ -70,6 +83,11 @@ export async function runCommand(
         return mode === 'queue'
           ? '🔀 Mode: queue (new messages wait for the running turn).'
           : '🔀 Mode: interrupt (a new message interrupts the running turn).';
+      }
+      case 'locale': {
+        if (!sessions.setLocale) return '⚠️ `/locale` is not available here.';
+        const { locale } = await sessions.setLocale(sessionId, cmd.locale);
+        return locale === 'zh' ? '🌐 语言：中文（通知与错误提示将使用中文）。' : '🌐 Locale: English (notices and error messages in English).';
       }
     }
   } catch (err) {

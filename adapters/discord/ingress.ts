@@ -16,7 +16,7 @@ import type { Logger } from '../../infra/logger.ts';
 import type { SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage } from '../../workflows/definitions.ts';
 import { stageAttachments, type DiscordAttachment, type StagingOptions } from './attachments.ts';
-import { parseCommand, presentSessionError, runCommand } from './commands.ts';
+import { parseCommand, presentSessionError, runCommand, type CommandSessions } from './commands.ts';
 import { formatInboundContent } from './format.ts';
 import { discordSessionAddress, inboundIdFor } from './ids.ts';
 import { isAddressed, isAllowed, type DiscordPolicy, type MessagePlace } from './policy.ts';
@@ -81,7 +81,7 @@ export function fromDiscordJs(m: DiscordJsMessage, botUserId: string | null): In
 
 /** What the ingress needs: the session client, a REST client for answers, the policy and staging settings. */
 export interface DiscordIngressDeps {
-  sessions: Pick<SessionClient, 'submit' | 'stop' | 'compact' | 'setTitle' | 'setMode'>;
+  sessions: Pick<SessionClient, 'submit'> & CommandSessions;
   rest: REST;
   logger: Logger;
   policy: DiscordPolicy;

@@ -1,38 +1,62 @@
 /**
- * The live status of one turn on Discord (seed 1 §4.3, §5.3): one message listing the turn's thoughts (💭) and
- * tool calls (🛠️ … ⏳), edited in place to ✅/❌ as results arrive. Edits are throttled to about one per
- * `editIntervalMs`; {@link LiveStatus.finish} always sends the final state. When the next line would push the
- * message past 2000 characters, the status continues in a new message.
+ * The live status of one turn on Discord: one message listing the turn's thoughts (💭) and tool calls
+ * (🛠️ … ⏳), edited in place to ✅/❌ as results arrive. When the next line would push the message past 2000
+ * characters, the status continues in a new message (a "part").
  *
- * Live rendering is best effort: a REST failure that survives @discordjs/rest's own retries marks the status
- * broken for good — nothing more is edited or posted for this turn — and never fails the turn; the final
- * reply is its own message and goes out regardless (seed 2 §5).
+ * A LiveStatus is a short-lived view: the sink restores it from the stored state (Postgres, see sink.ts) for each
+ * write, applies new messages, writes Discord, and stores it again, so whichever worker runs a turn's next step
+ * continues the same messages. The Discord id of each part is recorded through the {@link PostLedger} right after
+ * Discord created it. Writes are throttled to about one per `editIntervalMs` per turn (the time of the last write
+ * is stored with the state); {@link LiveStatus.write} reports when a deferred edit is due.
+ *
+ * Live rendering is best effort: a REST failure that survives @discordjs/rest's own retries (or the per-call
+ * timeout) marks the status broken for good: nothing more is edited or posted for this turn, its messages are no
+ * longer reported as shown, and the turn goes on; the final reply is its own message and goes out regardless.
  */
 import type { REST } from 'discord.js';
 import type { Message } from '../../domain/message.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { toolResultState, type ToolState } from '../../domain/presentation.ts';
 import { MAX_ENTRY_LENGTH, renderEntry, statusEntryFor, type StatusEntry } from './format.ts';
-import { QUIET_FLAGS, createMessage, editMessage, nonceFor } from './rest.ts';
+import { QUIET_FLAGS, createMessage, editMessage, nonceFor, type PostLedger } from './rest.ts';
 import { DISCORD_MAX_CONTENT } from './split.ts';
 
-/** REST client, logger and edit throttle of a {@link LiveStatus}. */
+/** REST client, logger, edit throttle and ledger of a {@link LiveStatus}. */
 export interface LiveStatusDeps {
   rest: REST;
   logger: Logger;
-  /** Minimum time between two edits, ms (Discord allows about 5 edits per 5 s per channel). */
+  /** Minimum time between two writes of one turn's status, ms (Discord allows about 5 edits per 5 s per channel). */
   editIntervalMs: number;
+  /** Bound on each REST call of the status (rate-limit waits included), ms. */
+  requestTimeoutMs: number;
+  ledger: PostLedger;
+}
+
+/** The stored form of a live status (JSON). */
+export interface LiveStatusState {
+  /** Every line, in the order it was added. */
+  entries: StatusEntry[];
+  /** Which lines each message holds, and the content Discord has as far as we know (null: unknown). */
+  parts: { keys: string[]; sent: string | null }[];
+  broken: boolean;
 }
 
 interface Part {
-  entries: StatusEntry[];
+  keys: string[];
   messageId: string | null;
-  /** The content Discord has, as far as we know. */
   sent: string | null;
 }
 
+/** How {@link LiveStatus.write} treats the edit throttle. */
+export type WriteMode = 'throttled' | 'final' | 'now';
+
 /** How much a running tool line can still grow (its mark and result summary). */
 const GROWTH = 160;
+
+/** The ledger key of a turn's status parts (the part index is the chunk). */
+export function statusKey(turnId: string): string {
+  return `status:${turnId}`;
+}
 
 /** The live status messages of one turn in one channel (see the module comment). */
 export class LiveStatus {
@@ -41,21 +65,57 @@ export class LiveStatus {
   private readonly deps: LiveStatusDeps;
   private readonly parts: Part[] = [];
   private readonly byKey = new Map<string, StatusEntry>();
+  private readonly order: string[] = [];
+  private readonly postIds: Map<number, string>;
   /** When Discord last got a write for this turn (creation or edit), epoch ms. */
-  private lastEditAt = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private chain: Promise<void> = Promise.resolve();
+  lastWriteAt: number;
   private brokenFlag = false;
 
-  constructor(deps: LiveStatusDeps, turnId: string, channelId: string) {
+  /**
+   * @param stored the stored state and last write time, or null for a new status
+   * @param postIds Discord ids of the parts already posted, by part index (from the ledger)
+   */
+  constructor(
+    deps: LiveStatusDeps,
+    turnId: string,
+    channelId: string,
+    stored: { state: LiveStatusState; lastWriteAt: number } | null,
+    postIds: Map<number, string>,
+  ) {
     this.deps = deps;
     this.turnId = turnId;
     this.channelId = channelId;
+    this.postIds = postIds;
+    this.lastWriteAt = stored?.lastWriteAt ?? 0;
+    if (stored) {
+      for (const e of stored.state.entries) {
+        this.byKey.set(e.key, e);
+        this.order.push(e.key);
+      }
+      for (const [i, p] of stored.state.parts.entries()) {
+        this.parts.push({ keys: [...p.keys], messageId: postIds.get(i) ?? null, sent: p.sent });
+      }
+      this.brokenFlag = stored.state.broken;
+    }
   }
 
   /** True once rendering failed for good; the status is then left as it is. */
   get broken(): boolean {
     return this.brokenFlag;
+  }
+
+  /** True when there is nothing to show (no line was ever added). */
+  get empty(): boolean {
+    return this.order.length === 0;
+  }
+
+  /** The state to store. */
+  toState(): LiveStatusState {
+    return {
+      entries: this.order.map((k) => this.byKey.get(k) as StatusEntry),
+      parts: this.parts.map((p) => ({ keys: [...p.keys], sent: p.sent })),
+      broken: this.brokenFlag,
+    };
   }
 
   /** Adds thoughts and tool calls, and applies tool results to their calls. Unknown kinds are ignored. */
@@ -69,6 +129,11 @@ export class LiveStatus {
     }
   }
 
+  /** Marks tools still running as `endState` (the turn was stopped or failed). */
+  markRunning(endState: Exclude<ToolState, 'running' | 'ok'>): void {
+    for (const e of this.byKey.values()) if (e.kind === 'tool' && e.state === 'running') e.state = endState;
+  }
+
   private applyResult(result: Message): void {
     const callId = result.metadata?.tool_call_id;
     let entry =
@@ -77,7 +142,7 @@ export class LiveStatus {
         (e) => e.kind === 'tool' && callId !== undefined && e.toolCallId === callId,
       );
     if (!entry) {
-      // The call was shown by another process (or before a restart): show the result on a line of its own.
+      // The call was never shown (rendering started late): show the result on a line of its own.
       entry = {
         kind: 'tool',
         key: result.parent_id ?? result.id,
@@ -96,95 +161,87 @@ export class LiveStatus {
 
   private add(entry: StatusEntry): void {
     this.byKey.set(entry.key, entry);
+    this.order.push(entry.key);
     const last = this.parts.at(-1);
     const bound = (e: StatusEntry) =>
       renderEntry(e).length + 1 + (e.kind === 'tool' && e.state === 'running' ? GROWTH : 0);
-    if (last && last.entries.reduce((n, e) => n + bound(e), 0) + bound(entry) <= DISCORD_MAX_CONTENT)
-      last.entries.push(entry);
-    else this.parts.push({ entries: [entry], messageId: null, sent: null });
+    const used = (p: Part) => p.keys.reduce((n, k) => n + bound(this.byKey.get(k) as StatusEntry), 0);
+    if (last && used(last) + bound(entry) <= DISCORD_MAX_CONTENT) last.keys.push(entry.key);
+    else {
+      const index = this.parts.length;
+      this.parts.push({ keys: [entry.key], messageId: this.postIds.get(index) ?? null, sent: null });
+    }
   }
 
-  /** Brings Discord up to date: new status messages are posted now, edits wait for the throttle. Never throws. */
-  sync(): Promise<void> {
-    return this.enqueue(() => this.write(false));
+  private render(part: Part): string {
+    const text = part.keys.map((k) => renderEntry(this.byKey.get(k) as StatusEntry)).join('\n');
+    if (text.length <= DISCORD_MAX_CONTENT) return text;
+    // Not reached while entries keep their bounds; cut on a code point boundary all the same.
+    let cut = DISCORD_MAX_CONTENT - 1;
+    if (/[\ud800-\udbff]/.test(text.charAt(cut - 1))) cut--;
+    return `${text.slice(0, cut)}…`;
   }
 
   /**
-   * Marks tools still running as `endState` (the turn was stopped or failed), cancels any pending throttled edit
-   * and sends the final state (waiting out the throttle). Never throws.
+   * Brings Discord up to date: parts not yet posted are created now (each recorded in the ledger at once);
+   * changed parts are edited when the throttle allows (`throttled`), after waiting it out (`final`), or at once
+   * (`now`: a flush at shutdown). Never throws: a failure marks the status broken.
+   * @returns ms until a deferred edit is due, or null when nothing is left to write
    */
-  finish(endState: Exclude<ToolState, 'running' | 'ok'> | null): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (endState)
-      for (const e of this.byKey.values()) if (e.kind === 'tool' && e.state === 'running') e.state = endState;
-    return this.enqueue(() => this.write(true));
-  }
-
-  /** Drops a pending throttled edit (process shutdown). */
-  dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  private enqueue(fn: () => Promise<void>): Promise<void> {
-    const next = this.chain.then(fn).catch((err: unknown) => {
+  async write(mode: WriteMode): Promise<number | null> {
+    if (this.brokenFlag) return null;
+    try {
+      return await this.writeOrThrow(mode);
+    } catch (err) {
       this.brokenFlag = true;
-      this.dispose();
       this.deps.logger.warn(
         { turnId: this.turnId, channelId: this.channelId, err: String(err) },
         'live status failed; leaving it as it is',
       );
-    });
-    this.chain = next;
-    return next;
+      return null;
+    }
   }
 
-  private async write(final: boolean): Promise<void> {
-    if (this.brokenFlag) return;
-    const { rest, editIntervalMs } = this.deps;
+  private async writeOrThrow(mode: WriteMode): Promise<number | null> {
+    const { rest, editIntervalMs, requestTimeoutMs, ledger } = this.deps;
     for (const [i, part] of this.parts.entries()) {
       if (part.messageId !== null) continue;
-      const created = await createMessage(rest, this.channelId, {
-        content: render(part),
-        nonce: nonceFor(`status:${this.turnId}`, i),
-        enforce_nonce: true,
-        allowed_mentions: { parse: [] },
-        flags: QUIET_FLAGS,
+      const created = await createMessage(
+        rest,
+        this.channelId,
+        {
+          content: this.render(part),
+          nonce: nonceFor(statusKey(this.turnId), i),
+          enforce_nonce: true,
+          allowed_mentions: { parse: [] },
+          flags: QUIET_FLAGS,
+        },
+        AbortSignal.timeout(requestTimeoutMs),
+      );
+      part.messageId = created.id;
+      await ledger.recordPost({
+        key: statusKey(this.turnId),
+        chunk: i,
+        channelId: this.channelId,
+        platformMessageId: created.id,
       });
       // With a repeated nonce Discord returns the earlier message: its content decides whether an edit follows.
-      part.messageId = created.id;
       part.sent = created.content;
-      this.lastEditAt = Date.now();
+      this.lastWriteAt = Date.now();
     }
-    const dirty = () => this.parts.filter((p) => p.messageId !== null && render(p) !== p.sent);
-    if (dirty().length === 0) return;
-    const wait = this.lastEditAt + editIntervalMs - Date.now();
-    if (wait > 0 && !final) {
-      this.timer ??= setTimeout(() => {
-        this.timer = null;
-        void this.enqueue(() => this.write(false));
-      }, wait);
-      this.timer.unref?.();
-      return;
-    }
+    const dirty = () => this.parts.filter((p) => p.messageId !== null && this.render(p) !== p.sent);
+    if (dirty().length === 0) return null;
+    const wait = mode === 'now' ? 0 : this.lastWriteAt + editIntervalMs - Date.now();
+    if (wait > 0 && mode === 'throttled') return wait;
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     for (const part of dirty()) {
-      const content = render(part);
-      await editMessage(rest, this.channelId, part.messageId as string, content);
+      const content = this.render(part);
+      await editMessage(rest, this.channelId, part.messageId as string, content, AbortSignal.timeout(requestTimeoutMs));
       part.sent = content;
+      this.lastWriteAt = Date.now();
     }
-    this.lastEditAt = Date.now();
+    return null;
   }
-}
-
-function render(part: Part): string {
-  const text = part.entries.map(renderEntry).join('\n');
-  if (text.length <= DISCORD_MAX_CONTENT) return text;
-  // Not reached while entries keep their bounds; cut on a code point boundary all the same.
-  let cut = DISCORD_MAX_CONTENT - 1;
-  if (/[\ud800-\udbff]/.test(text.charAt(cut - 1))) cut--;
-  return `${text.slice(0, cut)}…`;
 }
 
 // A part must always be able to hold one entry.

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DiscordAPIError, REST, Routes } from 'discord.js';
+import { SinkError, type SinkFailureKind } from '../../activities/sink.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { splitMessage } from './split.ts';
 
@@ -41,20 +42,22 @@ export function nonceFor(key: string, index: number): string {
 /** Message flags: suppress link embeds (1 << 2) and the push/desktop notification (1 << 12). */
 export const QUIET_FLAGS = (1 << 2) | (1 << 12);
 
-/** Why a REST call failed: `rejected` = Discord refused it (4xx other than 429), `unavailable` = anything else. */
-export class DiscordSendError extends Error {
-  readonly kind: 'rejected' | 'unavailable';
-  /** Discord's JSON error code (e.g. 50035), when it sent one. */
+/**
+ * Why a REST call failed, as the sink boundary's {@link SinkError}: `permanent` = Discord refused it (a 4xx other
+ * than 429: missing access or permission, unknown channel, invalid content), `transient` = anything else.
+ */
+export class DiscordSendError extends SinkError {
+  /** Discord's JSON error code (e.g. 50013), when it sent one. */
   readonly code?: number | string;
+  /** The HTTP status, when Discord answered. */
   readonly status?: number;
   constructor(
-    kind: 'rejected' | 'unavailable',
+    kind: SinkFailureKind,
     message: string,
     options: ErrorOptions & { code?: number | string; status?: number } = {},
   ) {
-    super(message, options);
+    super(kind, message, options);
     this.name = 'DiscordSendError';
-    this.kind = kind;
     this.code = options.code;
     this.status = options.status;
   }
@@ -62,8 +65,17 @@ export class DiscordSendError extends Error {
 
 /** True when Discord refused the request for good (4xx other than 429): retrying the same request is useless. */
 export function isRejection(err: unknown): boolean {
-  if (err instanceof DiscordSendError) return err.kind === 'rejected';
+  if (err instanceof DiscordSendError) return err.kind === 'permanent';
   return err instanceof DiscordAPIError && err.status >= 400 && err.status < 500 && err.status !== 429;
+}
+
+/**
+ * True when Discord refused a reply for its reference only (e.g. 160002, no permission to read the history), so
+ * the same content may still go out as a plain message. A refusal of the channel itself (403 missing access or
+ * permissions, 404 unknown channel) is not one.
+ */
+function isReferenceRejection(err: unknown): boolean {
+  return isRejection(err) && !(err instanceof DiscordSendError && (err.status === 403 || err.status === 404));
 }
 
 /** Wraps a REST failure into a {@link DiscordSendError} (raw text stays in `cause` for the logs). */
@@ -71,7 +83,7 @@ export function toSendError(err: unknown, what: string): DiscordSendError {
   if (err instanceof DiscordSendError) return err;
   if (err instanceof DiscordAPIError) {
     return new DiscordSendError(
-      isRejection(err) ? 'rejected' : 'unavailable',
+      isRejection(err) ? 'permanent' : 'transient',
       `${what}: Discord answered ${err.status} (code ${String(err.code)})`,
       {
         cause: err,
@@ -80,7 +92,7 @@ export function toSendError(err: unknown, what: string): DiscordSendError {
       },
     );
   }
-  return new DiscordSendError('unavailable', `${what}: ${err instanceof Error ? err.message : String(err)}`, {
+  return new DiscordSendError('transient', `${what}: ${err instanceof Error ? err.message : String(err)}`, {
     cause: err,
   });
 }
@@ -100,25 +112,35 @@ interface CreateBody {
   flags?: number;
 }
 
-/** `POST /channels/{id}/messages`. @throws DiscordSendError */
-export async function createMessage(rest: REST, channelId: string, body: CreateBody): Promise<PostedMessage> {
+/**
+ * `POST /channels/{id}/messages`. `signal` bounds the whole call, rate-limit waits included (live status writes
+ * use it; replies wait as long as the activity allows). @throws DiscordSendError
+ */
+export async function createMessage(
+  rest: REST,
+  channelId: string,
+  body: CreateBody,
+  signal?: AbortSignal,
+): Promise<PostedMessage> {
   try {
-    return (await rest.post(Routes.channelMessages(channelId), { body })) as PostedMessage;
+    return (await rest.post(Routes.channelMessages(channelId), { body, ...(signal ? { signal } : {}) })) as PostedMessage;
   } catch (err) {
     throw toSendError(err, 'create message');
   }
 }
 
-/** `PATCH /channels/{id}/messages/{id}` with new content. @throws DiscordSendError */
+/** `PATCH /channels/{id}/messages/{id}` with new content; `signal` as for {@link createMessage}. @throws DiscordSendError */
 export async function editMessage(
   rest: REST,
   channelId: string,
   messageId: string,
   content: string,
+  signal?: AbortSignal,
 ): Promise<PostedMessage> {
   try {
     return (await rest.patch(Routes.channelMessage(channelId, messageId), {
       body: { content, allowed_mentions: { parse: [] } },
+      ...(signal ? { signal } : {}),
     })) as PostedMessage;
   } catch (err) {
     throw toSendError(err, 'edit message');
@@ -134,32 +156,51 @@ export async function sendTyping(rest: REST, channelId: string): Promise<void> {
   }
 }
 
+/**
+ * Where {@link sendText} records the Discord message id of each chunk right after Discord created it, and looks
+ * up the chunks an earlier attempt already posted (Postgres in production: db/deliveries.ts). Discord's nonce
+ * then only covers the moment between create and record.
+ */
+export interface PostLedger {
+  /** Discord message ids already posted under `key`, by chunk index. */
+  listPosts(key: string): Promise<Map<number, string>>;
+  recordPost(p: { key: string; chunk: number; channelId: string; platformMessageId: string }): Promise<void>;
+}
+
 /** What {@link sendText} posts, where, and under which nonce key. */
 export interface SendTextInput {
   channelId: string;
   content: string;
-  /** Kesoku key the nonces derive from (the Kesoku message id). */
+  /** Kesoku key the nonces derive from (the Kesoku message id); also the ledger key. */
   nonceKey: string;
   /** Discord message id the first chunk replies to. */
   replyTo?: string | null;
   /** Ping the author of `replyTo` (final replies). Default false. */
   pingReplied?: boolean;
   flags?: number;
+  /** Records posted chunks and skips those already recorded (see {@link PostLedger}). */
+  ledger?: PostLedger;
 }
 
 /**
- * Posts `content` as one or more messages (see the module comment). The first chunk replies to `replyTo` with
- * `fail_if_not_exists: false`; when Discord refuses the reply itself for good (e.g. 160002, no permission to
- * read history), that chunk is posted once more as a plain message — the same nonce, so it still cannot
- * double-post (seed 2 §5: a fallback at most once).
- * @returns the posted messages, in order
- * @throws DiscordSendError when a chunk could not be posted (earlier chunks stay; a retry finds them by nonce)
+ * Posts `content` as one or more messages (see the module comment). Chunks the ledger already holds are skipped.
+ * The first chunk replies to `replyTo` with `fail_if_not_exists: false`; when Discord refuses the reference
+ * itself (e.g. 160002, no permission to read history), that chunk is posted once more as a plain message — the
+ * same nonce, so it still cannot double-post. A refusal of the channel (403, 404) is not retried.
+ * @returns the posted messages, in order (for skipped chunks: the recorded id and the chunk's content)
+ * @throws DiscordSendError when a chunk could not be posted (earlier chunks stay recorded; a retry skips them)
  */
 export async function sendText(rest: REST, logger: Logger, input: SendTextInput): Promise<PostedMessage[]> {
   const chunks = splitMessage(input.content);
   if (chunks.length === 0) chunks.push('…');
+  const already = (await input.ledger?.listPosts(input.nonceKey)) ?? new Map<number, string>();
   const posted: PostedMessage[] = [];
   for (const [i, chunk] of chunks.entries()) {
+    const known = already.get(i);
+    if (known !== undefined) {
+      posted.push({ id: known, content: chunk });
+      continue;
+    }
     const reference =
       i === 0 && input.replyTo
         ? { message_id: input.replyTo, channel_id: input.channelId, fail_if_not_exists: false as const }
@@ -172,17 +213,20 @@ export async function sendText(rest: REST, logger: Logger, input: SendTextInput)
       ...(reference ? { message_reference: reference } : {}),
       ...(input.flags !== undefined ? { flags: input.flags } : {}),
     };
+    let created: PostedMessage;
     try {
-      posted.push(await createMessage(rest, input.channelId, body));
+      created = await createMessage(rest, input.channelId, body);
     } catch (err) {
-      if (!reference || !isRejection(err)) throw err;
+      if (!reference || !isReferenceRejection(err)) throw err;
       logger.warn(
         { channelId: input.channelId, nonceKey: input.nonceKey, err: String(err) },
         'discord refused the reply; sending it as a plain message',
       );
       const { message_reference: _ref, ...plain } = body;
-      posted.push(await createMessage(rest, input.channelId, { ...plain, allowed_mentions: { parse: [] } }));
+      created = await createMessage(rest, input.channelId, { ...plain, allowed_mentions: { parse: [] } });
     }
+    await input.ledger?.recordPost({ key: input.nonceKey, chunk: i, channelId: input.channelId, platformMessageId: created.id });
+    posted.push(created);
   }
   return posted;
 }

@@ -9,12 +9,14 @@
  *   {@link createDiscordSinkFromConfig} (REST only, from DISCORD_TOKEN + DISCORD_API_URL).
  */
 import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
-import { getMessage, listTurnMessages } from '../../db/messages.ts';
+import { createDeliveryStore } from '../../db/deliveries.ts';
+import { getMessage } from '../../db/messages.ts';
+import { setLocale } from '../../db/sessions.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
 import type { Logger } from '../../infra/logger.ts';
-import type { SessionClient } from '../../infra/session-client.ts';
-import { createDiscordIngress, fromDiscordJs, type IngressOutcome } from './ingress.ts';
+import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
+import { createDiscordIngress, fromDiscordJs, type DiscordIngressDeps, type IngressOutcome } from './ingress.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
 import { createDiscordSink, type DiscordSink } from './sink.ts';
@@ -75,14 +77,26 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     partials: [Partials.Channel],
     rest: restOptions(config.DISCORD_API_URL),
   });
+  const s = deps.sessions;
+  const sessions: DiscordIngressDeps['sessions'] = {
+    submit: (...a) => s.submit(...a),
+    stop: (...a) => s.stop(...a),
+    compact: (...a) => s.compact(...a),
+    setTitle: (...a) => s.setTitle(...a),
+    setMode: (...a) => s.setMode(...a),
+    async setLocale(sessionId, locale) {
+      if (!(await setLocale(pool, sessionId, locale))) throw new SessionClientError('not_found', `no session ${sessionId}`);
+      return { locale };
+    },
+  };
   const sink = createDiscordSink({
     rest: client.rest,
     logger,
+    store: createDeliveryStore(pool),
     loadMessage: (id) => getMessage(pool, id),
-    loadTurnMessages: (turnId) => listTurnMessages(pool, turnId),
   });
   const ingress = createDiscordIngress({
-    sessions: deps.sessions,
+    sessions,
     rest: client.rest,
     logger,
     policy: discordPolicy(config),
@@ -129,7 +143,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     async stop() {
       accepting = false;
       await Promise.allSettled([...inFlight]);
-      sink.close();
+      await sink.close();
       await client.destroy();
     },
   };
@@ -141,18 +155,14 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
  */
 export function createDiscordSinkFromConfig(
   config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL'>,
-  deps: { logger: Logger; pool?: Pool },
+  deps: { logger: Logger; pool: Pool },
 ): DiscordSink {
   if (!config.DISCORD_TOKEN) throw new ConfigError('DISCORD_TOKEN is not set: the Discord adapter is off');
   const pool = deps.pool;
   return createDiscordSink({
     rest: createDiscordRest({ token: config.DISCORD_TOKEN, apiUrl: config.DISCORD_API_URL }),
     logger: deps.logger.child({ component: 'discord' }),
-    ...(pool
-      ? {
-          loadMessage: (id: string) => getMessage(pool, id),
-          loadTurnMessages: (turnId: string) => listTurnMessages(pool, turnId),
-        }
-      : {}),
+    store: createDeliveryStore(pool),
+    loadMessage: (id: string) => getMessage(pool, id),
   });
 }

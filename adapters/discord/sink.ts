@@ -1,44 +1,51 @@
 /**
- * Discord egress: the {@link ChannelSink} the delivery activities call for sessions with chatbot id "discord"
- * (seed 1 §4.2, §4.3, §5.3). It needs only a REST client, so a worker process can build it without the gateway.
+ * Discord egress: the {@link ChannelSink} the delivery activities call for sessions with chatbot id "discord".
+ * It needs only a REST client and the delivery records in Postgres, so any worker process can build it without
+ * the gateway, and several workers can serve one turn.
  *
  * - `send`: the final reply as a direct reply to the user's message with the turn-metrics header; notifications
- *   and crash notices as plain replies (no header). Split into ≤ 2000-character chunks; idempotent per Kesoku
- *   message id through nonces (see rest.ts). Before a turn's last message goes out, the turn's live status is
- *   brought to its final state and the typing indicator stops.
- * - `presentProgress`: one live status message per turn (live-status.ts). Never throws: live rendering must not
- *   fail a turn.
- * - `setActivity`: the typing indicator, refreshed every `typingIntervalMs` until the turn ends, `active: false`,
- *   or `typingMaxMs` passed.
+ *   and crash notices as plain replies (no header). Split into ≤ 2000-character chunks; the Discord id of each
+ *   chunk is recorded right after it was posted, and a retry skips the recorded chunks (the nonce only covers
+ *   the moment between post and record). Before a turn's last message goes out, the turn's live status is
+ *   brought to its final state and typing stops, on every worker.
+ * - `sendFallback`: the body alone as a plain message (no reply, no header), under its own nonces and records.
+ * - `presentProgress`: the turn's live status (live-status.ts), stored in Postgres and continued by whichever
+ *   worker runs the next step; the status writes of one turn are serialised by a Postgres lock. Never throws.
+ * - `setActivity`: the typing indicator. Whether a channel should show it lives in Postgres: the worker that
+ *   started it refreshes it every `typingIntervalMs` while the stored state still says so, so a stop from any
+ *   worker (or the turn's last message) ends it within one interval; `typingMaxMs` bounds it regardless.
  *
  * The message a reply refers to: the turn trigger's `reply_to` / `discord_message_id` metadata when a loader is
  * given, else the Discord id inside the trigger's Kesoku id (`discord-<snowflake>`, see ingress.ts).
  */
 import type { REST } from 'discord.js';
-import type { ChannelSink } from '../../activities/delivery.ts';
+import type { ChannelSink } from '../../activities/sink.ts';
 import { ids as persistenceIds } from '../../activities/persistence.ts';
 import { messageKind } from '../../domain/message-kind.ts';
 import type { Message } from '../../domain/message.ts';
+import type { DeliveryStore } from '../../db/deliveries.ts';
 import type { SessionRow } from '../../db/sessions.ts';
 import type { Logger } from '../../infra/logger.ts';
+import type { ToolState } from '../../domain/presentation.ts';
 import { metricsHeader } from './format.ts';
 import { discordIdOfInbound } from './ids.ts';
-import { LiveStatus } from './live-status.ts';
+import { LiveStatus, statusKey, type LiveStatusDeps, type LiveStatusState, type WriteMode } from './live-status.ts';
 import { sendText, sendTyping } from './rest.ts';
 
-/** What {@link createDiscordSink} needs: only a REST client and a logger; the loaders are optional. */
+/** What {@link createDiscordSink} needs: a REST client, a logger and the delivery records. */
 export interface DiscordSinkOptions {
   rest: REST;
   logger: Logger;
+  /** Posted chunks, live statuses and typing state, shared by every worker (db/deliveries.ts). */
+  store: DeliveryStore;
   /** Reads a stored message (the turn's trigger) by id; improves reply targets. Optional. */
   loadMessage?: (id: string) => Promise<Message | null>;
-  /**
-   * Reads a turn's stored messages (phased order); when a turn's status is first rendered in this process, the
-   * thoughts/tool calls already presented elsewhere (another worker, before a restart) are shown again. Optional.
-   */
-  loadTurnMessages?: (turnId: string) => Promise<Message[]>;
-  /** ms between edits of a live status message. Default 1000. */
+  /** ms between writes of a live status. Default 1000. */
   editIntervalMs?: number;
+  /** Bound on each REST call of a live status, ms. Default 20 000. */
+  statusRequestTimeoutMs?: number;
+  /** Longest wait for another worker's write of the same status, ms. Default 30 000. */
+  statusLockWaitMs?: number;
   /** ms between typing refreshes. Default 8000 (the indicator lasts about 10 s). */
   typingIntervalMs?: number;
   /** Longest time one typing indicator is kept up without the turn ending, ms. Default 30 minutes. */
@@ -47,48 +54,98 @@ export interface DiscordSinkOptions {
 
 /** A {@link ChannelSink} with a shutdown hook. */
 export interface DiscordSink extends ChannelSink {
-  /** Stops typing timers and pending status edits (process shutdown). */
-  close(): void;
+  /** Writes pending (throttled) status edits now and stops this process's typing loops (process shutdown). */
+  close(): Promise<void>;
 }
 
-/** Live statuses kept in memory at most (oldest dropped first). */
-const MAX_LIVE = 500;
+/** The typing state's key for a Discord channel. */
+const typingKey = (channelId: string) => `discord:${channelId}`;
 
 /**
- * Builds the Discord sink (see the module comment). `send` throws a DiscordSendError when a chunk could not be
- * posted (the delivery activity retries; nonces make the retry safe); `presentProgress` and `setActivity` never throw.
+ * Builds the Discord sink (see the module comment). `send` and `sendFallback` throw a DiscordSendError (a
+ * SinkError) when a chunk could not be posted; `presentProgress` and `setActivity` never throw.
  */
 export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
-  const { rest, logger } = opts;
-  const editIntervalMs = opts.editIntervalMs ?? 1000;
+  const { rest, logger, store } = opts;
+  const statusDeps: LiveStatusDeps = {
+    rest,
+    logger,
+    editIntervalMs: opts.editIntervalMs ?? 1000,
+    requestTimeoutMs: opts.statusRequestTimeoutMs ?? 20_000,
+    ledger: store,
+  };
+  const lockWaitMs = opts.statusLockWaitMs ?? 30_000;
   const typingIntervalMs = opts.typingIntervalMs ?? 8000;
   const typingMaxMs = opts.typingMaxMs ?? 30 * 60_000;
-  const live = new Map<string, LiveStatus>();
-  const typing = new Map<string, { timer: NodeJS.Timeout; since: number }>();
+  const typing = new Map<string, { timer: NodeJS.Timeout; generation: number }>();
+  /** Deferred (throttled) status writes of this process, by turn. */
+  const pending = new Map<string, { timer: NodeJS.Timeout; flush: () => Promise<void> }>();
 
-  function stopTyping(channelId: string): void {
+  function stopLocalTyping(channelId: string, generation?: number): void {
     const t = typing.get(channelId);
-    if (t) clearInterval(t.timer);
+    if (!t || (generation !== undefined && t.generation !== generation)) return;
+    clearInterval(t.timer);
     typing.delete(channelId);
   }
 
-  async function statusFor(turnId: string, channelId: string): Promise<LiveStatus> {
-    let status = live.get(turnId);
-    if (status) return status;
-    status = new LiveStatus({ rest, logger, editIntervalMs }, turnId, channelId);
-    if (opts.loadTurnMessages) {
-      const earlier = await opts.loadTurnMessages(turnId).catch(() => []);
-      status.apply(earlier.filter((m) => m.status === 'delivered' && m.type !== 'text'));
-    }
-    live.set(turnId, status);
-    if (live.size > MAX_LIVE) {
-      const oldest = live.keys().next().value;
-      if (oldest !== undefined) {
-        live.get(oldest)?.dispose();
-        live.delete(oldest);
-      }
-    }
-    return status;
+  async function stopTypingEverywhere(channelId: string): Promise<void> {
+    stopLocalTyping(channelId);
+    await store.stopTyping(typingKey(channelId));
+  }
+
+  /**
+   * Restores a turn's status from Postgres under its lock, lets `change` update it, writes Discord and stores the
+   * result. A throttled edit is scheduled in this process; it re-reads the stored state when it runs.
+   * @returns the status as written
+   */
+  async function withStatus(
+    turnId: string,
+    session: SessionRow,
+    change: (s: LiveStatus) => void,
+    mode: WriteMode,
+  ): Promise<LiveStatus> {
+    return store.withLiveStatusLock(turnId, lockWaitMs, async (locked) => {
+      const stored = await locked.loadLiveStatus(turnId);
+      const posts = await locked.listPosts(statusKey(turnId));
+      const status = new LiveStatus(
+        { ...statusDeps, ledger: locked },
+        turnId,
+        session.channel_id,
+        stored ? { state: stored.state as LiveStatusState, lastWriteAt: stored.lastEditAt } : null,
+        posts,
+      );
+      change(status);
+      if (status.empty) return status;
+      const save = () =>
+        locked.saveLiveStatus({
+          turnId,
+          sessionId: session.id,
+          channelId: session.channel_id,
+          state: status.toState(),
+          lastEditAt: status.lastWriteAt,
+        });
+      // Stored before Discord is written: if this worker dies now, the next writer still has the new lines.
+      await save();
+      const dueInMs = await status.write(mode);
+      await save();
+      if (dueInMs !== null) schedule(turnId, session, dueInMs);
+      return status;
+    });
+  }
+
+  function schedule(turnId: string, session: SessionRow, dueInMs: number): void {
+    if (pending.has(turnId)) return;
+    const flush = async (mode: WriteMode) => {
+      const entry = pending.get(turnId);
+      if (entry) clearTimeout(entry.timer);
+      pending.delete(turnId);
+      await withStatus(turnId, session, () => undefined, mode).catch((err: unknown) =>
+        logger.warn({ turnId, err: String(err) }, 'live status edit failed'),
+      );
+    };
+    const timer = setTimeout(() => void flush('throttled'), dueInMs);
+    timer.unref?.();
+    pending.set(turnId, { timer, flush: () => flush('now') });
   }
 
   /** The Discord message a reply to `message` refers to, or null. */
@@ -115,14 +172,20 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
           kind === 'crash_notice' ||
           (kind === 'notification' && message.id === persistenceIds.notice(turnId)));
       if (endsTurn && turnId !== null) {
-        stopTyping(channelId);
-        const status = live.get(turnId);
-        if (status) {
-          await status.finish(
-            kind === 'final_reply' ? null : kind === 'crash_notice' ? 'failed' : 'interrupted',
-          );
-          live.delete(turnId);
+        await stopTypingEverywhere(channelId).catch((err: unknown) =>
+          logger.warn({ channelId, err: String(err) }, 'could not record the end of typing'),
+        );
+        const endState: Exclude<ToolState, 'running' | 'ok'> | null =
+          kind === 'final_reply' ? null : kind === 'crash_notice' ? 'failed' : 'interrupted';
+        const deferred = pending.get(turnId);
+        if (deferred) {
+          clearTimeout(deferred.timer);
+          pending.delete(turnId);
         }
+        // Best effort: a status that cannot be finished must not hold the reply back.
+        await withStatus(turnId, session, (s) => (endState ? s.markRunning(endState) : undefined), 'final').catch(
+          (err: unknown) => logger.warn({ turnId, err: String(err) }, 'could not finish the live status'),
+        );
       }
       const metrics = message.metadata?.turn_metrics;
       const header = kind === 'final_reply' && metrics ? metricsHeader(metrics) : null;
@@ -132,6 +195,16 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
         nonceKey: message.id,
         replyTo: await replyTarget(message),
         pingReplied: kind === 'final_reply',
+        ledger: store,
+      });
+    },
+
+    async sendFallback(message, session) {
+      await sendText(rest, logger, {
+        channelId: session.channel_id,
+        content: message.content,
+        nonceKey: `fallback:${message.id}`,
+        ledger: store,
       });
     },
 
@@ -141,35 +214,45 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
         if (m.turn_id === null) continue;
         byTurn.set(m.turn_id, [...(byTurn.get(m.turn_id) ?? []), m]);
       }
+      const shown: string[] = [];
       for (const [turnId, list] of byTurn) {
-        const status = await statusFor(turnId, session.channel_id);
-        status.apply(list);
-        await status.sync();
+        try {
+          const status = await withStatus(turnId, session, (s) => s.apply(list), 'throttled');
+          if (!status.broken) shown.push(...list.map((m) => m.id));
+        } catch (err) {
+          logger.warn({ turnId, err: String(err) }, 'live status not updated');
+        }
       }
+      return shown;
     },
 
     async setActivity(session, active) {
       const channelId = session.channel_id;
-      if (!active) return stopTyping(channelId);
-      if (typing.has(channelId)) return;
+      const key = typingKey(channelId);
+      if (!active) return stopTypingEverywhere(channelId);
+      const generation = await store.startTyping(key);
+      stopLocalTyping(channelId);
       const since = Date.now();
-      const timer = setInterval(() => {
-        if (Date.now() - since > typingMaxMs) return stopTyping(channelId);
-        sendTyping(rest, channelId).catch((err: unknown) =>
+      const refresh = async () => {
+        if (Date.now() - since > typingMaxMs) return stopLocalTyping(channelId, generation);
+        const wanted = await store.typingWanted(key, generation).catch(() => false);
+        if (!wanted) return stopLocalTyping(channelId, generation);
+        if (typing.get(channelId)?.generation !== generation) return;
+        await sendTyping(rest, channelId).catch((err: unknown) =>
           logger.debug({ channelId, err: String(err) }, 'typing failed'),
         );
-      }, typingIntervalMs);
+      };
+      const timer = setInterval(() => void refresh(), typingIntervalMs);
       timer.unref?.();
-      typing.set(channelId, { timer, since });
+      typing.set(channelId, { timer, generation });
       await sendTyping(rest, channelId).catch((err: unknown) =>
         logger.debug({ channelId, err: String(err) }, 'typing failed'),
       );
     },
 
-    close() {
-      for (const channelId of [...typing.keys()]) stopTyping(channelId);
-      for (const status of live.values()) status.dispose();
-      live.clear();
+    async close() {
+      for (const channelId of [...typing.keys()]) stopLocalTyping(channelId);
+      await Promise.allSettled([...pending.values()].map((p) => p.flush()));
     },
   };
 }

@@ -1,9 +1,10 @@
 /**
- * Session resources: list, read, rename / change mode (through the session workflow's updates), stop the
+ * Session resources: list, read, rename / change mode (through the session workflow's updates) / change the
+ * locale (a row update), stop the
  * running turn, queue a compaction. Every route but the list answers 404 for a session without a row.
  */
 import { Router, type Request, type Response } from 'express';
-import { listSessions } from '../../db/sessions.ts';
+import { listSessions, setLocale } from '../../db/sessions.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import { API_LIMITS, cursorQuery, intQuery, parseBody, patchSessionSchema, requireJson } from '../schemas.ts';
@@ -45,8 +46,10 @@ export function sessionsRouter(d: ResolvedDeps): Router {
     if (body.title !== undefined) await temporal(() => d.sessions.setTitle(sessionId, body.title as string));
     if (body.mode !== undefined)
       await temporal(() => d.sessions.setMode(sessionId, body.mode as 'interrupt' | 'queue'));
+    // The locale is read from the session row whenever a notice is written: no workflow involved.
+    if (body.locale !== undefined) await setLocale(d.pool, sessionId, body.locale);
     contextOf(res).log.info(
-      { sessionId, title: body.title !== undefined, mode: body.mode },
+      { sessionId, title: body.title !== undefined, mode: body.mode, locale: body.locale },
       'session updated',
     );
     res.status(200).json(presentSession(await requireSession(d.pool, sessionId)));

@@ -4,7 +4,15 @@
  * longer be edited, a reply Discord refuses.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApplicationFailure } from '@temporalio/common';
+import { createDeliveryActivities } from '../../activities/delivery.ts';
+import { getDeliveryRecord } from '../../db/deliveries.ts';
+import { getMessage } from '../../db/messages.ts';
 import { getSession } from '../../db/sessions.ts';
+import type { Message } from '../../domain/message.ts';
+import { createLogger } from '../../infra/logger.ts';
+import { nonceFor } from '../../adapters/discord/rest.ts';
+import { snowflake } from '../fakes/discord/server.ts';
 import { startDiscordBench, type DiscordBench } from './harness.ts';
 
 let bench: DiscordBench;
@@ -15,6 +23,17 @@ afterAll(async () => bench?.stop());
 afterEach(() => bench.fake.clearFailures());
 
 const CREATE = 'POST /channels/:id/messages';
+
+/** Polls an async condition every 50 ms until it returns a value (not null/undefined). */
+async function poll<T>(fn: () => Promise<T | null | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== null && v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 const EDIT = 'PATCH /channels/:id/messages/:id';
 
 describe('Discord delivery', () => {
@@ -64,9 +83,10 @@ describe('Discord delivery', () => {
     await bench.adapter.sink.send(reply, session);
     await bench.adapter.sink.send(reply, session);
     expect(bench.fake.botMessages(channel)).toHaveLength(1);
+    // The posted chunk is recorded in Postgres: the repeats find it there and do not even ask Discord.
     expect(
       bench.fake.calls.filter((c) => c.route === CREATE && c.path === `/channels/${channel}/messages`),
-    ).toHaveLength(3);
+    ).toHaveLength(1);
   });
 
   it('still sends the final reply exactly once when the live status can no longer be edited', async () => {
@@ -116,5 +136,108 @@ describe('Discord delivery', () => {
     expect(sent[0]?.message_reference).toBeUndefined();
     expect(sent[0]?.content).toMatch(/^-# ⏱/);
     expect(sent[0]?.content).toContain('no history permission');
+  });
+
+  it('a reply Discord refuses for good (403/50013 on every create): one fallback, the failure recorded, never delivered', async () => {
+    const channel = bench.channels[6] as string;
+    bench.fake.failNext(
+      CREATE,
+      { kind: 'error', status: 403, code: 50013, message: 'Missing Permissions' },
+      Number.POSITIVE_INFINITY,
+    );
+    const { id } = await bench.say({ channelId: channel, content: 'refused for good', mentionBot: true });
+    expect((await bench.waitInbound(id)).status).toBe('error');
+    const sessionId = `discord:${channel}`;
+    const textOf = async () => (await bench.stack.messages(sessionId)).filter((m) => m.role === 'assistant' && m.type === 'text');
+    // The reply, then the crash notice: both end with a recorded failure.
+    const [reply, notice] = (await poll(async () => {
+      const all = await textOf();
+      return all.length === 2 && all.every((m) => m.metadata?.delivery_failure) ? all : null;
+    }, 'both delivery failures recorded')) as [Message, Message];
+    for (const m of [reply, notice]) {
+      expect(m.status).toBe('pending');
+      expect(m.metadata?.delivery_failure).toMatchObject({ reason: 'refused', fallback: 'failed' });
+      expect((await getDeliveryRecord(bench.stack.pool, m.id))?.fallbackOutcome).toBe('failed');
+      const fallbacks = bench.fake.calls.filter((c) => c.route === CREATE && c.body?.nonce === nonceFor(`fallback:${m.id}`, 0));
+      expect(fallbacks).toHaveLength(1);
+      expect(fallbacks[0]?.body?.message_reference).toBeUndefined();
+      expect(fallbacks[0]?.body?.content).toBe(m.content);
+    }
+    expect(notice.metadata?.failure_kind).toMatch(/^delivery/);
+    // No retry storm afterwards, and nothing reached the channel.
+    const creates = () => bench.fake.calls.filter((c) => c.route === CREATE && c.path === `/channels/${channel}/messages`).length;
+    const settled = creates();
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(creates()).toBe(settled);
+    expect(bench.fake.botMessages(channel)).toHaveLength(0);
+  });
+
+  it('a transient failure then success: the reply is delivered once, with zero fallbacks', async () => {
+    const channel = bench.channels[7] as string;
+    bench.fake.failNext(CREATE, { kind: 'server_error', status: 503 }, 6);
+    const { id } = await bench.say({ channelId: channel, content: 'flaky channel', mentionBot: true });
+    expect((await bench.waitInbound(id)).status).toBe('processed');
+    const reply = (await bench.stack.messages(`discord:${channel}`)).find((m) => m.role === 'assistant' && m.type === 'text');
+    if (!reply) throw new Error('no reply');
+    const delivered = await bench.stack.waitForStatus(reply.id, ['delivered']);
+    expect(delivered.metadata?.delivery_failure).toBeUndefined();
+    expect(await getDeliveryRecord(bench.stack.pool, reply.id)).toBeNull();
+    expect(bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(`fallback:${reply.id}`, 0))).toHaveLength(0);
+    expect(bench.fake.calls.filter((c) => c.route === CREATE && c.status === 503).length).toBe(6);
+    expect(bench.fake.botMessages(channel)).toHaveLength(1);
+  });
+
+  it('a delivery retried after the nonce window posts nothing new', async () => {
+    const channel = bench.channels[8] as string;
+    const sessionId = `discord:${channel}`;
+    bench.fake.setNonceWindowMs(0);
+    try {
+      const text = `${'alpha '.repeat(300)}\n\n${'omega '.repeat(300)}`;
+      bench.stack.script(sessionId, { kind: 'text', text });
+      // Chunk 0 goes out; chunk 1 keeps failing through @discordjs/rest's retries and the activity's first attempts.
+      bench.fake.failNext(CREATE, { kind: 'server_error', status: 502 }, 8, 1);
+      const { id } = await bench.say({ channelId: channel, content: 'long answer please', mentionBot: true });
+      expect((await bench.waitInbound(id, ['processed', 'error', 'interrupted'])).status).toBe('processed');
+      const reply = (await bench.stack.messages(sessionId)).find((m) => m.role === 'assistant' && m.type === 'text');
+      if (!reply) throw new Error('no reply');
+      expect(reply.status).toBe('delivered');
+      const sent = bench.fake.botMessages(channel);
+      expect(sent).toHaveLength(2);
+      expect(sent.map((m) => m.content).join('\n')).toContain('omega');
+      expect(bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(reply.id, 0))).toHaveLength(1);
+      expect(bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(reply.id, 1)).length).toBeGreaterThan(4);
+    } finally {
+      bench.fake.setNonceWindowMs(5 * 60_000);
+    }
+  });
+
+  it('a worker without a Discord sink records a delivery failure instead of marking the reply delivered', async () => {
+    const channel = snowflake();
+    const sessionId = `discord:${channel}`;
+    const messageId = `reply-${channel}`;
+    const pool = bench.stack.pool;
+    await pool.query(`INSERT INTO sessions (id, chatbot_id, channel_id) VALUES ($1, 'discord', $2)`, [sessionId, channel]);
+    await pool.query(
+      `INSERT INTO messages (id, session_id, chatbot_id, channel_id, sender, role, type, status, content, revision)
+       VALUES ($1, $2, 'discord', $3, 'Kesoku', 'assistant', 'text', 'pending', 'an answer', 1)`,
+      [messageId, sessionId, channel],
+    );
+    const activities = createDeliveryActivities({
+      pool,
+      logger: createLogger('no-sink-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
+      sinks: {},
+    });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const err = await activities.deliverMessage({ sessionId, messageId }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ApplicationFailure);
+      expect((err as ApplicationFailure).type).toBe('delivery:no_sink');
+      expect((err as ApplicationFailure).nonRetryable).toBe(true);
+    }
+    const stored = await getMessage(pool, messageId);
+    expect(stored?.status).toBe('pending');
+    expect(stored?.metadata?.delivery_failure).toMatchObject({ reason: 'no_sink', fallback: null });
   });
 });

@@ -3,26 +3,35 @@
  * with stored-message shapes built by hand: live status throttling and overflow, typing, stop marks, and a
  * status picked up by a fresh process.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { Message } from '../../domain/message.ts';
+import { createDeliveryStore } from '../../db/deliveries.ts';
+import { createPool, type Pool } from '../../db/pool.ts';
 import type { SessionRow } from '../../db/sessions.ts';
 import { createLogger } from '../../infra/logger.ts';
-import { createDiscordRest } from '../../adapters/discord/rest.ts';
+import { createDiscordRest, nonceFor } from '../../adapters/discord/rest.ts';
 import { createDiscordSink, type DiscordSinkOptions } from '../../adapters/discord/sink.ts';
 import { snowflake, startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.ts';
 
 let fake: FakeDiscord;
-const channels = Array.from({ length: 8 }, () => snowflake());
+let pool: Pool;
+const channels = Array.from({ length: 12 }, () => snowflake());
 beforeAll(async () => {
   fake = await startFakeDiscord({ guilds: [{ id: snowflake(), channels: channels.map((id) => ({ id })) }] });
+  pool = createPool(inject('databaseUrl'));
 });
-afterAll(async () => fake?.close());
+afterAll(async () => {
+  await fake?.close();
+  await pool?.end();
+});
 
 const logger = createLogger('discord-sink-test', process.env.KESOKU_TEST_LOG ?? 'silent');
-const sinkFor = (extra: Partial<DiscordSinkOptions> = {}) =>
+/** A sink as one worker process builds it: its own REST client, the shared Postgres records. */
+const sinkFor = (extra: Partial<DiscordSinkOptions> = {}, on: FakeDiscord = fake) =>
   createDiscordSink({
-    rest: createDiscordRest({ token: fake.token, apiUrl: fake.apiUrl }),
+    rest: createDiscordRest({ token: on.token, apiUrl: on.apiUrl }),
     logger,
+    store: createDeliveryStore(pool),
     ...extra,
   });
 
@@ -142,7 +151,7 @@ describe('Discord sink', () => {
     const reply = fake.botMessages(channel).at(-1);
     expect(reply?.content).toBe('-# ⏱ 2.1s · 🔧 2 tools · 1042 tokens\nAll done.');
     expect(reply?.message_reference?.message_id).toBe(turn.slice('discord-'.length));
-    sink.close();
+    await sink.close();
   });
 
   it('continues the live status in a new message before it would pass 2000 characters', async () => {
@@ -167,7 +176,7 @@ describe('Discord sink', () => {
     }
     expect(statuses.flatMap((s) => s.content.split('\n')).filter((l) => l.includes('✅'))).toHaveLength(14);
     expect(fake.calls.filter((c) => c.status === 400)).toEqual([]);
-    sink.close();
+    await sink.close();
   });
 
   it('keeps typing while a turn runs and stops when its reply goes out', async () => {
@@ -184,7 +193,7 @@ describe('Discord sink', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(typing()).toBe(after);
     expect(fake.callsTo('POST /channels/:id/typing').every((c) => c.status === 204)).toBe(true);
-    sink.close();
+    await sink.close();
   });
 
   it('marks tools still running as stopped when the stop notice goes out, as a plain reply', async () => {
@@ -206,7 +215,7 @@ describe('Discord sink', () => {
     const sent = fake.botMessages(channel).at(-1);
     expect(sent?.content).toBe('⏹️ Stopped.');
     expect(sent?.message_reference?.message_id).toBe(turn.slice('discord-'.length));
-    sink.close();
+    await sink.close();
   });
 
   it('sends a notification outside any turn as a plain message', async () => {
@@ -227,7 +236,7 @@ describe('Discord sink', () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]?.message_reference).toBeUndefined();
     expect(sent[0]?.content).toBe('🔄 Chat history was compacted automatically.');
-    sink.close();
+    await sink.close();
   });
 
   it('picks up a turn’s status in a fresh process: same status message, earlier lines kept', async () => {
@@ -235,19 +244,112 @@ describe('Discord sink', () => {
     const turn = `discord-${snowflake()}`;
     const session = sessionOf(channel);
     const first = sinkFor({ editIntervalMs: 0 });
-    const shown = call(channel, turn, 1, 'make build');
-    await first.presentProgress?.([shown], session);
-    first.close();
-    // A worker restarted: the new sink has no memory, only the stored (already delivered) call.
-    const second = sinkFor({
-      editIntervalMs: 0,
-      loadTurnMessages: async () => [{ ...shown, status: 'delivered' }],
-    });
+    await first.presentProgress?.([call(channel, turn, 1, 'make build')], session);
+    await first.close();
+    // A worker restarted: the new sink has no memory; the status lives in Postgres.
+    const second = sinkFor({ editIntervalMs: 0 });
     await second.presentProgress?.([result(channel, turn, 1, 'built')], session);
     await second.send(finalReply(channel, turn, 'Built.'), session);
     const statuses = statusMessages(channel);
     expect(statuses).toHaveLength(1);
     expect(statuses[0]?.content).toBe('🛠️ `run_shell_command` `make build` ✅ `built`');
-    second.close();
+    await second.close();
+  });
+
+  it('two workers on one turn: A renders ⏳, B sends the final reply; the status shows ✅ and typing stops', async () => {
+    const channel = channels[6] as string;
+    const turn = `discord-${snowflake()}`;
+    const session = sessionOf(channel);
+    const a = sinkFor({ typingIntervalMs: 100 });
+    const b = sinkFor({ typingIntervalMs: 100 });
+    const typing = () => fake.calls.filter((c) => c.path === `/channels/${channel}/typing`).length;
+    await a.setActivity?.(session, true);
+    await a.presentProgress?.([call(channel, turn, 1, 'make build')], session);
+    expect(statusMessages(channel)[0]?.content).toBe('🛠️ `run_shell_command` `make build` ⏳');
+    // A applies the result; the ✅ edit waits for the throttle in A, which then dies without flushing it.
+    await a.presentProgress?.([result(channel, turn, 1, 'built')], session);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(typing()).toBeGreaterThanOrEqual(2);
+    await b.send(finalReply(channel, turn, 'Built.'), session);
+    const statuses = statusMessages(channel);
+    expect(statuses).toHaveLength(1);
+    expect(statuses[0]?.content).toBe('🛠️ `run_shell_command` `make build` ✅ `built`');
+    // A's refresh loop sees the stop recorded by B: no typing after (one refresh may have been in flight).
+    await new Promise((r) => setTimeout(r, 150));
+    const after = typing();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(typing()).toBe(after);
+    // A's deferred edit runs later and finds nothing left to write.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(statusMessages(channel)[0]?.history.at(-1)).toBe('🛠️ `run_shell_command` `make build` ✅ `built`');
+    expect(fake.botMessages(channel)).toHaveLength(2);
+    await a.close();
+    await b.close();
+  });
+
+  it('flushes a throttled status edit on close instead of dropping it', async () => {
+    const channel = channels[7] as string;
+    const turn = `discord-${snowflake()}`;
+    const session = sessionOf(channel);
+    const sink = sinkFor({ editIntervalMs: 60_000 });
+    await sink.presentProgress?.([call(channel, turn, 1, 'make test')], session);
+    await sink.presentProgress?.([result(channel, turn, 1, 'passed')], session);
+    expect(statusMessages(channel)[0]?.content).toContain('⏳');
+    const started = Date.now();
+    await sink.close();
+    expect(statusMessages(channel)[0]?.content).toBe('🛠️ `run_shell_command` `make test` ✅ `passed`');
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('Discord sink beyond the nonce window', () => {
+  let shortMemory: FakeDiscord;
+  const channel = snowflake();
+  beforeAll(async () => {
+    shortMemory = await startFakeDiscord({
+      guilds: [{ id: snowflake(), channels: [{ id: channel }] }],
+      nonceWindowMs: 0,
+    });
+  });
+  afterAll(async () => shortMemory?.close());
+
+  it('a retried reply posts only the chunks that are not recorded yet', async () => {
+    const turn = `discord-${snowflake()}`;
+    const session = sessionOf(channel);
+    const sink = sinkFor({}, shortMemory);
+    const long = `${'first part '.repeat(150)}\n\n${'second part '.repeat(150)}`;
+    const reply = finalReply(channel, turn, long);
+    // Chunk 1 fails for longer than @discordjs/rest retries: the send fails after chunk 0 was posted.
+    shortMemory.failNext('POST /channels/:id/messages', { kind: 'server_error', status: 502 }, 20, 1);
+    await expect(sink.send(reply, session)).rejects.toMatchObject({ kind: 'transient' });
+    expect(shortMemory.botMessages(channel)).toHaveLength(1);
+    shortMemory.clearFailures();
+    await sink.send(reply, session);
+    const sent = shortMemory.botMessages(channel);
+    expect(sent).toHaveLength(2);
+    const firstNonce = nonceFor(reply.id, 0);
+    expect(shortMemory.calls.filter((c) => c.body?.nonce === firstNonce)).toHaveLength(1);
+    // A third call (the activity retried once more) posts nothing.
+    await sink.send(reply, session);
+    expect(shortMemory.botMessages(channel)).toHaveLength(2);
+    await sink.close();
+  });
+
+  it('a restarted worker edits the status message instead of posting a second', async () => {
+    const turn = `discord-${snowflake()}`;
+    const session = sessionOf(channel);
+    const before = shortMemory.botMessages(channel).length;
+    const first = sinkFor({ editIntervalMs: 0 }, shortMemory);
+    await first.presentProgress?.([call(channel, turn, 1, 'sleep 1200')], session);
+    await first.close();
+    const second = sinkFor({ editIntervalMs: 0 }, shortMemory);
+    await second.presentProgress?.([result(channel, turn, 1, 'slept')], session);
+    await second.presentProgress?.([call(channel, turn, 2, 'echo again')], session);
+    const created = shortMemory.botMessages(channel).slice(before);
+    expect(created).toHaveLength(1);
+    expect(created[0]?.content).toBe(
+      '🛠️ `run_shell_command` `sleep 1200` ✅ `slept`\n🛠️ `run_shell_command` `echo again` ⏳',
+    );
+    await second.close();
   });
 });

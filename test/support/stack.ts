@@ -33,6 +33,8 @@ export interface StackOptions {
   continueAsNewAfterTurns?: number;
   /** Start no worker (the test starts its own, e.g. in a child process). */
   noWorker?: boolean;
+  /** Locale of new sessions, as KESOKU_LOCALE sets it. */
+  defaultLocale?: string;
 }
 
 export interface Stack {
@@ -133,6 +135,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         compactTokens: opts.compactTokens ?? 64_000,
         shellTimeoutMs: opts.shellTimeoutMs ?? 30_000,
         sinks: opts.sinks,
+        defaultLocale: opts.defaultLocale,
         workflowBundle: { codePath: bundlePath },
         deltaIntervalMs: 50,
       });

@@ -138,8 +138,13 @@ export interface FakeDiscord {
   injectMessage(opts: InjectOptions): Record<string, unknown>;
   /** Serves `content` from the fake CDN. @returns the attachment object to put into a message */
   addAttachment(filename: string, content: string | Buffer, contentType?: string): FakeAttachment;
-  /** The next `count` calls of `route` (a template, see {@link RestCall.route}) get `failure`; Infinity = always. */
-  failNext(route: string, failure: FakeFailure, count?: number): void;
+  /**
+   * The next `count` calls of `route` (a template, see {@link RestCall.route}) get `failure`; Infinity = always.
+   * With `skip`, the first `skip` matching calls are answered normally before the failures start.
+   */
+  failNext(route: string, failure: FakeFailure, count?: number, skip?: number): void;
+  /** Changes how long a nonce is remembered for `enforce_nonce` from now on, ms (0: forgotten at once). */
+  setNonceWindowMs(ms: number): void;
   /** Removes every pending failure. */
   clearFailures(): void;
   /** Resolves once a gateway connection has identified (READY and GUILD_CREATE sent). */
@@ -165,7 +170,7 @@ const MAX_CONTENT = 2000;
 /** Starts the fake on 127.0.0.1 (a free port): REST, CDN and gateway on the same port. */
 export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   const token = opts.token ?? 'fake-token';
-  const nonceWindowMs = opts.nonceWindowMs ?? 5 * 60_000;
+  let nonceWindowMs = opts.nonceWindowMs ?? 5 * 60_000;
   const bot: FakeUser = {
     id: opts.bot?.id ?? snowflake(),
     username: opts.bot?.username ?? 'Kesoku',
@@ -185,7 +190,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
   const calls: RestCall[] = [];
   const messages: FakeMessage[] = [];
   const nonces = new Map<string, { message: FakeMessage; at: number }>();
-  const failures: { route: string; failure: FakeFailure; remaining: number }[] = [];
+  const failures: { route: string; failure: FakeFailure; remaining: number; skip: number }[] = [];
   const files = new Map<string, { body: Buffer; contentType: string }>();
   const sockets = new Set<{ ws: WebSocket; seq: number; identified: boolean }>();
   let identifyCount = 0;
@@ -355,6 +360,10 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     if (i < 0) return null;
     const f = failures[i];
     if (!f) return null;
+    if (f.skip > 0) {
+      f.skip -= 1;
+      return null;
+    }
     f.remaining -= 1;
     if (f.remaining <= 0) failures.splice(i, 1);
     return f.failure;
@@ -576,8 +585,11 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
         content_type: contentType,
       };
     },
-    failNext(route, failure, count = 1) {
-      failures.push({ route, failure, remaining: count });
+    failNext(route, failure, count = 1, skip = 0) {
+      failures.push({ route, failure, remaining: count, skip });
+    },
+    setNonceWindowMs(ms) {
+      nonceWindowMs = ms;
     },
     clearFailures() {
       failures.length = 0;

@@ -1,0 +1,61 @@
+/**
+ * The channel sink contract: what a channel's egress implements for the delivery activities, and the one typed
+ * error a sink throws across that boundary. Delivery decides retry, fallback and failure from the error's
+ * `kind` alone; it knows nothing of a platform's own error codes.
+ */
+import type { Message } from '../domain/message.ts';
+import type { SessionRow } from '../db/sessions.ts';
+
+/**
+ * Whether retrying the same send can help: `permanent` = the channel refused the message for good (deleted
+ * channel, missing access or permission, content it will never take); `transient` = anything else (network,
+ * timeouts, rate limits, platform outages).
+ */
+export type SinkFailureKind = 'permanent' | 'transient';
+
+/**
+ * A failed sink call. Sinks throw this (or a subclass, e.g. the Discord sink's DiscordSendError); any other
+ * error thrown by a sink counts as `transient`.
+ */
+export class SinkError extends Error {
+  readonly kind: SinkFailureKind;
+  constructor(kind: SinkFailureKind, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SinkError';
+    this.kind = kind;
+  }
+}
+
+/** True when `err` is a {@link SinkError} that says retrying cannot help. */
+export function isPermanentSinkError(err: unknown): boolean {
+  return err instanceof SinkError && err.kind === 'permanent';
+}
+
+/** A channel's egress. */
+export interface ChannelSink {
+  /**
+   * Sends a final reply, notification or crash notice. Must be idempotent per `message.id`: a retry after a
+   * partial send must not post again what was already posted.
+   * @throws SinkError
+   */
+  send(message: Message, session: SessionRow): Promise<void>;
+  /**
+   * The fallback for a message `send` could not deliver: the body alone, as a plain message (no reply
+   * reference, no header, no live status). Called at most once per message. Optional: without it, no fallback
+   * is possible and the failure is recorded straight away.
+   * @throws SinkError
+   */
+  sendFallback?(message: Message, session: SessionRow): Promise<void>;
+  /**
+   * Renders thoughts/tool calls/tool results live; marks nothing itself. Never throws.
+   * @returns the ids of the messages the channel now shows (the others stay `responded`)
+   */
+  presentProgress?(messages: Message[], session: SessionRow): Promise<string[]>;
+  /** Typing indicator on/off. Best effort. */
+  setActivity?(session: SessionRow, active: boolean): Promise<void>;
+}
+
+/** The REST API's sink: clients read replies from Postgres and the SSE stream, so there is nothing to send. */
+export const apiSink: ChannelSink = {
+  async send() {},
+};
