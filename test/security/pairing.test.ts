@@ -129,6 +129,30 @@ describe('pairing (the default: no allowlist)', () => {
     const next = await bench.say({ channelId: channel, author: carol, content: 'hello after pairing', mentionBot: true });
     expect(next.outcome).toBe('submitted');
     expect((await bench.waitInbound(next.id)).status).toBe('processed');
+    await bench.fake.waitFor(() => bench.repliesTo(channel, next.id)[0]);
+  });
+
+  it('tells a guild user who cannot be DMed to write a DM, still without the code in the channel', async () => {
+    const gina = stranger('gina');
+    const channel = bench.channels[2] as string;
+    // The DM is refused (the user does not accept DMs from server members): Discord error 50007.
+    bench.fake.failNext('POST /channels/:id/messages', {
+      kind: 'error',
+      status: 403,
+      code: 50007,
+      message: 'Cannot send messages to this user',
+    });
+    const { id, outcome } = await bench.say({ channelId: channel, author: gina, content: 'hi', mentionBot: true });
+    expect(outcome).toBe('pairing');
+    const notice = await bench.fake.waitFor(() => bench.repliesTo(channel, id)[0]);
+    expect(notice.content).toMatch(/could not send you a direct message/);
+    expect(notice.content).not.toMatch(CODE);
+    const code = (
+      await bench.stack.pool.query<{ code: string }>('SELECT code FROM chat_pairing_requests WHERE user_id = $1', [
+        gina.id,
+      ])
+    ).rows[0]?.code as string;
+    expect(bench.fake.messages.some((m) => m.content.includes(code))).toBe(false);
   });
 
   it('refuses an expired code (CLI and REST) and gives the user a new one', async () => {
