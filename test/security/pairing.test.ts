@@ -117,6 +117,19 @@ describe('pairing (the default: no allowlist)', () => {
     const pending = ((await list.json()) as { pending: { code: string; user_id: string }[] }).pending;
     expect(pending).toContainEqual(expect.objectContaining({ code, user_id: carol.id }));
 
+    // With API tokens configured, the admin routes need one.
+    const guarded = await startApiFor(bench.stack, { tokens: ['ops-token'] });
+    try {
+      const refused = await fetch(`${guarded.url}/v1/admin/pairings/${code}/approve`, { method: 'POST' });
+      expect(refused.status).toBe(401);
+      const listedWithToken = await fetch(`${guarded.url}/v1/admin/pairings`, {
+        headers: { authorization: 'Bearer ops-token' },
+      });
+      expect(listedWithToken.status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+
     const res = await fetch(`${api.url}/v1/admin/pairings/${code}/approve`, { method: 'POST' });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
