@@ -290,6 +290,47 @@ function schemas(waitMaxS: number): Record<string, Json> {
       },
       additionalProperties: false,
     },
+    PairedUser: {
+      type: 'object',
+      required: ['chatbot_id', 'user_id', 'user_name', 'approved_by', 'approved_at'],
+      properties: {
+        chatbot_id: { type: 'string' },
+        user_id: { type: 'string', description: 'The platform user id (e.g. a Discord user snowflake).' },
+        user_name: { type: ['string', 'null'] },
+        approved_by: { type: 'string', enum: ['cli', 'api'] },
+        approved_at: isoTime,
+      },
+      additionalProperties: false,
+    },
+    PendingPairing: {
+      type: 'object',
+      required: ['code', 'chatbot_id', 'user_id', 'user_name', 'channel_id', 'created_at', 'expires_at'],
+      properties: {
+        code: { type: 'string' },
+        chatbot_id: { type: 'string' },
+        user_id: { type: 'string' },
+        user_name: { type: ['string', 'null'] },
+        channel_id: { type: ['string', 'null'] },
+        created_at: isoTime,
+        expires_at: isoTime,
+      },
+      additionalProperties: false,
+    },
+    PairingList: {
+      type: 'object',
+      required: ['pending', 'paired'],
+      properties: {
+        pending: { type: 'array', items: ref('PendingPairing') },
+        paired: { type: 'array', items: ref('PairedUser') },
+      },
+      additionalProperties: false,
+    },
+    PairingApproval: {
+      type: 'object',
+      required: ['approved', 'already_approved'],
+      properties: { approved: ref('PairedUser'), already_approved: { type: 'boolean' } },
+      additionalProperties: false,
+    },
     TurnUpdatedEvent: {
       type: 'object',
       description:
@@ -524,6 +565,37 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
               },
             },
             ...withSession,
+          },
+        },
+      },
+      '/v1/admin/pairings': {
+        get: {
+          operationId: 'listPairings',
+          summary: 'Open chat pairing codes and paired chat users (operators)',
+          responses: {
+            '200': { description: 'Open codes and paired users, newest first.', content: json(ref('PairingList')) },
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/v1/admin/pairings/{code}/approve': {
+        parameters: [
+          {
+            name: 'code',
+            in: 'path',
+            required: true,
+            description: 'The pairing code a chat user was given (case and dashes do not matter).',
+            schema: { type: 'string' },
+          },
+        ],
+        post: {
+          operationId: 'approvePairing',
+          summary: 'Approve a chat pairing code: its user may talk to the agent from now on (operators)',
+          responses: {
+            '200': { description: 'The paired user.', content: json(ref('PairingApproval')) },
+            ...COMMON_ERRORS,
+            '404': problem('There is no pairing request with this code (`reason: unknown_code`).'),
+            '409': problem('The code has expired (`reason: expired`); the user gets a new one by writing again.'),
           },
         },
       },

@@ -83,6 +83,17 @@ const envSchema = z.object({
   DISCORD_ALLOWED_GUILDS: list,
   DISCORD_ALLOWED_CHANNELS: list,
   DISCORD_ALLOWED_USERS: list,
+  /** Explicit opt-in to open Discord access (everyone may talk to the agent); default: pairing. */
+  DISCORD_ALLOW_ALL: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const t = (v ?? '').trim().toLowerCase();
+      if (t === '' || t === 'false' || t === '0') return false;
+      if (t === 'true' || t === '1') return true;
+      ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+      return z.NEVER;
+    }),
   DISCORD_RESPOND: z
     .enum(['mention', 'always'])
     .optional()

@@ -48,6 +48,18 @@ export interface SessionClientOptions {
   continueAsNewAfterTurns?: number;
 }
 
+/**
+ * Options of a command update. `updateId`: Temporal runs an update whose id it already knows (in the same workflow
+ * run) only once and answers the first result again, so a caller that may repeat a command (a chat message
+ * delivered twice) passes an id derived from the platform message. Without it the SDK picks a random id.
+ */
+export interface UpdateOptions {
+  updateId?: string;
+}
+
+const updateIdOf = (opts: UpdateOptions): { updateId?: string } =>
+  opts.updateId === undefined ? {} : { updateId: opts.updateId };
+
 export class SessionClient {
   readonly client: Client;
   readonly taskQueue: string;
@@ -88,20 +100,20 @@ export class SessionClient {
   }
 
   /** Cancels the running turn. @returns whether a turn was running */
-  async stop(sessionId: string): Promise<{ stopped: boolean }> {
-    return this.wrap(() => this.handle(sessionId).executeUpdate(stopUpdate));
+  async stop(sessionId: string, opts: UpdateOptions = {}): Promise<{ stopped: boolean }> {
+    return this.wrap(() => this.handle(sessionId).executeUpdate(stopUpdate, updateIdOf(opts)));
   }
 
-  async compact(sessionId: string): Promise<{ queued: boolean; message_id: string }> {
-    return this.wrap(() => this.handle(sessionId).executeUpdate(compactUpdate));
+  async compact(sessionId: string, opts: UpdateOptions = {}): Promise<{ queued: boolean; message_id: string }> {
+    return this.wrap(() => this.handle(sessionId).executeUpdate(compactUpdate, updateIdOf(opts)));
   }
 
-  async setTitle(sessionId: string, title: string): Promise<{ title: string }> {
-    return this.wrap(() => this.handle(sessionId).executeUpdate(setTitleUpdate, { args: [title] }));
+  async setTitle(sessionId: string, title: string, opts: UpdateOptions = {}): Promise<{ title: string }> {
+    return this.wrap(() => this.handle(sessionId).executeUpdate(setTitleUpdate, { args: [title], ...updateIdOf(opts) }));
   }
 
-  async setMode(sessionId: string, mode: SessionMode): Promise<{ mode: SessionMode }> {
-    return this.wrap(() => this.handle(sessionId).executeUpdate(setModeUpdate, { args: [mode] }));
+  async setMode(sessionId: string, mode: SessionMode, opts: UpdateOptions = {}): Promise<{ mode: SessionMode }> {
+    return this.wrap(() => this.handle(sessionId).executeUpdate(setModeUpdate, { args: [mode], ...updateIdOf(opts) }));
   }
 
   async state(sessionId: string): Promise<SessionState> {

@@ -56,30 +56,34 @@ export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle
 };
 
 /**
- * Runs `cmd` on session `sessionId`. @returns the confirmation to show (never throws: failures become text)
+ * Runs `cmd` on session `sessionId`. `updateId` (from the Discord message id, ids.ts `commandUpdateIdFor`) makes a
+ * repeated delivery of the same command message run it once. @returns the confirmation to show (never throws:
+ * failures become text)
  */
 export async function runCommand(
   sessions: CommandSessions,
   sessionId: string,
   cmd: ChatCommand,
+  updateId?: string,
 ): Promise<string> {
+  const opts = updateId === undefined ? {} : { updateId };
   try {
     switch (cmd.name) {
       case 'usage':
         return cmd.text;
       case 'stop': {
-        const { stopped } = await sessions.stop(sessionId);
+        const { stopped } = await sessions.stop(sessionId, opts);
         return stopped ? '⏹️ Stopping the current turn.' : 'Nothing is running.';
       }
       case 'compact':
-        await sessions.compact(sessionId);
+        await sessions.compact(sessionId, opts);
         return '🗜️ Compaction queued.';
       case 'title': {
-        const { title } = await sessions.setTitle(sessionId, cmd.title);
+        const { title } = await sessions.setTitle(sessionId, cmd.title, opts);
         return `📝 Title set: ${title}`;
       }
       case 'mode': {
-        const { mode } = await sessions.setMode(sessionId, cmd.mode);
+        const { mode } = await sessions.setMode(sessionId, cmd.mode, opts);
         return mode === 'queue'
           ? '🔀 Mode: queue (new messages wait for the running turn).'
           : '🔀 Mode: interrupt (a new message interrupts the running turn).';

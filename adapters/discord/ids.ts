@@ -29,3 +29,12 @@ export function inboundIdFor(discordMessageId: string): string {
 export function discordIdOfInbound(kesokuId: string): string | null {
   return /^discord-(\d{1,25})$/.exec(kesokuId)?.[1] ?? null;
 }
+
+/**
+ * The Temporal update id of a chat command typed in Discord message `discordMessageId`: the same message
+ * delivered twice (a gateway replay, a second adapter process) makes the same update id, and Temporal runs an
+ * update with a known id only once, so a replayed `/compact` is not queued twice.
+ */
+export function commandUpdateIdFor(discordMessageId: string): string {
+  return `discord-command-${discordMessageId}`;
+}

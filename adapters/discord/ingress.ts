@@ -1,25 +1,34 @@
 /**
- * Discord ingress (DESIGN.md "Channels": normalize + authorize → Kesoku message; seed 2 §10 inbound fidelity).
+ * Discord ingress: normalize and authorize a Discord message, then make it a Kesoku message.
  *
  * A gateway MESSAGE_CREATE becomes an {@link IncomingDiscordMessage} (plain data), then:
- * 1. bots (Kesoku itself included) and system messages are ignored;
- * 2. the allowlists decide, then whether Kesoku is addressed (policy.ts); refused messages get no answer;
- * 3. `/stop`, `/compact`, `/title`, `/mode` run directly on the session and get a short confirmation;
+ * 1. bots (Kesoku itself included) and system messages are ignored, and so are messages that do not address
+ *    Kesoku (policy.ts `isAddressed`);
+ * 2. access (policy.ts, adapters/common/access.ts): an allowed message goes on; a stranger in pairing mode who
+ *    writes a DM or mentions the bot is sent a pairing code by DM (in a guild channel only a short notice without
+ *    the code is posted) and nothing else happens; anything else gets no answer;
+ * 3. `/stop`, `/compact`, `/title`, `/mode` run directly on the session (with an update id derived from the
+ *    Discord message id, so a replayed message runs its command once) and get a short confirmation;
  * 4. otherwise attachments are staged and the message is submitted with update-with-start to session
  *    `discord:<channel or thread id>` as InboundMessage `{id: "discord-<snowflake>", sender: display name,
  *    receivedAt: Discord's timestamp, replyTo: the Discord message id, channelContext: {channel_id, guild_id,
  *    message_id, thread_id?}, platformMessageId}`; content is formatted by format.ts `formatInboundContent`;
  * 5. a refused submission (queue full, Temporal down, …) is told to the user as a reply.
+ *
+ * Order: {@link DiscordIngress.accept} handles one channel's messages one after the other in arrival order (a
+ * message whose attachments are still downloading is never overtaken by the next one); chat commands bypass that
+ * queue so `/stop` acts at once.
  */
-import type { Message as DiscordJsMessage, REST } from 'discord.js';
+import { Routes, type Message as DiscordJsMessage, type REST } from 'discord.js';
+import { createChatAccess, type ChatAccess } from '../common/access.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage } from '../../workflows/definitions.ts';
 import { stageAttachments, type DiscordAttachment, type StagingOptions } from './attachments.ts';
 import { parseCommand, presentSessionError, runCommand, type CommandSessions } from './commands.ts';
 import { formatInboundContent } from './format.ts';
-import { discordSessionAddress, inboundIdFor } from './ids.ts';
-import { isAddressed, isAllowed, type DiscordPolicy, type MessagePlace } from './policy.ts';
+import { commandUpdateIdFor, discordSessionAddress, inboundIdFor } from './ids.ts';
+import { chatPlaceOf, isAddressed, type DiscordPolicy, type MessagePlace } from './policy.ts';
 import { sendText } from './rest.ts';
 
 /** A Discord message as the ingress needs it (no discord.js objects past this point). */
@@ -85,6 +94,11 @@ export interface DiscordIngressDeps {
   rest: REST;
   logger: Logger;
   policy: DiscordPolicy;
+  /**
+   * Access decisions and pairing codes. Default: the policy's rule with no database, which serves only the
+   * `open` and `lists` modes (pairing needs Postgres: pass `createChatAccess({ pool, … })`).
+   */
+  access?: ChatAccess;
   /** The bot's own user (null before the gateway is ready). */
   botUser: () => { id: string; name: string } | null;
   staging: Omit<StagingOptions, 'logger'>;
@@ -92,20 +106,35 @@ export interface DiscordIngressDeps {
 
 /** What the ingress did with a message (logged; asserted by tests). */
 export type IngressOutcome =
-  'ignored' | 'denied' | 'not_addressed' | 'command' | 'submitted' | 'duplicate' | 'rejected';
+  | 'ignored'
+  | 'denied'
+  | 'not_addressed'
+  | 'pairing'
+  | 'command'
+  | 'submitted'
+  | 'duplicate'
+  | 'rejected';
 
 /** Discord message types that carry user text: DEFAULT and REPLY. */
 const USER_MESSAGE_TYPES: ReadonlySet<number> = new Set([0, 19]);
 
 /** The ingress: one entry point per Discord message. */
 export interface DiscordIngress {
-  /** Handles one message. Never throws (failures are logged and, when useful, told to the user). */
+  /** Handles one message now. Never throws (failures are logged and, when useful, told to the user). */
   handle(message: IncomingDiscordMessage): Promise<IngressOutcome>;
+  /**
+   * Handles one message from the gateway in its channel's order: it waits for the channel's earlier messages
+   * (a per-channel FIFO), except a chat command, which is handled at once. Never throws.
+   */
+  accept(message: IncomingDiscordMessage): Promise<IngressOutcome>;
 }
 
 /** Builds the ingress (see the module comment for the steps). */
 export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
   const { sessions, rest, logger, policy } = deps;
+  const access = deps.access ?? createChatAccess({ policy: policy.access, pool: null, logger });
+  /** The tail of each channel's FIFO; removed when the channel has nothing queued. */
+  const channelTails = new Map<string, Promise<unknown>>();
 
   async function reply(m: IncomingDiscordMessage, nonceKey: string, content: string): Promise<void> {
     await sendText(rest, logger, { channelId: m.channelId, content, nonceKey, replyTo: m.id }).catch(
@@ -125,15 +154,22 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       userId: m.author.id,
       isDM: m.isDM,
     };
-    if (!isAllowed(policy, place)) return 'denied';
     if (!isAddressed(policy, place, m.mentionsBot)) return 'not_addressed';
+    const decision = await access.check(chatPlaceOf(place));
+    if (decision === 'denied') return 'denied';
+    if (decision === 'pairing') {
+      // Only a DM or a mention earns a code; other guild traffic (DISCORD_RESPOND=always) is ignored.
+      if (!m.isDM && !m.mentionsBot) return 'denied';
+      await sendPairingCode(m, place);
+      return 'pairing';
+    }
 
     const address = discordSessionAddress(m.channelId);
     const messageId = inboundIdFor(m.id);
     const text = bot ? withoutBotMention(m.content, bot) : m.content.trim();
     const command = parseCommand(text);
     if (command) {
-      const answer = await runCommand(sessions, address.sessionId, command);
+      const answer = await runCommand(sessions, address.sessionId, command, commandUpdateIdFor(m.id));
       await reply(m, `command:${messageId}`, answer);
       return 'command';
     }
@@ -178,19 +214,84 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
     }
   }
 
+  /**
+   * Tells a stranger their pairing code: in a DM as a reply; from a guild channel by DM, with only a short notice
+   * (no code) in the channel, so nobody else there can approve themselves with it. Replies are rate limited by
+   * the pairing store (`notify`), so repeated messages within the interval get no answer.
+   */
+  async function sendPairingCode(m: IncomingDiscordMessage, place: MessagePlace): Promise<void> {
+    const ticket = await access.pairingCode(chatPlaceOf(place), m.author.displayName);
+    if (ticket === null || !ticket.notify) return;
+    if (ticket.issued)
+      logger.warn(
+        { userId: m.author.id, user: m.author.displayName, code: ticket.code },
+        `Discord user ${m.author.displayName} (${m.author.id}) asks to talk to the agent; ` +
+          `approve with: npm run kesoku -- pairing approve ${ticket.code}`,
+      );
+    const text = pairingText(ticket.code, ticket.expiresAt);
+    const nonceKey = `pairing:${inboundIdFor(m.id)}`;
+    if (m.isDM) {
+      await reply(m, nonceKey, text);
+      return;
+    }
+    let dmSent = false;
+    try {
+      const dm = (await rest.post(Routes.userChannels(), { body: { recipient_id: m.author.id } })) as { id: string };
+      await sendText(rest, logger, { channelId: dm.id, content: text, nonceKey });
+      dmSent = true;
+    } catch (err) {
+      logger.info({ userId: m.author.id, err: String(err) }, 'discord pairing code could not be sent by DM');
+    }
+    await reply(
+      m,
+      `pairing-notice:${inboundIdFor(m.id)}`,
+      dmSent
+        ? '🔒 You are not paired with this bot yet: I sent you a pairing code in a direct message.'
+        : '🔒 You are not paired with this bot yet, and I could not send you a direct message. ' +
+            'Send me a direct message (or allow DMs from this server) to get a pairing code.',
+    );
+  }
+
+  async function safely(m: IncomingDiscordMessage): Promise<IngressOutcome> {
+    try {
+      return await handle(m);
+    } catch (err) {
+      logger.error(
+        { channelId: m.channelId, messageId: m.id, err: String(err) },
+        'discord message handling failed',
+      );
+      return 'rejected';
+    }
+  }
+
+  function isCommand(m: IncomingDiscordMessage): boolean {
+    const bot = deps.botUser();
+    return parseCommand(bot ? withoutBotMention(m.content, bot) : m.content) !== null;
+  }
+
   return {
-    async handle(m) {
-      try {
-        return await handle(m);
-      } catch (err) {
-        logger.error(
-          { channelId: m.channelId, messageId: m.id, err: String(err) },
-          'discord message handling failed',
-        );
-        return 'rejected';
-      }
+    handle: safely,
+    accept(m) {
+      if (isCommand(m)) return safely(m);
+      const previous = channelTails.get(m.channelId) ?? Promise.resolve();
+      const outcome = previous.then(() => safely(m));
+      channelTails.set(m.channelId, outcome);
+      void outcome.then(() => {
+        if (channelTails.get(m.channelId) === outcome) channelTails.delete(m.channelId);
+      });
+      return outcome;
     },
   };
+}
+
+/** What a stranger is told: the code, when it expires, and what the operator runs. */
+export function pairingText(code: string, expiresAt: Date): string {
+  const unix = Math.floor(expiresAt.getTime() / 1000);
+  return (
+    `🔒 I only talk with people my operator has approved. Your pairing code is **${code}** ` +
+    `(valid until <t:${unix}:t>, one hour). Give it to the operator of this Kesoku; they approve it with ` +
+    `\`npm run kesoku -- pairing approve ${code}\`. After that, just write to me again.`
+  );
 }
 
 /** Removes a leading mention of the bot; later mentions become `@<bot name>`. */

@@ -16,6 +16,7 @@ import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
+import { createChatAccess, warnOpenAccess } from '../common/access.ts';
 import { createDiscordIngress, fromDiscordJs, type DiscordIngressDeps, type IngressOutcome } from './ingress.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
@@ -30,6 +31,7 @@ export type DiscordConfig = Pick<
   | 'DISCORD_ALLOWED_CHANNELS'
   | 'DISCORD_ALLOWED_USERS'
   | 'DISCORD_RESPOND'
+  | 'DISCORD_ALLOW_ALL'
   | 'KESOKU_DATA_DIR'
 >;
 
@@ -48,6 +50,8 @@ export interface DiscordAdapterDeps {
   readyTimeoutMs?: number;
   /** Called after each inbound message was handled (tests, metrics). */
   onHandled?: (discordMessageId: string, outcome: IngressOutcome) => void;
+  /** Where the open-access warning is printed. Default process.stderr. */
+  stderr?: Pick<NodeJS.WriteStream, 'write'>;
 }
 
 /** A running adapter. */
@@ -95,21 +99,26 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     store: createDeliveryStore(pool),
     loadMessage: (id) => getMessage(pool, id),
   });
+  const policy = discordPolicy(config);
+  if (policy.access.mode === 'open') warnOpenAccess('Discord', 'DISCORD_ALLOW_ALL', logger, deps.stderr);
+  else logger.info({ access: policy.access.mode }, 'discord access');
   const ingress = createDiscordIngress({
     sessions,
     rest: client.rest,
     logger,
-    policy: discordPolicy(config),
+    policy,
+    access: createChatAccess({ policy: policy.access, pool, logger }),
     botUser: () => (client.user ? { id: client.user.id, name: client.user.username } : null),
     staging: { dataDir: config.KESOKU_DATA_DIR },
   });
 
-  // Each message is handled on its own (seed 2 §6: a slow one never blocks another session).
+  // One channel's messages are submitted in arrival order (ingress.accept); channels never wait for each other,
+  // and chat commands skip the channel's queue.
   const inFlight = new Set<Promise<unknown>>();
   let accepting = true;
   client.on(Events.MessageCreate, (message) => {
     if (!accepting) return;
-    const task = ingress.handle(fromDiscordJs(message, client.user?.id ?? null)).then((outcome) => {
+    const task = ingress.accept(fromDiscordJs(message, client.user?.id ?? null)).then((outcome) => {
       logger.debug({ discordMessageId: message.id, outcome }, 'discord message handled');
       deps.onHandled?.(message.id, outcome);
     });

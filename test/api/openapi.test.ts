@@ -88,7 +88,7 @@ describe('GET /openapi.json', () => {
       )
       .sort();
     expect(served).toEqual(documented);
-    expect(served).toHaveLength(10);
+    expect(served).toHaveLength(12);
   });
 
   it('takes the Message enums from the domain model', () => {

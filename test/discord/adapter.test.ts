@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../infra/config.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { startDiscordAdapter } from '../../adapters/discord/run.ts';
+import { createDiscordIngress } from '../../adapters/discord/ingress.ts';
+import { discordPolicy } from '../../adapters/discord/policy.ts';
+import { createDiscordRest } from '../../adapters/discord/rest.ts';
 import { snowflake } from '../fakes/discord/server.ts';
 import { fenceCount, snowflakeTime, startDiscordBench, type DiscordBench } from './harness.ts';
 import { recordHistory } from '../support/histories.ts';
@@ -253,6 +256,61 @@ describe('Discord adapter', () => {
     );
     const state = await bench.stack.sessions.state(`discord:${channel}`);
     expect(state).toMatchObject({ title: 'Groceries', mode: 'queue' });
+  });
+
+  it('submits an attachment message and the text sent right after it in arrival order (slow CDN)', async () => {
+    const channel = bench.channels[7] as string;
+    const file = bench.fake.addAttachment('log.csv', 'a,b\n1,\n', 'text/csv', { delayMs: 1500 });
+    const first = bench.say({ channelId: channel, content: 'here is the log', mentionBot: true, attachments: [file] });
+    // Sent at once, while the first message's attachment is still downloading.
+    const second = bench.say({ channelId: channel, content: 'what is wrong with column b?', mentionBot: true });
+    const [a, b] = await Promise.all([first, second]);
+    expect([a.outcome, b.outcome]).toEqual(['submitted', 'submitted']);
+    await bench.waitInbound(b.id);
+    const rows = await bench.stack.pool.query<{ id: string }>(
+      `SELECT id FROM messages WHERE session_id = $1 AND role = 'user' ORDER BY seq`,
+      [`discord:${channel}`],
+    );
+    expect(rows.rows.map((r) => r.id)).toEqual([`discord-${a.id}`, `discord-${b.id}`]);
+  });
+
+  it('runs a command message delivered twice only once (update id from the Discord message id)', async () => {
+    const channel = bench.channels[8] as string;
+    const { id } = await bench.say({ channelId: channel, content: 'first', mentionBot: true });
+    await bench.waitInbound(id);
+    // A second adapter process that receives the same MESSAGE_CREATE (a replay after a reconnect).
+    const replayer = createDiscordIngress({
+      sessions: bench.stack.sessions,
+      rest: createDiscordRest({ token: bench.fake.token, apiUrl: bench.fake.apiUrl }),
+      logger: createLogger('discord-test', 'silent'),
+      policy: discordPolicy(loadConfig({ DISCORD_ALLOWED_USERS: bench.alice.id })),
+      botUser: () => ({ id: bench.fake.bot.id, name: bench.fake.bot.username }),
+      staging: { root: `${bench.stack.dataDir}/staging/discord` },
+    });
+    const compact = await bench.say({ channelId: channel, content: '/compact', mentionBot: true });
+    expect(compact.outcome).toBe('command');
+    const replayed = {
+      id: compact.id,
+      channelId: channel,
+      guildId: bench.guildId,
+      parentId: null,
+      isThread: false,
+      isDM: false,
+      author: { id: bench.alice.id, bot: false, displayName: 'Alice' },
+      content: `<@${bench.fake.bot.id}> /compact`,
+      createdAt: snowflakeTime(compact.id),
+      type: 0,
+      mentionsBot: true,
+      attachments: [],
+    };
+    expect(await replayer.handle(replayed)).toBe('command');
+    expect(await replayer.handle(replayed)).toBe('command');
+    const compactions = await bench.stack.pool.query(
+      `SELECT id FROM messages WHERE session_id = $1 AND id LIKE 'compact-%'`,
+      [`discord:${channel}`],
+    );
+    expect(compactions.rowCount).toBe(1);
+    expect(bench.repliesTo(channel, compact.id)).toHaveLength(1);
   });
 
   it('refuses to start without a token, and fails clearly when Discord rejects the token', async () => {

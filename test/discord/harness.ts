@@ -64,6 +64,12 @@ export async function startDiscordBench(
   });
   const sinks: Record<string, ChannelSink> = {};
   const stack = await startStack({ sinks });
+  // Alice is a paired user (as after `npm run kesoku -- pairing approve`), so she may talk under the default
+  // access (pairing); Mallory is a stranger.
+  await stack.pool.query(
+    `INSERT INTO chat_paired_users (chatbot_id, user_id, user_name, approved_by) VALUES ('discord', $1, 'Alice', 'cli')`,
+    [alice.id],
+  );
   const outcomes = new Map<string, IngressOutcome>();
   const extra = typeof env === 'function' ? env({ aliceId: alice.id, guildId, channels }) : env;
   let adapter: DiscordAdapter;

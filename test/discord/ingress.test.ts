@@ -18,7 +18,15 @@ import {
   withoutBotMention,
   type IncomingDiscordMessage,
 } from '../../adapters/discord/ingress.ts';
-import { discordPolicy, isAddressed, isAllowed, type MessagePlace } from '../../adapters/discord/policy.ts';
+import {
+  chatPlaceOf,
+  discordPolicy,
+  isAddressed,
+  isAllowed,
+  type MessagePlace,
+} from '../../adapters/discord/policy.ts';
+import { decideAccess } from '../../domain/access-policy.ts';
+import { loadConfig } from '../../infra/config.ts';
 import { createDiscordRest, discordApiBase, nonceFor } from '../../adapters/discord/rest.ts';
 import type { Message } from '../../domain/message.ts';
 import { snowflake, startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.ts';
@@ -28,20 +36,48 @@ const policy = (lists: {
   channels?: string[];
   users?: string[];
   respond?: 'mention' | 'always';
+  allowAll?: boolean;
 }) =>
   discordPolicy({
     DISCORD_ALLOWED_GUILDS: lists.guilds ?? [],
     DISCORD_ALLOWED_CHANNELS: lists.channels ?? [],
     DISCORD_ALLOWED_USERS: lists.users ?? [],
     DISCORD_RESPOND: lists.respond ?? 'mention',
+    DISCORD_ALLOW_ALL: lists.allowAll ?? false,
   });
 const inGuild: MessagePlace = { guildId: 'g1', channelId: 'c1', parentId: null, userId: 'u1', isDM: false };
 const inThread: MessagePlace = { guildId: 'g1', channelId: 't1', parentId: 'c1', userId: 'u1', isDM: false };
 const inDM: MessagePlace = { guildId: null, channelId: 'd1', parentId: null, userId: 'u1', isDM: true };
 
 describe('allowlists and addressing', () => {
-  it('allows everyone while no list is set', () => {
-    for (const place of [inGuild, inThread, inDM]) expect(isAllowed(policy({}), place)).toBe(true);
+  it('asks for pairing while no list is set: only paired users are allowed; DISCORD_ALLOW_ALL allows everyone', () => {
+    expect(policy({}).access.mode).toBe('pairing');
+    for (const place of [inGuild, inThread, inDM]) {
+      expect(isAllowed(policy({}), place)).toBe(false);
+      expect(decideAccess(policy({}).access, chatPlaceOf(place), false)).toBe('pairing');
+      expect(isAllowed(policy({}), place, true)).toBe(true);
+      expect(isAllowed(policy({ allowAll: true }), place)).toBe(true);
+    }
+    expect(policy({ allowAll: true, users: ['u9'] }).access.mode).toBe('open');
+    expect(policy({ users: ['u9'] }).access.mode).toBe('lists');
+  });
+
+  it('with allowlists, strangers are denied (no code) and paired users count as listed users', () => {
+    const lists = policy({ users: ['u9'] });
+    expect(decideAccess(lists.access, chatPlaceOf(inDM), false)).toBe('denied');
+    expect(decideAccess(lists.access, chatPlaceOf(inDM), true)).toBe('allowed');
+    expect(isAllowed(policy({ users: ['u9'], guilds: ['g1'] }), inGuild, true)).toBe(true);
+    // The guild and channel lists still bound where a paired user may talk.
+    expect(isAllowed(policy({ users: ['u9'], guilds: ['g2'] }), inGuild, true)).toBe(false);
+    expect(isAllowed(policy({ channels: ['c2'] }), inGuild, true)).toBe(false);
+    expect(isAllowed(policy({ channels: ['c2'] }), inDM, true)).toBe(true);
+  });
+
+  it('reads DISCORD_ALLOW_ALL strictly', () => {
+    expect(loadConfig({}).DISCORD_ALLOW_ALL).toBe(false);
+    expect(loadConfig({ DISCORD_ALLOW_ALL: 'true' }).DISCORD_ALLOW_ALL).toBe(true);
+    expect(loadConfig({ DISCORD_ALLOW_ALL: 'false' }).DISCORD_ALLOW_ALL).toBe(false);
+    expect(() => loadConfig({ DISCORD_ALLOW_ALL: 'yes please' })).toThrow(/DISCORD_ALLOW_ALL/);
   });
 
   it('denies by default once any list is set, and every set list must match', () => {
@@ -59,6 +95,7 @@ describe('allowlists and addressing', () => {
 
   it('answers DMs and mentions; with DISCORD_RESPOND=always also every message in listed channels and their threads', () => {
     expect(isAddressed(policy({}), inDM, false)).toBe(true);
+    expect(parseCommand('hello')).toBeNull();
     expect(isAddressed(policy({}), inGuild, true)).toBe(true);
     expect(isAddressed(policy({}), inGuild, false)).toBe(false);
     expect(isAddressed(policy({ respond: 'always', channels: ['c1'] }), inThread, false)).toBe(true);
@@ -178,7 +215,7 @@ describe('ingress with a failing session', () => {
       },
       rest: createDiscordRest({ token: fake.token, apiUrl: fake.apiUrl }),
       logger: createLogger('discord-ingress-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
-      policy: policy({}),
+      policy: policy({ allowAll: true }),
       botUser: () => bot,
       staging: { dataDir, timeoutMs: 2000 },
     });
@@ -277,5 +314,24 @@ describe('ingress with a failing session', () => {
       replyTo: m.id,
       platformMessageId: m.id,
     });
+  });
+
+  it('keeps one channel in arrival order behind a slow attachment, while /stop skips the queue', async () => {
+    const order: string[] = [];
+    const submitted: InboundMessage[] = [];
+    const ingress = ingressWith(async (_a, msg) => {
+      order.push(msg.id);
+      return { message: {} as Message, queue_position: 0, duplicate: false };
+    }, submitted);
+    const slow = fake.addAttachment('log.csv', 'a,b\n1,2\n', 'text/csv', { delayMs: 800 });
+    const first = incoming({ content: `<@${bot.id}> here is the log`, attachments: [{ id: slow.id, name: slow.filename, url: slow.url, contentType: 'text/csv', size: slow.size }] });
+    const second = incoming({ content: `<@${bot.id}> what is wrong with column b?` });
+    const stop = incoming({ content: `<@${bot.id}> /stop` });
+    const done = [ingress.accept(first), ingress.accept(second)];
+    // The command is answered while the first message is still downloading its attachment.
+    expect(await ingress.accept(stop)).toBe('command');
+    expect(order).toEqual([]);
+    expect(await Promise.all(done)).toEqual(['submitted', 'submitted']);
+    expect(order).toEqual([`discord-${first.id}`, `discord-${second.id}`]);
   });
 });

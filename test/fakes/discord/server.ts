@@ -2,7 +2,7 @@
  * A fake Discord on 127.0.0.1, good enough for the real discord.js client (shared/DISCORD-NOTES.md): REST under
  * `/api/v10` and a plain ws:// gateway on the same port, plus a tiny CDN for attachment downloads.
  *
- * REST: `GET /gateway/bot`, `GET /users/@me`, `GET /channels/{id}`, `GET|POST /channels/{id}/messages`,
+ * REST: `GET /gateway/bot`, `GET /users/@me`, `POST /users/@me/channels` (open a DM), `GET /channels/{id}`, `GET|POST /channels/{id}/messages`,
  * `GET|PATCH /channels/{id}/messages/{id}`, `POST /channels/{id}/typing` (204, no JSON content-type). It checks
  * `Authorization: Bot <token>`, answers 400/50035 for content over 2000 characters, 400/50006 for an empty
  * message, 404/10003 for unknown channels and 404/10008 for unknown messages, and implements `enforce_nonce` (the
@@ -136,8 +136,18 @@ export interface FakeDiscord {
   callsTo(route: string): RestCall[];
   /** Dispatches MESSAGE_CREATE to every identified gateway connection. @returns the message payload */
   injectMessage(opts: InjectOptions): Record<string, unknown>;
-  /** Serves `content` from the fake CDN. @returns the attachment object to put into a message */
-  addAttachment(filename: string, content: string | Buffer, contentType?: string): FakeAttachment;
+  /**
+   * Serves `content` from the fake CDN; with `delayMs` the CDN waits that long before answering (a slow download).
+   * @returns the attachment object to put into a message
+   */
+  addAttachment(
+    filename: string,
+    content: string | Buffer,
+    contentType?: string,
+    opts?: { delayMs?: number },
+  ): FakeAttachment;
+  /** The DM channel the bot opened with `userId` (`POST /users/@me/channels`), if any. */
+  dmChannelOf(userId: string): string | undefined;
   /**
    * The next `count` calls of `route` (a template, see {@link RestCall.route}) get `failure`; Infinity = always.
    * With `skip`, the first `skip` matching calls are answered normally before the failures start.
@@ -191,7 +201,9 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
   const messages: FakeMessage[] = [];
   const nonces = new Map<string, { message: FakeMessage; at: number }>();
   const failures: { route: string; failure: FakeFailure; remaining: number; skip: number }[] = [];
-  const files = new Map<string, { body: Buffer; contentType: string }>();
+  const files = new Map<string, { body: Buffer; contentType: string; delayMs: number }>();
+  /** DM channels the bot opened, by recipient user id. */
+  const dmChannels = new Map<string, string>();
   const sockets = new Set<{ ws: WebSocket; seq: number; identified: boolean }>();
   let identifyCount = 0;
   let base = '';
@@ -208,6 +220,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     if (url.pathname.startsWith('/attachments/')) {
       const file = files.get(url.pathname);
       if (!file) return json(res, 404, { message: 'Not Found', code: 0 });
+      if (file.delayMs > 0) await new Promise((r) => setTimeout(r, file.delayMs));
       res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.body.length) });
       res.end(file.body);
       return;
@@ -269,6 +282,23 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       });
     }
     if (method === 'GET' && path === '/users/@me') return send(200, bot);
+    if (method === 'POST' && path === '/users/@me/channels') {
+      const recipient = typeof body?.recipient_id === 'string' ? body.recipient_id : '';
+      if (!/^\d{5,}$/.test(recipient))
+        return send(400, invalidForm('recipient_id', 'NUMBER_TYPE_COERCE', 'Value is not snowflake.'));
+      let id = dmChannels.get(recipient);
+      if (!id) {
+        id = snowflake();
+        dmChannels.set(recipient, id);
+        channels.set(id, {
+          id,
+          type: 1,
+          last_message_id: null,
+          recipients: [{ id: recipient, username: `user-${recipient}`, discriminator: '0', avatar: null }],
+        });
+      }
+      return send(200, channels.get(id));
+    }
     if ((m = /^\/channels\/(\d+)$/.exec(path)) && method === 'GET') {
       const channel = channels.get(m[1] ?? '');
       return channel ? send(200, channel) : send(404, { message: 'Unknown Channel', code: 10003 });
@@ -571,11 +601,12 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       if (delivered === 0) throw new Error('fake discord: no identified gateway connection');
       return payload;
     },
-    addAttachment(filename, content, contentType = 'application/octet-stream') {
+    dmChannelOf: (userId) => dmChannels.get(userId),
+    addAttachment(filename, content, contentType = 'application/octet-stream', o = {}) {
       const id = snowflake();
       const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
       const path = `/attachments/${id}/${encodeURIComponent(filename)}`;
-      files.set(path, { body, contentType });
+      files.set(path, { body, contentType, delayMs: o.delayMs ?? 0 });
       return {
         id,
         filename,
