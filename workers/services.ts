@@ -20,6 +20,7 @@ import { resolveTemporalServer, type TemporalServer } from '../infra/temporal-se
 import { connectionSettingsOf, describeTemporalSettings, resolveTemporalSettings, type TemporalConnectionSettings } from '../infra/temporal-envconfig.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createKesokuWorker } from './build-worker.ts';
+import { ensureSearchAttributes } from '../infra/temporal-search-attributes.ts';
 
 /**
  * Routes the Temporal SDK's own logs (worker state, activity failures, workflow `log` calls such as "turn
@@ -151,6 +152,9 @@ export async function startWorkerService(
   logger: Logger,
   sinks: Record<string, ChannelSink> = {},
 ): Promise<Service> {
+  // Session workflows set Kesoku's search attributes when they start: make sure the namespace has them before
+  // polling, or stop here with the command to add them (never a rejected start per message).
+  await ensureSearchAttributes({ connection: infra.connection, namespace: infra.temporal.namespace, logger });
   const connection = await NativeConnection.connect({ address: infra.temporal.address, ...infra.temporalConnection });
   const worker = await createKesokuWorker({
     connection,
