@@ -214,7 +214,12 @@ export async function waitForTemporal(address: string, timeoutMs: number, child?
 }
 
 /** The `temporal server start-dev` arguments for Kesoku. */
-export function devServerArgs(opts: Pick<StartOptions, 'port' | 'uiPort' | 'dbFilename' | 'namespace'>): string[] {
+export function devServerArgs(
+  opts: Pick<StartOptions, 'port' | 'uiPort' | 'dbFilename' | 'namespace'> & {
+    /** Register Kesoku's search attributes at start (default true; tests of the worker's own registration turn it off). */
+    searchAttributes?: boolean;
+  },
+): string[] {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
   if (opts.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
@@ -224,7 +229,7 @@ export function devServerArgs(opts: Pick<StartOptions, 'port' | 'uiPort' | 'dbFi
     args.push('--db-filename', opts.dbFilename, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   }
   if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
-  for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
+  if (opts.searchAttributes !== false) for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   args.push('--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true');
   args.push('--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true');
   // Eager activity dispatch: a worker that schedules an activity on its own task queue gets the task back in
@@ -240,7 +245,7 @@ export function devServerArgs(opts: Pick<StartOptions, 'port' | 'uiPort' | 'dbFi
  */
 export async function startDevServer(
   binary: string,
-  opts: Omit<StartOptions, 'address' | 'cliPath'>,
+  opts: Omit<StartOptions, 'address' | 'cliPath'> & { searchAttributes?: boolean },
   source: BinarySource,
 ): Promise<TemporalServer> {
   if (await isPortOpen(opts.port)) {

@@ -17,8 +17,10 @@ import { resolvePostgres, type PostgresServer } from '../infra/postgres-server.t
 import { killStartedChildren } from '../infra/child-process.ts';
 import { SessionClient } from '../infra/session-client.ts';
 import { resolveTemporalServer, type TemporalServer } from '../infra/temporal-server.ts';
+import { connectionSettingsOf, describeTemporalSettings, resolveTemporalSettings, type TemporalConnectionSettings } from '../infra/temporal-envconfig.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createKesokuWorker } from './build-worker.ts';
+import { ensureSearchAttributes } from '../infra/temporal-search-attributes.ts';
 
 /**
  * Routes the Temporal SDK's own logs (worker state, activity failures, workflow `log` calls such as "turn
@@ -59,6 +61,8 @@ export interface Infrastructure {
   postgres: PostgresServer;
   pool: Pool;
   connection: Connection;
+  /** TLS, API key and headers for further connections to `temporal` (a worker's NativeConnection). */
+  temporalConnection: TemporalConnectionSettings;
   client: Client;
   sessions: SessionClient;
   stop(): Promise<void>;
@@ -66,12 +70,14 @@ export interface Infrastructure {
 
 /**
  * Resolves Temporal and Postgres. With `embedded` true (npm start), missing addresses start embedded servers
- * under the data dir; otherwise `DATABASE_URL` and `TEMPORAL_ADDRESS` are required.
+ * under the data dir; otherwise `DATABASE_URL` and a Temporal address are required. Temporal's address, namespace,
+ * TLS and API key come from Temporal's environment configuration (infra/temporal-envconfig.ts).
  * @throws ConfigError naming the missing variable; TemporalUnavailableError / PostgresUnavailableError
  */
 export async function startInfrastructure(cfg: Config, logger: Logger, embedded: boolean): Promise<Infrastructure> {
+  const temporalSettings = resolveTemporalSettings();
   if (!embedded) {
-    const missing = [!cfg.DATABASE_URL && 'DATABASE_URL', !cfg.TEMPORAL_ADDRESS && 'TEMPORAL_ADDRESS'].filter(Boolean);
+    const missing = [!cfg.DATABASE_URL && 'DATABASE_URL', !temporalSettings.address && 'TEMPORAL_ADDRESS (or a profile in the Temporal config file)'].filter(Boolean);
     if (missing.length > 0) {
       throw new ConfigError(`set ${missing.join(' and ')} (or run everything with \`npm start\`, which starts embedded servers)`);
     }
@@ -84,8 +90,8 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
   try {
     const [temporal, postgres] = await Promise.all([
       resolveTemporalServer({
-        address: cfg.TEMPORAL_ADDRESS,
-        namespace: cfg.TEMPORAL_NAMESPACE,
+        address: temporalSettings.address,
+        namespace: temporalSettings.namespace,
         cliPath: cfg.KESOKU_TEMPORAL_CLI,
         port: cfg.KESOKU_TEMPORAL_PORT,
         uiPort: cfg.KESOKU_TEMPORAL_UI_PORT,
@@ -112,11 +118,14 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
     stops.push(async () => {
       closing = true;
     });
-    const connection = await connectTemporal({ address: temporal.address });
+    // A server this process started is plaintext on loopback; an external one gets the configured TLS and key.
+    const temporalConnection = temporal.source === 'external' ? connectionSettingsOf(temporalSettings) : {};
+    if (temporal.source === 'external') logger.info(describeTemporalSettings(temporalSettings), 'using an external Temporal');
+    const connection = await connectTemporal({ address: temporal.address, ...temporalConnection });
     stops.push(() => connection.close());
     const client = new Client({ connection, namespace: temporal.namespace });
     const sessions = new SessionClient({ client, taskQueue: taskQueueOf(), continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS });
-    return { temporal, postgres, pool, connection, client, sessions, stop: stopAll };
+    return { temporal, postgres, pool, connection, temporalConnection, client, sessions, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
@@ -143,7 +152,10 @@ export async function startWorkerService(
   logger: Logger,
   sinks: Record<string, ChannelSink> = {},
 ): Promise<Service> {
-  const connection = await NativeConnection.connect({ address: infra.temporal.address });
+  // Session workflows set Kesoku's search attributes when they start: make sure the namespace has them before
+  // polling, or stop here with the command to add them (never a rejected start per message).
+  await ensureSearchAttributes({ connection: infra.connection, namespace: infra.temporal.namespace, logger });
+  const connection = await NativeConnection.connect({ address: infra.temporal.address, ...infra.temporalConnection });
   const worker = await createKesokuWorker({
     connection,
     namespace: infra.temporal.namespace,
