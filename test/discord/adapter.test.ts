@@ -285,7 +285,7 @@ describe('Discord adapter', () => {
       logger: createLogger('discord-test', 'silent'),
       policy: discordPolicy(loadConfig({ DISCORD_ALLOWED_USERS: bench.alice.id })),
       botUser: () => ({ id: bench.fake.bot.id, name: bench.fake.bot.username }),
-      staging: { root: `${bench.stack.dataDir}/staging/discord` },
+      staging: { dataDir: bench.stack.dataDir },
     });
     const compact = await bench.say({ channelId: channel, content: '/compact', mentionBot: true });
     expect(compact.outcome).toBe('command');
