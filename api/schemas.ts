@@ -4,7 +4,8 @@
  * Every failure is a 400 problem naming the field.
  */
 import { z } from 'zod';
-import { ID_PATTERN, MESSAGE_ID_PATTERN, LIMITS, inboundProblem, titleProblem, type InboundMessage } from '../workflows/definitions.ts';
+import { ID_PATTERN, MESSAGE_ID_PATTERN, LIMITS, inboundProblem, type InboundMessage } from '../domain/inbound.ts';
+import { TITLE_MAX_CHARS, titleProblem } from '../domain/session-settings.ts';
 import { HttpProblem, validationProblem } from './problems.ts';
 
 /** Limits of the REST API (sizes in bytes, durations in seconds). */
@@ -18,7 +19,7 @@ export const API_LIMITS = {
   sessionsPageDefault: 20,
   sessionsPageMax: 100,
   /** Same bound as the session workflow's `setTitle` validator. */
-  titleMaxLength: 200,
+  titleMaxLength: TITLE_MAX_CHARS,
 } as const;
 
 /** The default sender of messages posted through the API. */
