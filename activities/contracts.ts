@@ -7,19 +7,21 @@
  */
 import type { Message } from '../domain/message.ts';
 import type { TurnFailureKind } from '../domain/failures.ts';
-import type { InboundMessage, SessionAddress, SessionMode } from '../workflows/definitions.ts';
+import type { InboundMessage } from '../domain/inbound.ts';
+import type { SessionMode, TitleSource } from '../domain/session-settings.ts';
+import type { QueueItem, SessionAddress } from '../workflows/definitions.ts';
 
 /** How a turn ended, for {@link PersistenceActivities.finishTurn}. */
 export type TurnOutcome =
   | { outcome: 'processed' }
-  | { outcome: 'interrupted'; reason: 'stop' | 'interrupt' }
+  | { outcome: 'interrupted'; reason: 'stop' | 'interrupt' | 'restart' }
   | { outcome: 'error'; kind: TurnFailureKind; detail?: string };
 
 export interface PersistenceActivities {
   /**
    * Stores an inbound message as `pending_agent` (creating the session row on first contact). Idempotent by
    * message id. @returns the stored message and whether this call created it
-   * @throws ApplicationFailure type `input_persistence` when the id is taken by another session
+   * @throws ApplicationFailure type `id_taken` (non-retryable) when the id is taken by another session
    */
   acceptInbound(input: { address: SessionAddress; message: InboundMessage }): Promise<{ message: Message; created: boolean }>;
   /**
@@ -37,11 +39,34 @@ export interface PersistenceActivities {
   /** Marks queued triggers that a newer message superseded (interrupt mode) as `interrupted`. */
   supersede(input: { sessionId: string; messageIds: string[] }): Promise<void>;
   /**
-   * Ends a turn in one transaction: synthetic results for dangling tool calls (seed 1 §4.4), the trigger's
-   * final status, the notice to deliver (stop/interrupt notification or crash notice), and the turn count.
-   * Idempotent. @returns the notice's id when one must be delivered
+   * Ends a turn in one transaction: tool calls left without a result become `interrupted` (their result is
+   * built in memory when history is cleaned, never stored), the trigger gets its final status, the notice to
+   * deliver is stored (stop/interrupt notification or crash notice), and the turn is counted. Idempotent.
+   * @returns the notice's id when one must be delivered, and the ids of the turn's partial answers still
+   *   `pending` (assistant text rows with metadata `{partial: true}`, stored by an interrupted model step),
+   *   which the workflow delivers before the notice
+   * @throws ApplicationFailure `turn_persistence:unknown_turn` (non-retryable) for an unknown session or turn
    */
-  finishTurn(input: { sessionId: string; turnId: string; result: TurnOutcome }): Promise<{ noticeId: string | null; turnCount: number }>;
+  finishTurn(input: {
+    sessionId: string;
+    turnId: string;
+    result: TurnOutcome;
+  }): Promise<{ noticeId: string | null; partialIds: string[]; turnCount: number }>;
+  /**
+   * Reads a session back for a run that started without carried state: its settings and turn count, its
+   * `pending_agent` inputs (oldest first, to queue again), and its inputs left `processing` by an earlier run,
+   * which are finished `interrupted` (reason `restart`) here. @returns `found: false` for a session with no row
+   */
+  restoreSession(input: { sessionId: string }): Promise<{
+    found: boolean;
+    mode: SessionMode;
+    title: string | null;
+    titleSource: TitleSource;
+    turnCount: number;
+    queue: QueueItem[];
+    /** Notices (and partial answers) of the turns finished here, to deliver in order. */
+    noticeIds: string[];
+  }>;
   /** Persists session settings changed through the workflow (`setTitle`, `setMode`). */
   updateSession(input: { sessionId: string; title?: string; mode?: SessionMode }): Promise<void>;
 }

@@ -9,24 +9,20 @@ import type { NewMessage } from '../domain/factories.ts';
 import { cronPrompt, crashNotice, manualCompactionPrompt, notification, userQuestion } from '../domain/factories.ts';
 import { failureType, presentFailure, presentInterruption, presentQueueFull } from '../domain/failures.ts';
 import type { Message } from '../domain/message.ts';
-import { indexToolFlows, syntheticInterruptedResult } from '../domain/tool-flow.ts';
-import { commit, getMessage, listTurnMessages } from '../db/messages.ts';
+import { indexToolFlows } from '../domain/tool-flow.ts';
+import { IllegalTransitionError } from '../domain/status-machine.ts';
+import { commit, getMessage, listOpenInputs, listTurnMessages } from '../db/messages.ts';
 import type { Pool } from '../db/pool.ts';
 import { ensureSession, getSession, incrementTurnCount, setMode, setUserTitle } from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
-import type { InboundMessage, SessionAddress } from '../workflows/definitions.ts';
+import type { InboundMessage } from '../domain/inbound.ts';
+import type { QueueItem, SessionAddress } from '../workflows/definitions.ts';
 
 /** Deterministic ids of the messages Kesoku writes for a turn. */
 export const ids = {
   notice: (turnId: string) => `${turnId}:notice`,
   rejectedNotice: (messageId: string) => `${messageId}:rejected`,
 };
-
-/** The storable part of a message built in memory (the database assigns seq, revision and timestamps). */
-function toNewMessage(m: Message): NewMessage {
-  const { seq: _seq, revision: _revision, created_at: _c, updated_at: _u, ...rest } = m;
-  return rest;
-}
 
 export interface PersistenceDeps {
   pool: Pool;
@@ -74,7 +70,55 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
   }
 
   function idTaken(id: string): ApplicationFailure {
-    return ApplicationFailure.nonRetryable(`message id ${id} is already used by another session`, failureType('input_persistence', 'id_taken'));
+    return ApplicationFailure.nonRetryable(`message id ${id} is already used by another session`, 'id_taken');
+  }
+
+  /** See {@link PersistenceActivities.finishTurn}. */
+  async function endTurn(sessionId: string, turnId: string, result: TurnOutcome) {
+    const session = await getSession(pool, sessionId);
+    if (!session) throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, 'turn_persistence:unknown_turn');
+    const turn = await listTurnMessages(pool, turnId);
+    const trigger = turn.find((m) => m.id === turnId);
+    if (!trigger) throw ApplicationFailure.nonRetryable(`unknown turn ${turnId}`, 'turn_persistence:unknown_turn');
+    const address = { session_id: sessionId, chatbot_id: trigger.chatbot_id, channel_id: trigger.channel_id };
+
+    // Tool calls left without a result end `interrupted`; the model later sees an interrupted result built in
+    // memory by the clean-history step (domain/clean-history.ts), which is never stored.
+    const { resultOf } = indexToolFlows(turn);
+    const dangling = turn.filter((m) => m.type === 'tool_call' && !resultOf.has(m.id) && m.status === 'responded');
+    const insert: NewMessage[] = [];
+    const notice = noticeFor(result, session.locale);
+    if (notice !== null) {
+      const base = { id: ids.notice(turnId), ...address, turn_id: turnId, parent_id: turnId };
+      insert.push(
+        result.outcome === 'error'
+          ? crashNotice({ ...base, content: notice, failure_kind: failureType(result.kind, result.detail) })
+          : notification({ ...base, content: notice }),
+      );
+    }
+    const to = result.outcome;
+    const metadata = result.outcome === 'error' ? { failure_kind: failureType(result.kind, result.detail) } : undefined;
+    const alreadyEnded = trigger.status !== 'processing' && trigger.status !== 'pending_agent';
+    await commit(pool, sessionId, {
+      insert,
+      transitions: [
+        ...dangling.map((m) => ({ id: m.id, to: 'interrupted' as const })),
+        ...(alreadyEnded ? [] : [{ id: turnId, to, metadata }]),
+      ],
+      // The turn is counted in the same transaction as its final status, so a retry cannot count it twice.
+      alsoInTransaction: async (client, { updated }) => {
+        if (updated.some((m) => m.id === turnId)) await incrementTurnCount(client, sessionId);
+      },
+    });
+    if (alreadyEnded && trigger.status !== to) {
+      logger.warn({ sessionId, turnId, status: trigger.status, wanted: to }, 'turn had already ended differently');
+    }
+    const noticeRow = notice === null ? null : await getMessage(pool, ids.notice(turnId));
+    return {
+      noticeId: noticeRow && noticeRow.status === 'pending' ? noticeRow.id : null,
+      partialIds: turn.filter((m) => m.status === 'pending' && m.metadata?.partial === true).map((m) => m.id),
+      turnCount: (await getSession(pool, sessionId))?.turn_count ?? session.turn_count,
+    };
   }
 
   return {
@@ -84,7 +128,11 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
 
     async rejectInbound({ address, message, capacity }) {
       const { message: stored } = await storeInbound(address, message);
-      if (stored.status !== 'pending_agent') return { noticeId: null };
+      if (stored.status !== 'pending_agent') {
+        // A retry after the first attempt committed: its notice is still owed while it is pending.
+        const earlier = await getMessage(pool, ids.rejectedNotice(stored.id));
+        return { noticeId: earlier && earlier.status === 'pending' ? earlier.id : null };
+      }
       const session = await getSession(pool, address.sessionId);
       const notice = notification({
         id: ids.rejectedNotice(stored.id),
@@ -132,46 +180,37 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
     },
 
     async finishTurn({ sessionId, turnId, result }) {
-      const session = await getSession(pool, sessionId);
-      if (!session) throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, 'turn_persistence');
-      const turn = await listTurnMessages(pool, turnId);
-      const trigger = turn.find((m) => m.id === turnId);
-      if (!trigger) throw ApplicationFailure.nonRetryable(`unknown turn ${turnId}`, 'turn_persistence');
-      const address = { session_id: sessionId, chatbot_id: trigger.chatbot_id, channel_id: trigger.channel_id };
+      try {
+        return await endTurn(sessionId, turnId, result);
+      } catch (err) {
+        // A status change the state machine forbids will not succeed on a retry.
+        if (err instanceof IllegalTransitionError) throw ApplicationFailure.nonRetryable(err.message, 'IllegalTransitionError');
+        throw err;
+      }
+    },
 
-      const insert: NewMessage[] = [];
-      // Seed 1 §4.4: every tool_call without a tool_result gets a synthetic interrupted result.
-      const { resultOf } = indexToolFlows(turn);
-      for (const call of turn.filter((m) => m.type === 'tool_call' && !resultOf.has(m.id))) {
-        insert.push(toNewMessage(syntheticInterruptedResult(call)));
+    async restoreSession({ sessionId }) {
+      const session = await getSession(pool, sessionId);
+      const open = await listOpenInputs(pool, sessionId);
+      const queue: QueueItem[] = [];
+      const noticeIds: string[] = [];
+      for (const m of open) {
+        if (m.status === 'pending_agent') {
+          queue.push({ messageId: m.id, kind: m.metadata?.is_compaction === true ? 'compaction' : 'user' });
+          continue;
+        }
+        const r = await endTurn(sessionId, m.id, { outcome: 'interrupted', reason: 'restart' });
+        noticeIds.push(...r.partialIds, ...(r.noticeId ? [r.noticeId] : []));
       }
-      const notice = noticeFor(result, session.locale);
-      if (notice !== null) {
-        const base = { id: ids.notice(turnId), ...address, turn_id: turnId, parent_id: turnId };
-        insert.push(
-          result.outcome === 'error'
-            ? crashNotice({ ...base, content: notice, failure_kind: failureType(result.kind, result.detail) })
-            : notification({ ...base, content: notice }),
-        );
-      }
-      const to = result.outcome;
-      const metadata = result.outcome === 'error' ? { failure_kind: failureType(result.kind, result.detail) } : undefined;
-      const alreadyEnded = trigger.status !== 'processing' && trigger.status !== 'pending_agent';
-      await commit(pool, sessionId, {
-        insert,
-        transitions: alreadyEnded ? [] : [{ id: turnId, to, metadata }],
-        // The turn is counted in the same transaction as its final status, so a retry cannot count it twice.
-        alsoInTransaction: async (client, { updated }) => {
-          if (updated.some((m) => m.id === turnId)) await incrementTurnCount(client, sessionId);
-        },
-      });
-      if (alreadyEnded && trigger.status !== to) {
-        logger.warn({ sessionId, turnId, status: trigger.status, wanted: to }, 'turn had already ended differently');
-      }
-      const noticeRow = notice === null ? null : await getMessage(pool, ids.notice(turnId));
+      const after = await getSession(pool, sessionId);
       return {
-        noticeId: noticeRow && noticeRow.status === 'pending' ? noticeRow.id : null,
-        turnCount: (await getSession(pool, sessionId))?.turn_count ?? session.turn_count,
+        found: session !== null,
+        mode: session?.mode ?? 'interrupt',
+        title: session?.title ?? null,
+        titleSource: session?.title_source ?? 'default',
+        turnCount: after?.turn_count ?? 0,
+        queue,
+        noticeIds,
       };
     },
 

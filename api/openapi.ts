@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { MESSAGE_TYPES, ROLES, STATUSES } from '../domain/message.ts';
-import { ID_PATTERN, LIMITS } from '../workflows/definitions.ts';
+import { ID_PATTERN, LIMITS } from '../domain/inbound.ts';
 import { PROBLEM_CONTENT_TYPE } from './problems.ts';
 import { API_LIMITS, patchSessionSchema, postMessageSchema } from './schemas.ts';
 

@@ -96,13 +96,6 @@ function curatedMessage(err: SessionClientError): string | null {
   return null;
 }
 
-function failureTypeOf(err: SessionClientError): string | null {
-  const update = err.cause;
-  if (update instanceof WorkflowUpdateFailedError && update.cause instanceof ApplicationFailure)
-    return update.cause.type ?? null;
-  return null;
-}
-
 /** Node/pg error codes and messages that mean "Postgres is not answering" rather than a bug in a query. */
 const DB_DOWN_CODES = new Set([
   'ECONNREFUSED',
@@ -137,7 +130,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
  * Maps any error a request can raise to a problem. Unknown errors become 500 with a generic detail.
  * - body parser: `entity.parse.failed` → 400, `entity.too.large` → 413, unsupported charset/encoding → 415
  * - {@link SessionClientError}: invalid → 400, queue_full → 429, not_found → 404, unavailable → 503,
- *   persistence → 409 when the message id belongs to another session, else 503
+ *   id_taken → 409, persistence → 503
  * - an undecodable URL → 400
  * - Postgres not answering → 503
  */
@@ -165,11 +158,11 @@ export function toProblem(err: unknown, limitBytes: number): HttpProblem {
           cause: err,
           extensions: { temporal: false },
         });
+      case 'id_taken':
+        return new HttpProblem('conflict', 'this message id is already used by another session', {
+          cause: err,
+        });
       case 'persistence':
-        if ((failureTypeOf(err) ?? '').endsWith(':id_taken'))
-          return new HttpProblem('conflict', 'this message id is already used by another session', {
-            cause: err,
-          });
         return new HttpProblem('unavailable', 'the message could not be stored; nothing was accepted', {
           cause: err,
           extensions: { postgres: false },

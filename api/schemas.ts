@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { SESSION_LOCALES } from '../domain/failures.ts';
-import { ID_PATTERN, MESSAGE_ID_PATTERN, LIMITS, inboundProblem, titleProblem, type InboundMessage } from '../workflows/definitions.ts';
+import { ID_PATTERN, MESSAGE_ID_PATTERN, LIMITS, inboundProblem, type InboundMessage } from '../domain/inbound.ts';
+import { TITLE_MAX_CHARS, titleProblem } from '../domain/session-settings.ts';
 import { HttpProblem, validationProblem } from './problems.ts';
 
 /** Limits of the REST API (sizes in bytes, durations in seconds). */
@@ -19,7 +20,7 @@ export const API_LIMITS = {
   sessionsPageDefault: 20,
   sessionsPageMax: 100,
   /** Same bound as the session workflow's `setTitle` validator. */
-  titleMaxLength: 200,
+  titleMaxLength: TITLE_MAX_CHARS,
   /**
    * Largest attachment sent inline as `data`, decoded bytes (180 KiB: its base64 text still fits the body limit;
    * all attachments of one request share that limit).

@@ -124,11 +124,13 @@ export function presentFailure(
 
 /** The short notice delivered when a turn is stopped or interrupted (a lightweight notification, seed 1 §3). */
 export function presentInterruption(
-  reason: 'stop' | 'interrupt' | 'superseded',
+  reason: 'stop' | 'interrupt' | 'superseded' | 'restart',
   locale: string | null | undefined,
 ): string {
   const zh = isChineseLocale(locale);
   if (reason === 'stop') return zh ? '⏹️ 已停止。' : '⏹️ Stopped.';
+  if (reason === 'restart')
+    return zh ? '⏹️ 会话已重启，此消息的处理被中断，请重新发送。' : '⏹️ The session restarted while handling this message; please send it again.';
   return zh ? '↪️ 已中断，正在处理您的新消息。' : '↪️ Interrupted: handling your new message.';
 }
 
@@ -142,4 +144,20 @@ export function presentQueueFull(capacity: number, locale: string | null | undef
 /** The notice after automatic compaction (seed 1 §3 "轻量系统通知": `🔄 聊天历史已自动压缩。`). */
 export function presentAutoCompaction(locale: string | null | undefined): string {
   return isChineseLocale(locale) ? '🔄 聊天历史已自动压缩。' : '🔄 Chat history was compacted automatically.';
+}
+
+/**
+ * The ApplicationFailure types the session workflow's updates fail with, read by the session client to choose
+ * an error kind (and by the API to choose a status code). Matched by value, never by message text.
+ * - `invalid_message`: the update's argument failed validation (bad message, title or mode)
+ * - `queue_full`: the session already holds its queue capacity
+ * - `id_taken`: the message id belongs to another session
+ * - `input_persistence`: the message (or compaction prompt, or setting) could not be stored; nothing changed
+ */
+export const WORKFLOW_FAILURE_TYPES = ['invalid_message', 'queue_full', 'id_taken', 'input_persistence'] as const;
+export type WorkflowFailureType = (typeof WORKFLOW_FAILURE_TYPES)[number];
+
+/** Narrows an ApplicationFailure type to a {@link WorkflowFailureType}, or null for any other value. */
+export function asWorkflowFailureType(type: string | null | undefined): WorkflowFailureType | null {
+  return (WORKFLOW_FAILURE_TYPES as readonly string[]).includes(type ?? '') ? (type as WorkflowFailureType) : null;
 }

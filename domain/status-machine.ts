@@ -27,9 +27,12 @@ export type OutputStatus = (typeof OUTPUT_STATUSES)[number];
  * - Output lifecycle (§4.2, §4.3): `pending → delivered` (final replies, notifications, crash notices) and
  *   `responded → delivered` (thoughts and tool messages rendered by a channel).
  *
- * Not included, on purpose: the seed's orphan sweep `processing → pending_agent` (§4.4; Temporal resumes a
- * killed worker's turn instead, see DESIGN.md), and the seed's "unanswered tool messages become interrupted"
- * (§4.1; Kesoku records a synthetic interrupted `tool_result` instead and the tool_call keeps its status).
+ * - A tool_call that never got its result (its turn was stopped, interrupted or failed): `responded →
+ *   interrupted` (one a live channel already showed stays `delivered`, which is final). Its interrupted result
+ *   is built in memory when history is cleaned, never stored.
+ *
+ * Not included, on purpose: the orphan sweep `processing → pending_agent` (Temporal resumes a killed worker's
+ * turn instead).
  */
 export const ALLOWED_TRANSITIONS: Readonly<Record<Status, readonly Status[]>> = {
   pending_agent: ['processing', 'interrupted', 'error'],
@@ -38,7 +41,8 @@ export const ALLOWED_TRANSITIONS: Readonly<Record<Status, readonly Status[]>> = 
   interrupted: [],
   error: [],
   pending: ['delivered'],
-  responded: ['delivered'],
+  // A tool_call left without a result when its turn was stopped or failed ends `interrupted`.
+  responded: ['delivered', 'interrupted'],
   delivered: [],
 };
 

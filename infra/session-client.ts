@@ -1,7 +1,9 @@
 /**
  * The client side of the session workflow, shared by the REST API and chat adapters: submit a message with
  * update-with-start (the first message creates the session), stop, compact, rename, change mode, read state.
- * Temporal's errors are mapped to {@link SessionClientError} kinds the HTTP layer and adapters present.
+ * Given a session's address (its row exists), stop, compact, rename and mode also use update-with-start, so they
+ * work on a session whose workflow run ended (terminated, reset, failed): the new run restores the session from
+ * Postgres. Temporal's errors are mapped to {@link SessionClientError} kinds by failure type, never by text.
  */
 import {
   WithStartWorkflowOperation,
@@ -9,7 +11,10 @@ import {
   WorkflowNotFoundError,
   type Client,
 } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure } from '@temporalio/common';
+import { channelCapabilities } from '../domain/channels.ts';
+import { asWorkflowFailureType } from '../domain/failures.ts';
 import {
   SA_CHANNEL,
   SA_CHATBOT,
@@ -25,13 +30,14 @@ import {
   type SessionAddress,
   type SessionMode,
   type SessionState,
+  type SessionWorkflowInput,
   type SubmitResult,
 } from '../workflows/definitions.ts';
 import { sessionWorkflow } from '../workflows/session.ts';
 
-export type SessionClientErrorKind = 'invalid' | 'queue_full' | 'not_found' | 'unavailable' | 'persistence';
+export type SessionClientErrorKind = 'invalid' | 'queue_full' | 'id_taken' | 'not_found' | 'unavailable' | 'persistence';
 
-/** A failed session operation, with a kind the API maps to a status code (400, 429, 404, 503). */
+/** A failed session operation, with a kind the API maps to a status code (400, 429, 409, 404, 503). */
 export class SessionClientError extends Error {
   readonly kind: SessionClientErrorKind;
   constructor(kind: SessionClientErrorKind, message: string, options?: ErrorOptions) {
@@ -75,13 +81,49 @@ export class SessionClient {
    * Submits a message; starts the session workflow if it is not running (update-with-start, conflict policy
    * USE_EXISTING). De-duplication by message id is the workflow's (it answers a repeat with the stored message
    * as it is now, `duplicate: true`), so update ids are left to the SDK.
-   * @throws SessionClientError invalid | queue_full | persistence | unavailable
+   * @throws SessionClientError invalid | queue_full | id_taken | persistence | unavailable
    */
   async submit(address: SessionAddress, message: InboundMessage): Promise<SubmitResult> {
-    const start = new WithStartWorkflowOperation(sessionWorkflow, {
+    return this.wrap(() =>
+      this.client.workflow.executeUpdateWithStart(submitMessageUpdate, { args: [message], startWorkflowOperation: this.startOperation(address) }),
+    );
+  }
+
+  /**
+   * Cancels the running turn; messages admitted before the stop are not run.
+   * @returns whether anything was running or waiting
+   */
+  async stop(session: string | SessionAddress, opts: UpdateOptions = {}): Promise<{ stopped: boolean }> {
+    return this.wrap(() => this.update(session, stopUpdate, [], opts));
+  }
+
+  async compact(session: string | SessionAddress, opts: UpdateOptions = {}): Promise<{ queued: boolean; message_id: string }> {
+    return this.wrap(() => this.update(session, compactUpdate, [], opts));
+  }
+
+  async setTitle(session: string | SessionAddress, title: string, opts: UpdateOptions = {}): Promise<{ title: string }> {
+    return this.wrap(() => this.update(session, setTitleUpdate, [title], opts));
+  }
+
+  async setMode(session: string | SessionAddress, mode: SessionMode, opts: UpdateOptions = {}): Promise<{ mode: SessionMode }> {
+    return this.wrap(() => this.update(session, setModeUpdate, [mode], opts));
+  }
+
+  async state(sessionId: string): Promise<SessionState> {
+    return this.wrap(() => this.handle(sessionId).query(stateQuery));
+  }
+
+  /** The workflow's input for a new run: the address, the channel's capabilities, the continue-as-new bound. */
+  workflowInput(address: SessionAddress): SessionWorkflowInput {
+    const { sessionId, chatbotId, channelId } = address;
+    return { sessionId, chatbotId, channelId, ...channelCapabilities(chatbotId), continueAsNewAfterTurns: this.canAfter };
+  }
+
+  private startOperation(address: SessionAddress) {
+    return new WithStartWorkflowOperation(sessionWorkflow, {
       workflowId: sessionWorkflowId(address.sessionId),
       taskQueue: this.taskQueue,
-      args: [{ ...address, continueAsNewAfterTurns: this.canAfter }],
+      args: [this.workflowInput(address)],
       workflowIdConflictPolicy: 'USE_EXISTING',
       staticSummary: `session ${address.sessionId} (${address.chatbotId})`,
       staticDetails: `Kesoku chat session \`${address.sessionId}\` on ${address.chatbotId}, channel \`${address.channelId}\`.`,
@@ -91,33 +133,20 @@ export class SessionClient {
         { key: SA_SESSION_STATUS, value: 'idle' },
       ],
     });
-    return this.wrap(() =>
-      this.client.workflow.executeUpdateWithStart(submitMessageUpdate, {
-        args: [message],
-        startWorkflowOperation: start,
-      }),
-    );
   }
 
-  /** Cancels the running turn. @returns whether a turn was running */
-  async stop(sessionId: string, opts: UpdateOptions = {}): Promise<{ stopped: boolean }> {
-    return this.wrap(() => this.handle(sessionId).executeUpdate(stopUpdate, updateIdOf(opts)));
-  }
-
-  async compact(sessionId: string, opts: UpdateOptions = {}): Promise<{ queued: boolean; message_id: string }> {
-    return this.wrap(() => this.handle(sessionId).executeUpdate(compactUpdate, updateIdOf(opts)));
-  }
-
-  async setTitle(sessionId: string, title: string, opts: UpdateOptions = {}): Promise<{ title: string }> {
-    return this.wrap(() => this.handle(sessionId).executeUpdate(setTitleUpdate, { args: [title], ...updateIdOf(opts) }));
-  }
-
-  async setMode(sessionId: string, mode: SessionMode, opts: UpdateOptions = {}): Promise<{ mode: SessionMode }> {
-    return this.wrap(() => this.handle(sessionId).executeUpdate(setModeUpdate, { args: [mode], ...updateIdOf(opts) }));
-  }
-
-  async state(sessionId: string): Promise<SessionState> {
-    return this.wrap(() => this.handle(sessionId).query(stateQuery));
+  /** A plain update by session id, or update-with-start when the address is known (the session row exists). */
+  private async update<R, A extends unknown[]>(
+    session: string | SessionAddress,
+    def: UpdateDefinition<R, A>,
+    args: A,
+    opts: UpdateOptions = {},
+  ): Promise<R> {
+    // The SDK's overloads split on whether an update takes arguments; the callers above pass matching args.
+    const anyDef = def as unknown as UpdateDefinition<R, [unknown]>;
+    const options = { args: args as unknown as [unknown], ...updateIdOf(opts) };
+    if (typeof session === 'string') return this.handle(session).executeUpdate(anyDef, options);
+    return this.client.workflow.executeUpdateWithStart(anyDef, { ...options, startWorkflowOperation: this.startOperation(session) });
   }
 
   handle(sessionId: string) {
@@ -133,20 +162,39 @@ export class SessionClient {
   }
 }
 
-/** Maps a Temporal client error to a {@link SessionClientError}. */
+/**
+ * Maps a Temporal client error to a {@link SessionClientError}: an update failure by its ApplicationFailure
+ * type (domain/failures.ts WORKFLOW_FAILURE_TYPES); any other update failure (an activity that could not write,
+ * an update aborted by the server) is `unavailable`, never the caller's fault.
+ */
 export function toSessionClientError(err: unknown): SessionClientError {
   if (err instanceof SessionClientError) return err;
   if (err instanceof WorkflowNotFoundError) return new SessionClientError('not_found', 'unknown session', { cause: err });
   if (err instanceof WorkflowUpdateFailedError) {
     const cause = err.cause;
-    if (cause instanceof ApplicationFailure) {
-      if (cause.type === 'queue_full') return new SessionClientError('queue_full', cause.message, { cause: err });
-      if (cause.type === 'invalid_message') return new SessionClientError('invalid', cause.message, { cause: err });
-      if (cause.type?.startsWith('input_persistence')) return new SessionClientError('persistence', cause.message, { cause: err });
+    const type = cause instanceof ApplicationFailure ? asWorkflowFailureType(cause.type) : null;
+    const message = cause instanceof Error ? cause.message : 'the update failed';
+    switch (type) {
+      case 'queue_full':
+        return new SessionClientError('queue_full', message, { cause: err });
+      case 'invalid_message':
+        return new SessionClientError('invalid', message, { cause: err });
+      case 'id_taken':
+        return new SessionClientError('id_taken', message, { cause: err });
+      case 'input_persistence':
+        return new SessionClientError('persistence', message, { cause: err });
+      case null:
+        return new SessionClientError('unavailable', 'the session could not complete the request', { cause: err });
     }
-    return new SessionClientError('invalid', cause instanceof Error ? cause.message : 'the update was rejected', { cause: err });
   }
-  const text = String((err as Error)?.message ?? err);
-  if (/not found/i.test(text) && /workflow/i.test(text)) return new SessionClientError('not_found', 'unknown session', { cause: err });
+  if (isNotFound(err)) return new SessionClientError('not_found', 'unknown session', { cause: err });
   return new SessionClientError('unavailable', 'Temporal did not answer', { cause: err });
+}
+
+/** gRPC NOT_FOUND (code 5) from the service client, e.g. an update to a workflow that has no open run. */
+function isNotFound(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === 5) return true;
+  }
+  return false;
 }

@@ -1,6 +1,6 @@
 /**
  * The session's admission queue as plain state (no Temporal calls), so its rules can be tested on their own:
- * bounded capacity counting reserved slots (seed 2 §6.3), message-id de-duplication that survives
+ * bounded capacity counting reserved slots, message-id de-duplication that survives
  * continue-as-new (a bounded set of recent ids is carried), and interrupt-mode superseding.
  */
 import type { QueueItem } from './definitions.ts';
@@ -59,13 +59,29 @@ export class SessionQueue {
    * Turns a reservation into a queued item. With `enqueue` false (the stored message had already ended) the
    * slot is freed and nothing is queued. @returns the item's index in the queue, or null when not queued
    */
-  commit(id: string, enqueue: boolean, kind: QueueItem['kind'] = 'user'): number | null {
+  commit(id: string, enqueue: boolean, kind: QueueItem['kind'] = 'user', gen?: number): number | null {
     this.reserved.delete(id);
     if (!enqueue) return null;
     const existing = this.positionOf(id);
     if (existing !== null) return existing;
-    this.queued.push({ messageId: id, kind });
+    this.queued.push(gen === undefined ? { messageId: id, kind } : { messageId: id, kind, gen });
     return this.queued.length - 1;
+  }
+
+  /** Queues an item read back from storage (a restored session), unless it is queued already. */
+  restore(item: QueueItem): void {
+    if (this.positionOf(item.messageId) !== null) return;
+    this.markSeen(item.messageId);
+    this.queued.push(item);
+  }
+
+  /** Removes and returns the items admitted before stop generation `gen` (see {@link QueueItem.gen}). */
+  takeAdmittedBefore(gen: number): QueueItem[] {
+    const removed = this.queued.filter((q) => (q.gen ?? 0) < gen);
+    if (removed.length === 0) return [];
+    const kept = this.queued.filter((q) => (q.gen ?? 0) >= gen);
+    this.queued.splice(0, this.queued.length, ...kept);
+    return removed;
   }
 
   positionOf(id: string): number | null {

@@ -3,7 +3,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { ID_PATTERN, LIMITS } from '../../workflows/definitions.ts';
+import { ID_PATTERN, LIMITS } from '../../domain/inbound.ts';
 
 /** Everything the client needs to start. Durations in seconds. */
 export interface CliOptions {

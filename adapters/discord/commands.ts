@@ -5,7 +5,8 @@
  */
 import { presentFailure, presentQueueFull, type SessionLocale } from '../../domain/failures.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
-import { LIMITS, type SessionMode } from '../../workflows/definitions.ts';
+import { LIMITS } from '../../domain/inbound.ts';
+import type { SessionMode } from '../../domain/session-settings.ts';
 
 /** A parsed chat command; `usage` carries the help text for a malformed one. */
 export type ChatCommand =
@@ -112,6 +113,7 @@ export function presentSessionError(err: unknown): string {
         return presentQueueFull(LIMITS.queueCapacity, null);
       case 'invalid':
         return '⚠️ This message was not accepted (it is empty or too long).';
+      case 'id_taken':
       case 'persistence':
         return presentFailure('input_persistence', undefined, null);
       case 'not_found':

@@ -6,7 +6,7 @@ import type { Router } from 'express';
 import type { Pool } from '../../db/pool.ts';
 import { getSessionView, type SessionRow, type SessionView } from '../../db/sessions.ts';
 import type { SessionClient } from '../../infra/session-client.ts';
-import { ID_PATTERN } from '../../workflows/definitions.ts';
+import { ID_PATTERN } from '../../domain/inbound.ts';
 import { HttpProblem } from '../problems.ts';
 
 /** Rejects a `:sessionId` that does not match ID_PATTERN with 400 before any handler runs. */

@@ -42,10 +42,10 @@ export function sessionsRouter(d: ResolvedDeps): Router {
     const { sessionId } = req.params;
     requireJson(req);
     const body = parseBody(patchSessionSchema, req.body);
-    await requireSession(d.pool, sessionId);
-    if (body.title !== undefined) await temporal(() => d.sessions.setTitle(sessionId, body.title as string));
+    const address = addressOf(await requireSession(d.pool, sessionId));
+    if (body.title !== undefined) await temporal(() => d.sessions.setTitle(address, body.title as string));
     if (body.mode !== undefined)
-      await temporal(() => d.sessions.setMode(sessionId, body.mode as 'interrupt' | 'queue'));
+      await temporal(() => d.sessions.setMode(address, body.mode as 'interrupt' | 'queue'));
     // The locale is read from the session row whenever a notice is written: no workflow involved.
     if (body.locale !== undefined) await setLocale(d.pool, sessionId, body.locale);
     contextOf(res).log.info(
@@ -57,19 +57,24 @@ export function sessionsRouter(d: ResolvedDeps): Router {
 
   router.post('/v1/sessions/:sessionId/stop', async (req: SessionRequest, res: Response) => {
     const { sessionId } = req.params;
-    await requireSession(d.pool, sessionId);
-    const { stopped } = await temporal(() => d.sessions.stop(sessionId));
+    const address = addressOf(await requireSession(d.pool, sessionId));
+    const { stopped } = await temporal(() => d.sessions.stop(address));
     contextOf(res).log.info({ sessionId, stopped }, 'stop requested');
     res.status(200).json({ stopped });
   });
 
   router.post('/v1/sessions/:sessionId/compact', async (req: SessionRequest, res: Response) => {
     const { sessionId } = req.params;
-    await requireSession(d.pool, sessionId);
-    const r = await temporal(() => d.sessions.compact(sessionId));
+    const address = addressOf(await requireSession(d.pool, sessionId));
+    const r = await temporal(() => d.sessions.compact(address));
     contextOf(res).log.info({ sessionId, messageId: r.message_id }, 'compaction queued');
     res.status(202).json({ message_id: r.message_id, queued: r.queued });
   });
 
   return router;
+}
+
+/** A stored session's address: with it, the session client can start a workflow run for a session whose run ended. */
+function addressOf(row: { id: string; chatbot_id: string; channel_id: string }) {
+  return { sessionId: row.id, chatbotId: row.chatbot_id, channelId: row.channel_id };
 }

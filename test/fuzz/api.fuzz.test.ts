@@ -21,7 +21,7 @@ import { getMessage } from '../../db/messages.ts';
 import { getSession } from '../../db/sessions.ts';
 import type { Message } from '../../domain/message.ts';
 import { isTerminalStatus } from '../../domain/status-machine.ts';
-import { ID_PATTERN, LIMITS, MESSAGE_ID_PATTERN } from '../../workflows/definitions.ts';
+import { ID_PATTERN, LIMITS, MESSAGE_ID_PATTERN } from '../../domain/inbound.ts';
 import { API_LIMITS } from '../../api/schemas.ts';
 import { defaultReply } from '../fakes/model-server.ts';
 import { useHarness, validator, type Json } from '../api/support.ts';

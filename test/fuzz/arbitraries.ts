@@ -17,7 +17,7 @@ import {
   type Message,
   type MessageMetadata,
 } from '../../domain/message.ts';
-import { ID_PATTERN, LIMITS, MESSAGE_ID_PATTERN } from '../../workflows/definitions.ts';
+import { ID_PATTERN, LIMITS, MESSAGE_ID_PATTERN } from '../../domain/inbound.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Strings

@@ -1,10 +1,10 @@
 /**
- * Interrupts, /stop, queue mode, the bounded queue and continue-as-new (issue 4; seed 2 §6.3, §15).
+ * Interrupts, /stop, queue mode, the bounded queue (update and signal) and continue-as-new.
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionClientError } from '../../infra/session-client.ts';
-import { sessionWorkflowId } from '../../workflows/definitions.ts';
+import { sessionWorkflowId, userMessageSignal } from '../../workflows/definitions.ts';
 import { recordHistory } from '../support/histories.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 
@@ -66,10 +66,10 @@ describe('/stop', () => {
     expect(Date.now() - stoppedAt).toBeLessThan(2_000);
     expect((await stack.waitForStatus(r.message.id, ['interrupted', 'processed', 'error'])).status).toBe('interrupted');
     let msgs = await stack.messages(session);
-    const call = msgs.find((m) => m.type === 'tool_call');
-    const result = msgs.find((m) => m.type === 'tool_result');
-    expect(result?.parent_id).toBe(call?.id);
-    expect(result?.metadata).toMatchObject({ synthetic: true, tool_result: 'interrupted' });
+    // The unanswered tool_call ends `interrupted`; its interrupted result is built in memory, never stored.
+    expect(msgs.find((m) => m.type === 'tool_call')?.status).toBe('interrupted');
+    expect(msgs.filter((m) => m.type === 'tool_result')).toEqual([]);
+    expect(msgs.find((m) => m.id === r.message.id)?.status).toBe('interrupted');
     await expect.poll(async () => (await stack.messages(session)).find((m) => m.sender === 'Notification')?.status).toBe('delivered');
     expect((await stack.messages(session)).find((m) => m.sender === 'Notification')?.content).toBe('⏹️ Stopped.');
 
@@ -88,7 +88,7 @@ describe('queue mode and the bounded queue', () => {
     const head = await stack.submit(session, 'first');
     await stack.waitForStatus(head.message.id, ['processed']);
     await stack.sessions.setMode(session, 'queue');
-    const blocker = await stack.submit(session, 'sleep: 4');
+    const blocker = await stack.submit(session, 'sleep: 8');
     await stack.waitForStatus(blocker.message.id, ['processing']);
     const accepted = [];
     for (let i = 0; i < 32; i++) accepted.push(await stack.submit(session, `queued ${i}`));
@@ -104,7 +104,28 @@ describe('queue mode and the bounded queue', () => {
     const msgs = await stack.messages(session);
     expect(msgs.some((m) => m.id === rejectedId)).toBe(false);
     const replies = msgs.filter((m) => m.sender === 'Kesoku' && m.type === 'text').map((m) => m.content);
-    expect(replies).toEqual(['echo: first', 'slept 4s', ...Array.from({ length: 32 }, (_, i) => `echo: queued ${i}`)]);
+    expect(replies).toEqual(['echo: first', 'slept 8s', ...Array.from({ length: 32 }, (_, i) => `echo: queued ${i}`)]);
+  }, 120_000);
+});
+
+describe('the userMessage signal', () => {
+  it('a message signalled into a full queue ends `error` with a delivered queue-full notice; the session goes on', async () => {
+    const session = uniqueId('s');
+    const head = await stack.submit(session, 'first');
+    await stack.waitForStatus(head.message.id, ['processed']);
+    await stack.sessions.setMode(session, 'queue');
+    const blocker = await stack.submit(session, 'sleep: 3');
+    await stack.waitForStatus(blocker.message.id, ['processing']);
+    const handle = stack.client.workflow.getHandle(sessionWorkflowId(session));
+    const ids = Array.from({ length: 33 }, () => uniqueId('sig'));
+    for (const [i, id] of ids.entries()) {
+      await handle.signal(userMessageSignal, { id, content: `signalled ${i}`, sender: 'tester', receivedAt: new Date().toISOString() });
+    }
+    const over = ids.at(-1) as string;
+    expect((await stack.waitForStatus(over, ['error'])).metadata).toMatchObject({ failure_kind: 'queue_full' });
+    await expect.poll(async () => (await stack.messages(session)).find((m) => m.id === `${over}:rejected`)?.status, { timeout: 10_000 }).toBe('delivered');
+    for (const id of ids.slice(0, 32)) expect((await stack.waitForStatus(id, ['processed', 'error', 'interrupted'], 60_000)).status).toBe('processed');
+    await recordHistory('queue-full-signal', stack.client, sessionWorkflowId(session));
   }, 120_000);
 });
 
@@ -137,5 +158,6 @@ describe('continue-as-new', () => {
     const msgs = await stack.messages(session);
     expect(msgs.filter((m) => m.role === 'user')).toHaveLength(6);
     expect(msgs.filter((m) => m.sender === 'Kesoku' && m.type === 'text')).toHaveLength(6);
+    await recordHistory('continued-as-new', stack.client, sessionWorkflowId(session));
   }, 90_000);
 });

@@ -1,0 +1,41 @@
+/**
+ * Determinism: every committed history in test/fixtures/histories (recorded from the scenarios of the turn
+ * tests with KESOKU_RECORD_HISTORIES=1, once each session was idle) replays against the current workflow code
+ * without a nondeterminism error. Needs no server: the bundle is built here and replayed in-process. A workflow
+ * change that breaks a fixture needs `patched()` (docs/patches.md).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HISTORIES_DIR, readHistory } from '../support/histories.ts';
+
+const WORKFLOWS = path.join(import.meta.dirname, '..', '..', 'workflows', 'index.ts');
+
+const files = fs.existsSync(HISTORIES_DIR)
+  ? (fs.readdirSync(HISTORIES_DIR, { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).sort()
+  : [];
+
+describe('recorded histories replay', () => {
+  let bundle: WorkflowBundle;
+  beforeAll(async () => {
+    bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS });
+  }, 120_000);
+
+  it('has recorded histories to replay, among them a continued-as-new run and the queue-full signal', () => {
+    expect(files.length).toBeGreaterThanOrEqual(10);
+    expect(files).toContain('continued-as-new.json');
+    expect(files).toContain('queue-full-signal.json');
+  });
+
+  it.each(files)('%s replays deterministically', async (file) => {
+    const history = readHistory(path.join(HISTORIES_DIR, file));
+    const results = Worker.runReplayHistories({ workflowBundle: bundle }, [{ workflowId: path.basename(file, '.json'), history }]);
+    let count = 0;
+    for await (const r of results) {
+      count++;
+      expect(r.error, `${file}: ${String(r.error)}`).toBeUndefined();
+    }
+    expect(count).toBe(1);
+  });
+});

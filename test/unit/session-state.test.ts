@@ -1,0 +1,248 @@
+/**
+ * The session's state class with fake ports (no Temporal): admission, stop as an ordering point, interrupts,
+ * handler error paths (a handler never throws anything but a typed update failure; the signal never throws),
+ * bounded cleanup (problems recorded, the queue moves on) and restore.
+ */
+import { describe, expect, it } from 'vitest';
+import type { InboundMessage, QueueItem, SessionWorkflowInput } from '../../workflows/definitions.ts';
+import { SessionManager, type SessionPorts } from '../../workflows/session-state.ts';
+import type { TurnEnd, TurnInput } from '../../workflows/turn.ts';
+import type { Message } from '../../domain/message.ts';
+
+class Typed extends Error {
+  readonly type: string;
+  constructor(type: string, message: string) {
+    super(message);
+    this.type = type;
+  }
+}
+class Cancelled extends Error {}
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+const msg = (id: string): InboundMessage => ({ id, content: `hello ${id}`, sender: 'u', receivedAt: '2026-01-01T00:00:00Z' });
+const stored = (id: string, status = 'pending_agent') => ({ message: { id, status } as unknown as Message, created: true });
+
+function harness(input: Partial<SessionWorkflowInput> = {}) {
+  const calls: string[] = [];
+  const accepts = new Map<string, ReturnType<typeof deferred<ReturnType<typeof stored>>>>();
+  const turns: { input: TurnInput; done: ReturnType<typeof deferred<TurnEnd>>; cancelled: boolean }[] = [];
+  const shown: string[] = [];
+  const ports: SessionPorts & { failNotice: boolean; failFinish: boolean; failReject: boolean } = {
+    failNotice: false,
+    failFinish: false,
+    failReject: false,
+    handlerWrites: {
+      acceptInbound: async ({ message }) => {
+        calls.push(`accept ${message.id}`);
+        const d = accepts.get(message.id);
+        return d ? d.promise : stored(message.id);
+      },
+      rejectInbound: async ({ message }) => {
+        calls.push(`reject ${message.id}`);
+        if (ports.failReject) throw new Typed('id_taken', 'taken');
+        return { noticeId: `${message.id}:rejected` };
+      },
+      createCompactionPrompt: async ({ id }) => ({ message: { id, status: 'pending_agent' } as unknown as Message }),
+      updateSession: async () => {
+        calls.push('updateSession');
+      },
+    },
+    turnWrites: {
+      supersede: async ({ messageIds }) => void calls.push(`supersede ${messageIds.join(',')}`),
+      finishTurn: async ({ turnId, result }) => {
+        calls.push(`finish ${turnId} ${result.outcome}`);
+        if (ports.failFinish) throw new Error('IllegalTransitionError');
+        return { noticeId: `${turnId}:notice`, partialIds: [`${turnId}:0:partial`], turnCount: 7 };
+      },
+      restoreSession: async () => ({
+        found: true,
+        mode: 'queue' as const,
+        title: 'kept',
+        titleSource: 'user' as const,
+        turnCount: 3,
+        queue: [{ messageId: 'open', kind: 'user' as const }],
+        noticeIds: ['cut:notice'],
+      }),
+    },
+    deliverNotice: async (id) => {
+      calls.push(`notice ${id}`);
+      if (ports.failNotice) throw new Error('channel refuses');
+    },
+    cancellable: <T>(fn: () => Promise<T>) => {
+      const result = fn();
+      return {
+        cancel: () => {
+          const t = turns.at(-1);
+          if (t) {
+            t.cancelled = true;
+            t.done.reject(new Cancelled('cancelled'));
+          }
+        },
+        result,
+      };
+    },
+    nonCancellable: (fn) => fn(),
+    isCancellation: (err) => err instanceof Cancelled,
+    failureOutcome: () => ({ outcome: 'error', kind: 'provider' }),
+    runTurn: (i) => {
+      const done = deferred<TurnEnd>();
+      turns.push({ input: i, done, cancelled: false });
+      return done.promise;
+    },
+    endTyping: async () => undefined,
+    show: (status, details) => void shown.push(`${status}: ${details}`),
+    fail: (type, message) => new Typed(type, message),
+    uuid: () => 'uuid',
+    now: () => new Date('2026-01-01T00:00:00Z'),
+    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+  };
+  const session = new SessionManager({ sessionId: 's', chatbotId: 'api', channelId: 's', queue: [], ...input }, ports);
+  return { session, ports, calls, accepts, turns, shown };
+}
+
+async function startTurn(h: ReturnType<typeof harness>): Promise<{ item: QueueItem; ended: Promise<string> }> {
+  const item = await h.session.next();
+  if (!item) throw new Error('nothing queued');
+  const ended = h.session.runTurn(item);
+  await Promise.resolve();
+  return { item, ended };
+}
+
+describe('SessionManager', () => {
+  it('queues a submitted message and answers a repeat as a duplicate without queueing it twice', async () => {
+    const h = harness();
+    expect((await h.session.submit(msg('a'))).queue_position).toBe(0);
+    const again = await h.session.submit(msg('a'));
+    expect(again.duplicate).toBe(true);
+    expect(h.session.queue.length).toBe(1);
+  });
+
+  it('fails the update with a typed failure and frees the slot when the message cannot be stored', async () => {
+    const h = harness();
+    h.ports.handlerWrites.acceptInbound = async () => {
+      throw new Typed('ActivityFailure', 'db down');
+    };
+    await expect(h.session.submit(msg('a'))).rejects.toMatchObject({ type: 'input_persistence' });
+    expect(h.session.queue.isSeen('a')).toBe(false);
+    h.ports.handlerWrites.acceptInbound = async () => {
+      throw Object.assign(new Error('activity failed'), { cause: new Typed('id_taken', 'taken') });
+    };
+    await expect(h.session.submit(msg('b'))).rejects.toMatchObject({ type: 'id_taken' });
+  });
+
+  it('the userMessage signal never throws: a failed queue-full write is recorded and the session goes on', async () => {
+    const h = harness();
+    for (let i = 0; i < 32; i++) await h.session.submit(msg(`m${i}`));
+    h.ports.failReject = true;
+    await expect(h.session.receiveSignal(msg('over'))).resolves.toBeUndefined();
+    expect(h.session.state().recentProblems).toMatchObject([{ what: 'signal', messageId: 'over' }]);
+    h.ports.handlerWrites.acceptInbound = async () => {
+      throw new Error('db down');
+    };
+    await expect(h.session.receiveSignal(msg('x'))).resolves.toBeUndefined();
+    await expect(h.session.receiveSignal(null as unknown as InboundMessage)).resolves.toBeUndefined();
+  });
+
+  it('validators throw typed failures for a bad message, a full queue, a bad title and a bad mode', () => {
+    const h = harness();
+    expect(() => h.session.validateSubmit({ ...msg('a'), content: '' })).toThrow(expect.objectContaining({ type: 'invalid_message' }));
+    expect(() => h.session.validateTitle('  ')).toThrow(expect.objectContaining({ type: 'invalid_message' }));
+    expect(() => h.session.validateMode('loud')).toThrow(expect.objectContaining({ type: 'invalid_message' }));
+  });
+
+  it('a setting that cannot be stored fails with input_persistence and changes nothing', async () => {
+    const h = harness();
+    h.ports.handlerWrites.updateSession = async () => {
+      throw new Error('db down');
+    };
+    await expect(h.session.setMode('queue')).rejects.toMatchObject({ type: 'input_persistence' });
+    expect(h.session.mode).toBe('interrupt');
+  });
+
+  it('a /stop while the previous message is still being stored stops that message: it is never run', async () => {
+    const h = harness();
+    const slow = deferred<ReturnType<typeof stored>>();
+    h.accepts.set('a', slow);
+    const submitted = h.session.submit(msg('a'));
+    expect(h.session.stop()).toEqual({ stopped: true });
+    slow.resolve(stored('a'));
+    await submitted;
+    expect(await h.session.next()).toBeNull();
+    expect(h.calls).toContain('supersede a');
+    expect(h.turns).toHaveLength(0);
+    // A message after the stop runs.
+    await h.session.submit(msg('b'));
+    expect((await h.session.next())?.messageId).toBe('b');
+  });
+
+  it('/stop cancels the running turn and the turn ends interrupted with its partial answer delivered before the notice', async () => {
+    const h = harness();
+    await h.session.submit(msg('a'));
+    const { ended } = await startTurn(h);
+    expect(h.turns[0]?.input.stopRequested()).toBe(false);
+    expect(h.session.stop().stopped).toBe(true);
+    expect(h.turns[0]?.input.stopRequested()).toBe(true);
+    expect(await ended).toBe('interrupted');
+    expect(h.calls.filter((c) => c.startsWith('finish') || c.startsWith('notice'))).toEqual([
+      'finish a interrupted',
+      'notice a:0:partial',
+      'notice a:notice',
+    ]);
+    expect(h.session.current).toBeNull();
+  });
+
+  it('in interrupt mode a new message cancels the running user turn; in queue mode it waits', async () => {
+    const h = harness();
+    await h.session.submit(msg('a'));
+    const first = await startTurn(h);
+    await h.session.submit(msg('b'));
+    expect(await first.ended).toBe('interrupted');
+    const q = harness({ mode: 'queue' });
+    await q.session.submit(msg('a'));
+    await startTurn(q);
+    await q.session.submit(msg('b'));
+    expect(q.turns[0]?.cancelled).toBe(false);
+  });
+
+  it('a notice or turn-end write that fails for good is recorded and the next turn still runs', async () => {
+    const h = harness();
+    h.ports.failFinish = true;
+    await h.session.submit(msg('a'));
+    const { ended } = await startTurn(h);
+    h.turns[0]?.done.reject(new Error('model down'));
+    expect(await ended).toBe('error');
+    expect(h.session.state().recentProblems.map((p) => p.what)).toEqual(['finish_turn']);
+    h.ports.failFinish = false;
+    h.ports.failNotice = true;
+    await h.session.submit(msg('b'));
+    const second = await startTurn(h);
+    h.turns[1]?.done.reject(new Error('model down'));
+    expect(await second.ended).toBe('error');
+    expect(h.session.state().recentProblems.map((p) => p.what)).toEqual(['finish_turn', 'notice_delivery', 'notice_delivery']);
+    expect(h.shown.at(-1)).toContain('last problem: notice_delivery');
+  });
+
+  it('restores settings, open inputs and notices when the run started without carried state', async () => {
+    const h = harness({ queue: undefined });
+    expect(h.session.restoring).toBe(true);
+    await h.session.restore();
+    expect(h.session.state()).toMatchObject({ mode: 'queue', title: 'kept', titleSource: 'user', turnCount: 3, queueLength: 1 });
+    expect(h.calls).toContain('notice cut:notice');
+    expect(h.session.carry(200)).toMatchObject({ titleSource: 'user', mode: 'queue', queue: [{ messageId: 'open' }] });
+  });
+
+  it('a title from the title workflow never replaces a user title, and the source is carried', () => {
+    const h = harness();
+    h.session.titleChanged('auto one');
+    expect(h.session.carry(1)).toMatchObject({ title: 'auto one', titleSource: 'auto' });
+    h.session.titleSource = 'user';
+    h.session.titleChanged('auto two');
+    expect(h.session.title).toBe('auto one');
+  });
+});

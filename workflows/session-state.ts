@@ -1,0 +1,450 @@
+/**
+ * The session's state and every operation on it, as a plain class: the handlers in workflows/session.ts
+ * delegate here, and the workflow body only loops and continues-as-new. Temporal is reached through
+ * {@link SessionPorts}, so the rules can be unit-tested with fakes (test/unit/session-state.test.ts).
+ *
+ * Rules kept here:
+ * - Admission: a slot is reserved synchronously (capacity counts reserved slots), the message is stored, then
+ *   queued; de-duplication by message id survives continue-as-new (a bounded set of recent ids is carried).
+ * - Stop is an ordering point: every message admitted before a `/stop` (queued, or still being stored) is not
+ *   run — it ends `interrupted` — and the running turn is cancelled.
+ * - Interrupt mode: a new user message cancels the running user turn, and only the newest queued user message
+ *   runs (older ones end `interrupted`).
+ * - No handler ever throws anything but the typed update failures of domain/failures.ts, and a signal handler
+ *   throws nothing: a Temporal failure escaping a handler would fail the whole session workflow.
+ * - Cleanup is bounded: a notice or turn-end write that fails for good is recorded in {@link recentProblems}
+ *   (visible in the `state` query and the Web UI's current details) and the queue moves on.
+ */
+import type { PersistenceActivities, TurnOutcome } from '../activities/contracts.ts';
+import { LIMITS, inboundProblem, type InboundMessage } from '../domain/inbound.ts';
+import { DEFAULT_SESSION_MODE, isSessionMode, titleProblem, type SessionMode, type TitleSource } from '../domain/session-settings.ts';
+import type { WorkflowFailureType } from '../domain/failures.ts';
+import type { QueueItem, SessionAddress, SessionProblem, SessionState, SessionWorkflowInput, SubmitResult } from './definitions.ts';
+import { SessionQueue } from './session-queue.ts';
+import type { TurnEnd, TurnInput } from './turn.ts';
+
+/** How many recent problems the `state` query shows. */
+export const MAX_RECENT_PROBLEMS = 10;
+
+/** A running piece of work that can be cancelled (a Temporal CancellationScope in the workflow). */
+export interface Cancellable<T> {
+  cancel(): void;
+  readonly result: Promise<T>;
+}
+
+/** What the session needs from Temporal; the workflow passes the real thing, unit tests pass fakes. */
+export interface SessionPorts {
+  /** Writes of handlers (normal activities). */
+  handlerWrites: Pick<PersistenceActivities, 'acceptInbound' | 'rejectInbound' | 'createCompactionPrompt' | 'updateSession'>;
+  /** Writes of the turn loop (local activities). */
+  turnWrites: Pick<PersistenceActivities, 'supersede' | 'finishTurn' | 'restoreSession'>;
+  /** Delivers a notice; `fromHandler` picks a normal activity (handlers never run local activities). */
+  deliverNotice(messageId: string, fromHandler: boolean): Promise<void>;
+  /** Runs `fn` in a new cancellation scope. */
+  cancellable<T>(fn: () => Promise<T>): Cancellable<T>;
+  /** Runs `fn` shielded from cancellation. */
+  nonCancellable<T>(fn: () => Promise<T>): Promise<T>;
+  isCancellation(err: unknown): boolean;
+  /** The outcome of a turn that failed with `err` (its failure kind), logged for the operator. */
+  failureOutcome(err: unknown, turnId: string): Extract<TurnOutcome, { outcome: 'error' }>;
+  runTurn(input: TurnInput): Promise<TurnEnd>;
+  /** Ends the live channel's typing indicator after a turn. */
+  endTyping(): Promise<void>;
+  /** Shows the session's status (search attribute, when it changed) and the Web UI's current details. */
+  show(status: 'idle' | 'processing', details: string): void;
+  /** A failure with a {@link WorkflowFailureType}, as the update's caller receives it. */
+  fail(type: WorkflowFailureType, message: string): Error;
+  uuid(): string;
+  now(): Date;
+  log: { info(msg: string, attrs?: object): void; warn(msg: string, attrs?: object): void; error(msg: string, attrs?: object): void };
+}
+
+/** The running turn. */
+interface CurrentTurn {
+  item: QueueItem;
+  step: number;
+  activity: string;
+  stopReason?: 'stop' | 'interrupt';
+  cancel(): void;
+}
+
+export class SessionManager {
+  readonly address: SessionAddress;
+  readonly queue: SessionQueue;
+  mode: SessionMode;
+  title: string | null;
+  titleSource: TitleSource;
+  turnCount: number;
+  /** Increases with every `/stop`; an item admitted at a lower value is not run. */
+  stopGeneration: number;
+  readonly liveProgress: boolean;
+  readonly inlineDelivery: boolean;
+  /** True while the session's settings and open inputs are being read back from Postgres. */
+  restoring: boolean;
+  recentProblems: SessionProblem[] = [];
+  current: CurrentTurn | null = null;
+  private readonly reservedAt = new Map<string, number>();
+
+  private readonly ports: SessionPorts;
+
+  constructor(input: SessionWorkflowInput, ports: SessionPorts) {
+    this.ports = ports;
+    this.address = { sessionId: input.sessionId, chatbotId: input.chatbotId, channelId: input.channelId };
+    this.queue = new SessionQueue(input.queue ?? [], input.seenIds ?? [], LIMITS.queueCapacity);
+    this.mode = input.mode ?? DEFAULT_SESSION_MODE;
+    this.title = input.title ?? null;
+    this.titleSource = input.titleSource ?? (this.title ? 'auto' : 'default');
+    this.turnCount = input.turnCount ?? 0;
+    this.stopGeneration = input.stopGeneration ?? 0;
+    this.liveProgress = input.liveProgress ?? false;
+    this.inlineDelivery = input.inlineDelivery ?? false;
+    // A run started with no carried queue (the first run, or one after a terminate/reset/failure) reads its
+    // state back from Postgres before it runs anything.
+    this.restoring = input.queue === undefined;
+  }
+
+  // ---- admission -------------------------------------------------------------------------------------------
+
+  /** `submitMessage` validator: shape and capacity (duplicates pass, they answer with the stored message). */
+  validateSubmit(msg: InboundMessage): void {
+    const problem = inboundProblem(msg);
+    if (problem) throw this.ports.fail('invalid_message', `invalid message: ${problem}`);
+    if (!this.queue.isSeen(msg.id) && !this.queue.hasRoom()) throw this.queueFull();
+  }
+
+  /** `submitMessage`: stores and queues a message. @throws the update failures `id_taken`, `input_persistence` */
+  async submit(msg: InboundMessage): Promise<SubmitResult> {
+    if (this.queue.isSeen(msg.id)) {
+      const stored = await this.store(msg, false);
+      return { message: stored.message, queue_position: this.queuePosition(this.queue.positionOf(msg.id)), duplicate: true };
+    }
+    this.reserve(msg.id);
+    const stored = await this.store(msg, true);
+    return this.admitStored(msg.id, stored);
+  }
+
+  /** `userMessage` signal: like {@link submit}, but every failure is logged, never thrown. */
+  async receiveSignal(msg: InboundMessage): Promise<void> {
+    try {
+      const problem = inboundProblem(msg);
+      if (problem !== null) return this.ports.log.warn('userMessage signal ignored: invalid payload', { problem });
+      if (this.queue.isSeen(msg.id)) return;
+      if (!this.queue.hasRoom()) return await this.rejectQueueFull(msg);
+      this.reserve(msg.id);
+      this.admitStored(msg.id, await this.store(msg, true));
+    } catch (err) {
+      this.record('signal', msg?.id ?? null, err);
+    }
+  }
+
+  private async rejectQueueFull(msg: InboundMessage): Promise<void> {
+    this.queue.markSeen(msg.id);
+    const { noticeId } = await this.ports.handlerWrites.rejectInbound({ address: this.address, message: msg, capacity: LIMITS.queueCapacity });
+    if (noticeId) await this.deliverNotice(noticeId, true);
+  }
+
+  private reserve(id: string): void {
+    this.queue.reserve(id);
+    this.reservedAt.set(id, this.stopGeneration);
+  }
+
+  /** Stores an inbound message; on failure gives its slot back and throws a typed update failure. */
+  private async store(msg: InboundMessage, reserved: boolean) {
+    try {
+      return await this.ports.handlerWrites.acceptInbound({ address: this.address, message: msg });
+    } catch (err) {
+      if (reserved) {
+        this.queue.release(msg.id);
+        this.reservedAt.delete(msg.id);
+      }
+      if (failureTypeIn(err) === 'id_taken') throw this.ports.fail('id_taken', 'this message id is already used by another session');
+      throw this.ports.fail('input_persistence', 'the message could not be stored; nothing was queued');
+    }
+  }
+
+  private admitStored(id: string, stored: Awaited<ReturnType<PersistenceActivities['acceptInbound']>>): SubmitResult {
+    const gen = this.reservedAt.get(id) ?? this.stopGeneration;
+    this.reservedAt.delete(id);
+    const index = this.queue.commit(id, stored.message.status === 'pending_agent', 'user', gen);
+    // A new user message interrupts a running user turn (interrupt mode); compaction turns run to the end.
+    if (index !== null && this.mode === 'interrupt' && this.current?.item.kind === 'user' && this.current.item.messageId !== id) {
+      this.cancelTurn('interrupt');
+    }
+    return { message: stored.message, queue_position: this.queuePosition(index), duplicate: !stored.created };
+  }
+
+  /** Turns ahead of a queued item: the running one counts unless it is being stopped. */
+  private queuePosition(index: number | null): number {
+    if (index === null) return 0;
+    return index + (this.current && !this.current.stopReason ? 1 : 0);
+  }
+
+  private queueFull(): Error {
+    return this.ports.fail('queue_full', `queue full: the session already holds ${LIMITS.queueCapacity} messages`);
+  }
+
+  // ---- commands --------------------------------------------------------------------------------------------
+
+  /**
+   * `/stop`: cancels the running turn, and every message admitted so far (queued or still being stored) will
+   * end `interrupted` instead of running. @returns whether anything was running or waiting
+   */
+  stop(): { stopped: boolean } {
+    const waiting = this.queue.length + this.reservedAt.size > 0;
+    this.stopGeneration++;
+    const running = this.cancelTurn('stop');
+    return { stopped: running || waiting };
+  }
+
+  private cancelTurn(reason: 'stop' | 'interrupt'): boolean {
+    if (!this.current) return false;
+    this.current.stopReason ??= reason;
+    this.current.cancel();
+    return true;
+  }
+
+  /** `compact` validator. */
+  validateCompact(): void {
+    if (!this.queue.hasRoom()) throw this.queueFull();
+  }
+
+  /** `compact`: stores and queues a manual compaction prompt. */
+  async compact(): Promise<{ queued: boolean; message_id: string }> {
+    const id = `compact-${this.ports.uuid()}`;
+    this.reserve(id);
+    try {
+      const { message } = await this.ports.handlerWrites.createCompactionPrompt({ address: this.address, id, receivedAt: this.ports.now().toISOString() });
+      this.queue.commit(message.id, true, 'compaction', this.reservedAt.get(id) ?? this.stopGeneration);
+      this.reservedAt.delete(id);
+      return { queued: true, message_id: message.id };
+    } catch {
+      this.queue.release(id);
+      this.reservedAt.delete(id);
+      throw this.ports.fail('input_persistence', 'the compaction request could not be stored');
+    }
+  }
+
+  /** `setTitle` validator. */
+  validateTitle(title: string): void {
+    const problem = titleProblem(title);
+    if (problem) throw this.ports.fail('invalid_message', problem);
+  }
+
+  /** `setTitle`: a user title wins over any automatic one, for good. */
+  async setTitle(newTitle: string): Promise<{ title: string }> {
+    const title = newTitle.trim();
+    await this.settingWrite({ title });
+    this.title = title;
+    this.titleSource = 'user';
+    this.showIdle();
+    return { title };
+  }
+
+  /** `setMode` validator. */
+  validateMode(mode: unknown): void {
+    if (!isSessionMode(mode)) throw this.ports.fail('invalid_message', 'mode must be "interrupt" or "queue"');
+  }
+
+  async setMode(mode: SessionMode): Promise<{ mode: SessionMode }> {
+    await this.settingWrite({ mode });
+    this.mode = mode;
+    this.showIdle();
+    return { mode };
+  }
+
+  private async settingWrite(change: { title?: string; mode?: SessionMode }): Promise<void> {
+    try {
+      await this.ports.handlerWrites.updateSession({ sessionId: this.address.sessionId, ...change });
+    } catch {
+      throw this.ports.fail('input_persistence', 'the setting could not be stored; nothing changed');
+    }
+  }
+
+  /** `titleChanged` signal from the title workflow: an automatic title, unless the user set one. */
+  titleChanged(newTitle: string): void {
+    if (typeof newTitle !== 'string' || this.titleSource === 'user') return;
+    this.title = newTitle;
+    this.titleSource = 'auto';
+    this.showIdle();
+  }
+
+  /** `state` query. */
+  state(): SessionState {
+    const c = this.current;
+    return {
+      sessionId: this.address.sessionId,
+      status: c ? 'processing' : 'idle',
+      mode: this.mode,
+      currentTurn: c ? { messageId: c.item.messageId, step: c.step, activity: c.activity } : null,
+      queueLength: this.queue.length,
+      title: this.title,
+      titleSource: this.titleSource,
+      turnCount: this.turnCount,
+      recentProblems: [...this.recentProblems],
+    };
+  }
+
+  // ---- the turn loop -----------------------------------------------------------------------------------------
+
+  /**
+   * Reads the session back from Postgres when the run started without carried state: settings and turn count,
+   * `pending_agent` inputs re-queued in arrival order (nothing accepted is lost), and inputs left `processing`
+   * by a run that ended abnormally finished `interrupted` with a notice (what their turn did is unknown, so
+   * they are not run again).
+   */
+  async restore(): Promise<void> {
+    if (!this.restoring) return;
+    try {
+      const r = await this.ports.turnWrites.restoreSession({ sessionId: this.address.sessionId });
+      if (r.found) {
+        this.mode = r.mode;
+        if (this.titleSource !== 'user') [this.title, this.titleSource] = [r.title, r.titleSource];
+        this.turnCount = r.turnCount;
+      }
+      for (const item of r.queue) {
+        if (this.queue.positionOf(item.messageId) === null) this.queue.restore({ ...item, gen: 0 });
+      }
+      for (const id of r.noticeIds) await this.deliverNotice(id, false);
+    } catch (err) {
+      this.record('restore', null, err);
+    } finally {
+      this.restoring = false;
+      this.showIdle();
+    }
+  }
+
+  /**
+   * Takes the next item to run; items a `/stop` came after, and (interrupt mode) user items superseded by a
+   * newer one, end `interrupted` first. @returns null when nothing is left to run
+   */
+  async next(): Promise<QueueItem | null> {
+    const dropped = [
+      ...this.queue.takeAdmittedBefore(this.stopGeneration),
+      ...(this.mode === 'interrupt' ? this.queue.takeSupersededUserItems() : []),
+    ];
+    if (dropped.length > 0) {
+      const messageIds = dropped.map((i) => i.messageId);
+      await this.ports.turnWrites.supersede({ sessionId: this.address.sessionId, messageIds }).catch((err) => this.record('supersede', messageIds[0] ?? null, err));
+    }
+    return this.queue.shift() ?? null;
+  }
+
+  /** Runs one turn in its own cancellation scope, then ends it (status, notices, typing) whatever happened. */
+  async runTurn(item: QueueItem): Promise<'processed' | 'skipped' | 'interrupted' | 'error'> {
+    const turn = this.ports.cancellable(() =>
+      this.ports.runTurn({
+        sessionId: this.address.sessionId,
+        turnId: item.messageId,
+        kind: item.kind,
+        liveProgress: this.liveProgress,
+        inlineDelivery: this.inlineDelivery,
+        onProgress: (p) => {
+          if (this.current?.item !== item) return;
+          this.current.step = p.step;
+          this.current.activity = p.activity;
+          this.showBusy();
+        },
+        stopRequested: () => this.current?.item === item && this.current.stopReason !== undefined,
+      }),
+    );
+    this.current = { item, step: 0, activity: 'starting', cancel: () => turn.cancel() };
+    this.showBusy();
+    try {
+      const end = await turn.result;
+      if (end.ended === 'processed' && end.turnCount !== undefined) this.turnCount = end.turnCount;
+      else if (end.ended === 'processed') await this.finish(item, { outcome: 'processed' });
+      return end.ended;
+    } catch (err) {
+      const outcome = this.outcomeOf(err);
+      await this.ports.nonCancellable(() => this.finish(item, outcome));
+      return outcome.outcome === 'interrupted' ? 'interrupted' : 'error';
+    } finally {
+      if (this.liveProgress) await this.ports.nonCancellable(() => this.ports.endTyping());
+      this.current = null;
+      this.showIdle();
+    }
+  }
+
+  private outcomeOf(err: unknown): TurnOutcome {
+    if (this.ports.isCancellation(err)) return { outcome: 'interrupted', reason: this.current?.stopReason ?? 'stop' };
+    return this.ports.failureOutcome(err, this.current?.item.messageId ?? '');
+  }
+
+  /**
+   * Ends a turn in Postgres and delivers what it owes the user: the turn's partial answer (if the model step
+   * stored one), then the notice. A write or delivery that fails for good is recorded; the session goes on.
+   */
+  private async finish(item: QueueItem, result: TurnOutcome): Promise<void> {
+    try {
+      const r = await this.ports.turnWrites.finishTurn({ sessionId: this.address.sessionId, turnId: item.messageId, result });
+      this.turnCount = r.turnCount;
+      for (const id of r.partialIds ?? []) await this.deliverNotice(id, false);
+      if (r.noticeId) await this.deliverNotice(r.noticeId, false);
+    } catch (err) {
+      this.record('finish_turn', item.messageId, err);
+    }
+  }
+
+  /** Delivers a notice; a failure (after the bounded retries) is recorded, never thrown. */
+  async deliverNotice(messageId: string, fromHandler: boolean): Promise<void> {
+    try {
+      await this.ports.deliverNotice(messageId, fromHandler);
+    } catch (err) {
+      this.record('notice_delivery', messageId, err);
+    }
+  }
+
+  /** Records a problem for the `state` query and the Web UI (the newest {@link MAX_RECENT_PROBLEMS}). */
+  record(what: SessionProblem['what'], messageId: string | null, err: unknown): void {
+    const error = String((err as Error)?.message ?? err).slice(0, 300);
+    this.ports.log.error('session problem', { what, messageId, error });
+    this.recentProblems = [...this.recentProblems, { what, messageId, error, at: this.ports.now().toISOString() }].slice(-MAX_RECENT_PROBLEMS);
+    if (!this.current) this.showIdle();
+  }
+
+  /** Whether the title workflow should be (re)started: a user turn was processed and no title exists yet. */
+  wantsTitle(item: QueueItem, ended: string): boolean {
+    return ended === 'processed' && item.kind === 'user' && this.titleSource === 'default';
+  }
+
+  /** What continue-as-new carries. */
+  carry(continueAsNewAfterTurns: number): SessionWorkflowInput {
+    return {
+      ...this.address,
+      mode: this.mode,
+      queue: this.queue.items(),
+      seenIds: this.queue.seenForCarry(),
+      title: this.title,
+      titleSource: this.titleSource,
+      turnCount: this.turnCount,
+      stopGeneration: this.stopGeneration,
+      liveProgress: this.liveProgress,
+      inlineDelivery: this.inlineDelivery,
+      continueAsNewAfterTurns,
+    };
+  }
+
+  showIdle(): void {
+    if (this.current) return;
+    const problem = this.recentProblems.at(-1);
+    const tail = problem ? ` · last problem: ${problem.what} ${problem.messageId ?? ''} at ${problem.at}` : '';
+    this.ports.show('idle', `idle · ${this.title ?? this.address.sessionId} · ${this.turnCount} turns · mode ${this.mode}${tail}`);
+  }
+
+  private showBusy(): void {
+    const c = this.current;
+    if (!c) return;
+    this.ports.show('processing', `turn ${c.item.messageId} · step ${c.step}: ${c.activity} · queue ${this.queue.length}`);
+  }
+}
+
+/** The ApplicationFailure type in an activity failure's cause chain, if any. */
+function failureTypeIn(err: unknown): string | null {
+  let cur: unknown = err;
+  for (let depth = 0; cur && depth < 4; depth++) {
+    const type = (cur as { type?: unknown }).type;
+    if (typeof type === 'string') return type;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return null;
+}
