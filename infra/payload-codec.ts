@@ -17,9 +17,12 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { ConfigError } from './config.ts';
 import { ensurePrivateDir, tightenFileMode, writePrivateFileExclusive } from './private-files.ts';
+
+// A CommonJS package: Node's ESM loader offers only its default export.
+const { temporal } = proto;
 
 /** Metadata `encoding` of an encrypted payload. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';

@@ -75,7 +75,16 @@ export async function resolvePostgres(opts: {
   const started = Date.now();
   let postmaster: { stop(): Promise<void> };
   try {
-    if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
+    if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+      // As root, initdb runs as the `postgres` user and reads the password from a temporary file the package
+      // writes with the process umask: it must be readable by that user for the moment initdb runs.
+      const umask = isRoot ? process.umask(0o022) : null;
+      try {
+        await server.initialise();
+      } finally {
+        if (umask !== null) process.umask(umask);
+      }
+    }
     postmaster = await startPostmaster({ databaseDir, port: opts.port, asPostgresUser: isRoot, logger: opts.logger });
   } catch (err) {
     throw new PostgresUnavailableError(
