@@ -1,13 +1,15 @@
 /**
- * The REST API v1 express application (DESIGN.md "REST API v1"): request ids and per-request loggers, bearer
- * auth on `/v1`, JSON bodies up to 256 KiB, one router per resource, and one error middleware that answers
+ * The REST API v1 express application: request ids and per-request loggers, the loopback guards when no
+ * tokens are configured, the codec endpoint for the Temporal Web UI, bearer auth naming a principal on `/v1`,
+ * JSON bodies up to 256 KiB, one router per resource, and one error middleware that answers
  * every 4xx/5xx as `application/problem+json` (api/problems.ts).
  */
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { SessionClient } from '../infra/session-client.ts';
-import { bearerAuth } from './auth.ts';
+import { authenticate, loopbackGuard, type ApiToken } from './auth.ts';
+import { codecRouter, CODEC_PATH, type CodecOptions } from './routes/codec.ts';
 import { contextOf, requestContext } from './context.ts';
 import type { EventHub } from './event-hub.ts';
 import type { HealthStatus } from './health.ts';
@@ -25,8 +27,13 @@ export interface AppDeps {
   sessions: SessionClient;
   events: EventHub;
   logger: Logger;
-  /** Bearer tokens for `/v1/*`; empty: no authentication (bind to loopback then). */
-  tokens: string[];
+  /**
+   * Principals and their bearer tokens for `/v1/*` (api/auth.ts). Empty: no authentication; the server must
+   * then bind to loopback, and the Host and Origin guards apply.
+   */
+  tokens: ApiToken[];
+  /** The Temporal Web UI codec endpoint under `/codec`; absent: not served. */
+  codec?: CodecOptions;
   /** Whether Temporal and Postgres answer (see api/health.ts createHealthCheck). */
   health: () => Promise<HealthStatus>;
   /** Largest `wait` accepted, in seconds (default and maximum 300). */
@@ -66,8 +73,12 @@ export function createApp(deps: AppDeps): Application {
   app.set('etag', false);
 
   app.use(requestContext(deps.logger));
+  // Without tokens: loopback Host names only, and no cross-site state changes (the codec endpoint has its own
+  // CORS allow-list and token).
+  app.use(loopbackGuard(deps.tokens.length === 0, [CODEC_PATH]));
+  if (deps.codec) app.use(codecRouter(deps.codec));
   app.use(metaRouter(d));
-  app.use('/v1', bearerAuth(deps.tokens));
+  app.use('/v1', authenticate(deps.tokens));
   app.use(
     express.json({
       limit: API_LIMITS.bodyBytes,

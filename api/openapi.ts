@@ -260,6 +260,24 @@ function schemas(waitMaxS: number): Record<string, Json> {
       },
       additionalProperties: false,
     },
+    CodecPayloads: {
+      type: 'object',
+      required: ['payloads'],
+      properties: {
+        payloads: {
+          type: 'array',
+          maxItems: 1000,
+          items: {
+            type: 'object',
+            description: 'A temporal.api.common.v1.Payload in protobuf JSON form: metadata values and data in base64.',
+            properties: {
+              metadata: { type: 'object', additionalProperties: { type: 'string' } },
+              data: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
     Health: {
       type: 'object',
       required: ['status', 'temporal', 'postgres'],
@@ -350,6 +368,43 @@ function schemas(waitMaxS: number): Record<string, Json> {
   };
 }
 
+/**
+ * The Temporal Web UI codec-server endpoints (api/routes/codec.ts), served when the process has a codec token.
+ * The token goes in `Authorization: Bearer` or in the path (the dev server's UI cannot send a header).
+ */
+function codecPaths(): Record<string, Json> {
+  const op = (direction: 'encode' | 'decode', inPath: boolean): Json => ({
+    post: {
+      operationId: `codec${direction === 'encode' ? 'Encode' : 'Decode'}${inPath ? 'WithPathToken' : ''}`,
+      summary: `${direction === 'encode' ? 'Encrypt' : 'Decrypt'} Temporal payloads (Temporal Web UI codec-server protocol)`,
+      security: inPath ? [] : [{ codec: [] }],
+      ...(inPath
+        ? {
+            parameters: [
+              { name: 'codecToken', in: 'path', required: true, description: 'The codec token.', schema: { type: 'string' } },
+            ],
+          }
+        : {}),
+      requestBody: { required: true, content: json(ref('CodecPayloads')) },
+      responses: {
+        '200': { description: `The ${direction}d payloads, in the same order.`, content: json(ref('CodecPayloads')) },
+        '400': r('BadRequest'),
+        '401': r('Unauthorized'),
+        '403': r('Forbidden'),
+        '413': r('PayloadTooLarge'),
+        '415': r('UnsupportedMediaType'),
+        '500': r('InternalError'),
+      },
+    },
+  });
+  return {
+    '/codec/encode': op('encode', false),
+    '/codec/decode': op('decode', false),
+    '/codec/{codecToken}/encode': op('encode', true),
+    '/codec/{codecToken}/decode': op('decode', true),
+  };
+}
+
 const problem = (description: string): Json => ({
   description,
   content: { [PROBLEM_CONTENT_TYPE]: { schema: ref('Problem') } },
@@ -358,7 +413,15 @@ const problem = (description: string): Json => ({
 const RESPONSES: Record<string, Json> = {
   BadRequest: problem('Malformed JSON, an invalid session id, or a validation error (`field` names it).'),
   Unauthorized: problem('Missing or wrong bearer token (with `WWW-Authenticate: Bearer`).'),
-  NotFound: problem('Unknown session (a session exists once its first message was accepted).'),
+  Forbidden: problem(
+    'Refused before any route ran: without API tokens, a Host header that is not this loopback server ' +
+      '(`127.0.0.1:<port>`, `localhost:<port>`, `[::1]:<port>`), or a cross-origin request that changes state; ' +
+      'on the codec endpoint, an origin not in its CORS list.',
+  ),
+  NotFound: problem(
+    'Unknown session, or one the calling principal may not reach (another principal\'s, or a chat channel\'s for ' +
+      'non-admins): both answer the same. A session exists once its first message was accepted.',
+  ),
   Conflict: problem('The message id is already used by another session.'),
   PayloadTooLarge: problem(`The body is over ${API_LIMITS.bodyBytes} bytes.`),
   UnsupportedMediaType: problem('The body is not application/json.'),
@@ -380,6 +443,7 @@ const SESSION_PARAM: Json = { $ref: '#/components/parameters/SessionId' };
 const COMMON_ERRORS = {
   '400': r('BadRequest'),
   '401': r('Unauthorized'),
+  '403': r('Forbidden'),
   '413': r('PayloadTooLarge'),
   '415': r('UnsupportedMediaType'),
   '500': r('InternalError'),
@@ -470,6 +534,7 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
             '200': { description: 'With `wait`: the turn ended.', content: json(ref('TurnResult')) },
             '202': { description: 'Accepted and queued.', content: json(ref('MessageAccepted')) },
             ...COMMON_ERRORS,
+            '404': r('NotFound'),
             '409': r('Conflict'),
             '413': r('PayloadTooLarge'),
             '415': r('UnsupportedMediaType'),
@@ -606,6 +671,7 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           security: [],
           responses: {
             '200': { description: 'Both answer.', content: json(ref('Health')) },
+            '403': r('Forbidden'),
             '503': r('Unavailable'),
           },
         },
@@ -617,16 +683,26 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           security: [],
           responses: {
             '200': { description: 'The OpenAPI 3.1 document.', content: json({ type: 'object' }) },
+            '403': r('Forbidden'),
           },
         },
       },
+      ...codecPaths(),
     },
     components: {
       securitySchemes: {
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'One of KESOKU_API_TOKENS; not needed when none are configured.',
+          description:
+            'The token of a principal (KESOKU_API_TOKENS `name:token`, or KESOKU_API_TOKENS_FILE). A principal reaches the ' +
+            'sessions it created; admins (name `admin`, or listed in KESOKU_API_ADMINS) reach every session. Not needed ' +
+            'when no tokens are configured (the API then serves loopback only).',
+        },
+        codec: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The codec token (KESOKU_CODEC_TOKEN or <data dir>/codec-token); or put it in the path.',
         },
       },
       parameters: {

@@ -14,6 +14,7 @@ export const PROBLEM_KINDS = {
   validation: { status: 400, title: 'Invalid request' },
   invalid_session_id: { status: 400, title: 'Invalid session id' },
   unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not found' },
   session_not_found: { status: 404, title: 'Unknown session' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },

@@ -9,6 +9,8 @@ import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { SessionClient } from '../infra/session-client.ts';
 import { createApp, type AppDeps } from './app.ts';
+import { checkBind, type ApiToken } from './auth.ts';
+import type { CodecOptions } from './routes/codec.ts';
 import { EventHub } from './event-hub.ts';
 import { PROBLEM_CONTENT_TYPE, problemType } from './problems.ts';
 import { createHealthCheck, type HealthStatus } from './health.ts';
@@ -19,11 +21,14 @@ export interface ApiServerOptions {
   /** For the EventHub's LISTEN connection. */
   databaseUrl: string;
   logger: Logger;
-  /** Interface to bind; the caller picks loopback when `tokens` is empty. */
+  /** Interface to bind; must be a loopback address when `tokens` is empty (start-up refuses otherwise). */
   host: string;
   /** TCP port; 0 picks a free one. */
   port: number;
-  tokens: string[];
+  /** Principals and their bearer tokens (api/auth.ts); empty: loopback only, with the Host/Origin guards. */
+  tokens: ApiToken[];
+  /** The Temporal Web UI codec endpoint (api/routes/codec.ts); absent: not served. */
+  codec?: CodecOptions;
   /** Defaults to {@link createHealthCheck} on `pool` and `sessions`. */
   health?: () => Promise<HealthStatus>;
   /** Passed to createApp (waitTimeoutMaxS, temporalTimeoutMs, waitPollMs, healthTimeoutMs). */
@@ -44,9 +49,11 @@ export interface ApiServer {
 
 /**
  * Starts the API server.
- * @throws when Postgres is unreachable (the EventHub cannot LISTEN) or the port cannot be bound
+ * @throws ConfigError when `host` is not loopback and no tokens are configured; when Postgres is unreachable
+ *   (the EventHub cannot LISTEN) or the port cannot be bound
  */
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
+  checkBind(opts.host, opts.tokens);
   const logger = opts.logger.child({ component: 'api' });
   const events = new EventHub({ databaseUrl: opts.databaseUrl, pool: opts.pool, logger, ...opts.events });
   await events.start();
@@ -56,6 +63,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     events,
     logger,
     tokens: opts.tokens,
+    ...(opts.codec ? { codec: opts.codec } : {}),
     health: opts.health ?? createHealthCheck({ pool: opts.pool, sessions: opts.sessions }),
     ...opts.app,
   });
@@ -96,7 +104,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const port = (server.address() as AddressInfo).port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${port}`;
-  logger.info({ url, auth: opts.tokens.length > 0 }, 'API listening');
+  logger.info(
+    { url, host: opts.host, auth: opts.tokens.length > 0, principals: opts.tokens.map((t) => t.name), codec: Boolean(opts.codec) },
+    'API listening',
+  );
 
   let closing: Promise<void> | null = null;
   return {

@@ -15,6 +15,7 @@
  * `npm run bench -- --quick` runs smaller sizes (for a smoke check); `--only a,b` picks sections; `--idle N` sets
  * the number of idle sessions of e. The worker gets this process's environment (KESOKU_WORKER_CACHED_SESSIONS…).
  */
+import { dataConverterFor, newPayloadKeyEntry, parsePayloadKeys } from '../infra/payload-codec.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -409,6 +410,8 @@ async function main() {
     const temporalAddress = process.env.TEMPORAL_ADDRESS ?? temporalServer?.address ?? '';
     fake = await startFakeModelServer();
     const taskQueue = `bench-${Date.now()}`;
+    // Payloads are encrypted as in production: the worker process and this client share one key.
+    const payloadKeys = newPayloadKeyEntry();
     const workerEnv: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -418,6 +421,7 @@ async function main() {
       KESOKU_LLM_BASE_URL: fake.url,
       KESOKU_LLM_MODEL: 'fake',
       KESOKU_LOG_LEVEL: 'error',
+      KESOKU_PAYLOAD_KEYS: payloadKeys,
       // KESOKU_BENCH_WORKER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the worker.
       NODE_OPTIONS: [process.env.NODE_OPTIONS, process.env.KESOKU_BENCH_WORKER_NODE_OPTIONS].filter(Boolean).join(' '),
     };
@@ -425,7 +429,7 @@ async function main() {
     await worker.waitFor('kesoku worker running', 120_000);
     const pool = createPool(databaseUrl, { max: 20 });
     const connection = await connectTemporal({ address: temporalAddress });
-    const client = new Client({ connection });
+    const client = new Client({ connection, dataConverter: dataConverterFor(parsePayloadKeys(payloadKeys, 'bench')) });
     const sessions = new SessionClient({ client, taskQueue });
     const waiter = new TurnWaiter(pool, databaseUrl);
     await waiter.start();

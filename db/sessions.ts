@@ -66,23 +66,33 @@ export async function getSessionView(q: Queryable, id: string): Promise<SessionV
 }
 
 /**
- * Sessions, most recently updated first. `cursor` is the opaque value from the previous page.
+ * Sessions, most recently updated first. `cursor` is the opaque value from the previous page; `owner`, when
+ * given, keeps only the sessions that API principal created (table `session_owners`).
  * @returns the page and the next cursor (null at the end)
  */
 export async function listSessions(
   q: Queryable,
-  opts: { limit: number; cursor?: string },
+  opts: { limit: number; cursor?: string; owner?: string },
 ): Promise<{ sessions: SessionRow[]; next_cursor: string | null }> {
   let after: { t: string; id: string } | null = null;
   if (opts.cursor) {
     after = JSON.parse(Buffer.from(opts.cursor, 'base64url').toString('utf8')) as { t: string; id: string };
   }
-  const r = after
-    ? await q.query<Row>(
-        `SELECT ${COLUMNS} FROM sessions WHERE (updated_at, id) < ($1::timestamptz, $2) ORDER BY updated_at DESC, id DESC LIMIT $3`,
-        [after.t, after.id, opts.limit + 1],
-      )
-    : await q.query<Row>(`SELECT ${COLUMNS} FROM sessions ORDER BY updated_at DESC, id DESC LIMIT $1`, [opts.limit + 1]);
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (after) {
+    params.push(after.t, after.id);
+    where.push(`(updated_at, id) < ($1::timestamptz, $2)`);
+  }
+  if (opts.owner !== undefined) {
+    params.push(opts.owner);
+    where.push(`id IN (SELECT session_id FROM session_owners WHERE principal = $${params.length})`);
+  }
+  params.push(opts.limit + 1);
+  const r = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
   const rows = r.rows.slice(0, opts.limit);
   const last = r.rows[opts.limit - 1];
   const next =

@@ -4,6 +4,7 @@
  *
  * Pure module: no I/O, importable by workflow code.
  */
+import { neutraliseUserText, startsWithSpeakerHeader } from './prompt-safety.ts';
 import type { Message } from './message.ts';
 import { messageKind } from './message-kind.ts';
 import type { ProviderInput, ProviderMessage, ProviderToolCall } from './provider-messages.ts';
@@ -109,10 +110,21 @@ function thoughtVisibleText(message: Message): { content: string; reasoning?: st
 }
 
 /**
+ * A person's message as prompt text: lines imitating a speaker header or a Kesoku notice are marked as typed by
+ * the user (domain/prompt-safety.ts). The first line of a chat adapter's message (chatbot other than the REST
+ * API's `api`) is its genuine speaker header and stays.
+ */
+function userText(message: Message): string {
+  const adapterHeader = message.chatbot_id !== 'api' && startsWithSpeakerHeader(message.content);
+  return neutraliseUserText(message.content, { keepFirstLine: adapterHeader });
+}
+
+/**
  * Seed 1 §5.4: maps a clean history (see buildCleanHistory) to {@link ProviderInput}.
  *
  * - `systemPrompt` becomes `system`; a stored system-prompt record and notifications are skipped.
- * - user text (questions, cron prompts, compaction prompts) → `user` as-is; a background alert (system role,
+ * - a user's question → `user`, with forged speaker headers and Kesoku notices marked (see userText);
+ *   cron prompts and compaction prompts → `user` as-is; a background alert (system role,
  *   input-lifecycle status) → `user` as-is; an empty-reply nudge (system role, responded/delivered) → `user`
  *   prefixed with {@link NUDGE_PREFIX}.
  * - a thought and the tool_calls of the same turn and step → one `assistant` message, content the thought text
@@ -194,11 +206,8 @@ export function toProviderInput(clean: readonly Message[], systemPrompt: string,
       case 'user_question': {
         flush();
         const attachments = message.metadata?.attachments;
-        out.push(
-          attachments !== undefined && attachments.length > 0
-            ? { role: 'user', content: message.content, attachments }
-            : { role: 'user', content: message.content },
-        );
+        const content = userText(message);
+        out.push(attachments !== undefined && attachments.length > 0 ? { role: 'user', content, attachments } : { role: 'user', content });
         break;
       }
       case 'cron_prompt':

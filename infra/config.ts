@@ -54,6 +54,11 @@ const envSchema = z.object({
   KESOKU_API_PORT: intFrom(3000, 0, 65535),
   KESOKU_API_HOST: optionalString,
   KESOKU_API_TOKENS: list,
+  KESOKU_API_TOKENS_FILE: optionalString,
+  KESOKU_API_ADMINS: list,
+  KESOKU_PAYLOAD_KEYS: optionalString,
+  KESOKU_CODEC_TOKEN: optionalString,
+  KESOKU_CODEC_ORIGINS: list,
   KESOKU_API_URL: optionalString,
   KESOKU_LLM_PROVIDER: z
     .enum(['openai-compatible', 'openai', 'anthropic', 'google'])
@@ -117,10 +122,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return parsed.data;
 }
 
-/** Where the API listens: loopback unless bearer tokens are configured (DESIGN.md, issue "REST API v1"). */
-export function apiHost(cfg: Config): string {
+/**
+ * Where the API listens: `KESOKU_API_HOST` when set, else all interfaces when bearer tokens are configured and
+ * loopback otherwise. (A non-loopback host without tokens is refused when the server starts.)
+ */
+export function apiHost(cfg: Config, hasTokens: boolean): string {
   if (cfg.KESOKU_API_HOST) return cfg.KESOKU_API_HOST;
-  return cfg.KESOKU_API_TOKENS.length > 0 ? '0.0.0.0' : '127.0.0.1';
+  return hasTokens ? '0.0.0.0' : '127.0.0.1';
 }
 
 /** The LLM settings the worker needs; throws a ConfigError naming what is missing. */

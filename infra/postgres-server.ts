@@ -15,6 +15,8 @@ import pg from 'pg';
 import type { Logger } from './logger.ts';
 import EmbeddedPostgres from './embedded-postgres.ts';
 import { superviseChild } from './child-process.ts';
+import { ensurePrivateDir, readOrCreateSecret } from './private-files.ts';
+import { randomBytes } from 'node:crypto';
 
 export interface PostgresServer {
   /** Connection URL of the database Kesoku uses. */
@@ -29,11 +31,22 @@ export class PostgresUnavailableError extends Error {
 }
 
 const EMBEDDED_USER = 'postgres';
-const EMBEDDED_PASSWORD = 'kesoku';
+/**
+ * The password data dirs initialised before passwords were generated were given. A server that still accepts
+ * it is moved to the generated password at start (see {@link resolvePostgres}).
+ */
+const LEGACY_PASSWORD = 'kesoku';
+/** The file in the data dir holding the embedded server's superuser password (mode 0600). */
+export const POSTGRES_PASSWORD_FILE = 'postgres-password';
 
 /**
  * Resolves Postgres. With `databaseUrl` nothing is started; otherwise an embedded server is initialised (first
  * run) and started in `<dataDir>/postgres` on `port`, and the database `database` is created if missing.
+ *
+ * The superuser password is random, generated at first start into `<dataDir>/postgres-password` (0600), and
+ * the server authenticates with SCRAM-SHA-256. A data dir initialised by an older Kesoku with the old constant
+ * password is moved to a generated one at start: the server still accepts the old password, so Kesoku logs in
+ * with it once and sets the new one (`ALTER ROLE`), after writing the file.
  * @throws PostgresUnavailableError when the embedded server cannot start (e.g. its port is taken)
  */
 export async function resolvePostgres(opts: {
@@ -45,15 +58,15 @@ export async function resolvePostgres(opts: {
 }): Promise<PostgresServer> {
   if (opts.databaseUrl) return { url: opts.databaseUrl, source: 'external', stop: async () => undefined };
   const databaseDir = path.join(opts.dataDir, 'postgres');
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  ensurePrivateDir(opts.dataDir);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  // As root the server runs as the `postgres` user, which must be able to reach its data directory.
-  if (isRoot) fs.chmodSync(opts.dataDir, 0o755);
+  const password = readOrCreateSecret(opts.dataDir, POSTGRES_PASSWORD_FILE, () => randomBytes(24).toString('base64url')).value;
   const server = new EmbeddedPostgres({
     databaseDir,
     port: opts.port,
     user: EMBEDDED_USER,
-    password: EMBEDDED_PASSWORD,
+    password,
+    authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: isRoot,
     onLog: (m: string) => opts.logger?.debug({ pg: String(m).trim() }, 'postgres'),
@@ -62,7 +75,16 @@ export async function resolvePostgres(opts: {
   const started = Date.now();
   let postmaster: { stop(): Promise<void> };
   try {
-    if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
+    if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+      // As root, initdb runs as the `postgres` user and reads the password from a temporary file the package
+      // writes with the process umask: it must be readable by that user for the moment initdb runs.
+      const umask = isRoot ? process.umask(0o022) : null;
+      try {
+        await server.initialise();
+      } finally {
+        if (umask !== null) process.umask(umask);
+      }
+    }
     postmaster = await startPostmaster({ databaseDir, port: opts.port, asPostgresUser: isRoot, logger: opts.logger });
   } catch (err) {
     throw new PostgresUnavailableError(
@@ -71,14 +93,57 @@ export async function resolvePostgres(opts: {
     );
   }
   const database = opts.database ?? 'kesoku';
-  const base = `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${opts.port}`;
-  await ensureDatabase(`${base}/postgres`, database);
+  const base = `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${opts.port}`;
+  try {
+    await adoptGeneratedPassword(opts.port, password, opts.logger);
+    await ensureDatabase(`${base}/postgres`, database);
+  } catch (err) {
+    await postmaster.stop();
+    throw err;
+  }
   opts.logger?.info({ ms: Date.now() - started, port: opts.port }, 'embedded Postgres started');
   return {
     url: `${base}/${database}`,
     source: 'embedded',
     stop: () => postmaster.stop(),
   };
+}
+
+/**
+ * Makes the running embedded server accept `password`: a no-op when it already does; when it still has the
+ * legacy constant password, sets `password` with `ALTER ROLE`.
+ * @throws PostgresUnavailableError when neither password is accepted
+ */
+async function adoptGeneratedPassword(port: number, password: string, logger?: Logger): Promise<void> {
+  const connect = async (pw: string): Promise<pg.Client | null> => {
+    const c = new pg.Client({ host: '127.0.0.1', port, user: EMBEDDED_USER, password: pw, database: 'postgres' });
+    try {
+      await c.connect();
+      return c;
+    } catch (err) {
+      await c.end().catch(() => undefined);
+      if ((err as { code?: string }).code === '28P01') return null;
+      throw err;
+    }
+  };
+  const current = await connect(password);
+  if (current) {
+    await current.end();
+    return;
+  }
+  const legacy = await connect(LEGACY_PASSWORD);
+  if (!legacy) {
+    throw new PostgresUnavailableError(
+      `the embedded Postgres refuses the password in ${POSTGRES_PASSWORD_FILE}; restore that file from a backup, ` +
+        'or move the data dir aside to start afresh',
+    );
+  }
+  try {
+    await legacy.query(`ALTER ROLE ${pg.escapeIdentifier(EMBEDDED_USER)} WITH PASSWORD ${pg.escapeLiteral(password)}`);
+    logger?.warn('the embedded Postgres used the old built-in password; it now uses the generated one in the data dir');
+  } finally {
+    await legacy.end();
+  }
 }
 
 /**

@@ -63,6 +63,8 @@ export interface StartOptions {
   allowBuild?: boolean;
   /** Fall back to the SDK's download (default true). */
   allowDownload?: boolean;
+  /** The Web UI's codec endpoint (`--ui-codec-endpoint`), so the UI shows decrypted payloads. */
+  codecEndpoint?: string;
 }
 
 /** The cache directory for built CLI binaries (`$XDG_CACHE_HOME` or `~/.cache`, then `kesoku/temporal-cli`). */
@@ -215,14 +217,17 @@ export async function waitForTemporal(address: string, timeoutMs: number, child?
 
 /** The `temporal server start-dev` arguments for Kesoku. */
 export function devServerArgs(
-  opts: Pick<StartOptions, 'port' | 'uiPort' | 'dbFilename' | 'namespace'> & {
+  opts: Pick<StartOptions, 'port' | 'uiPort' | 'dbFilename' | 'namespace' | 'codecEndpoint'> & {
     /** Register Kesoku's search attributes at start (default true; tests of the worker's own registration turn it off). */
     searchAttributes?: boolean;
   },
 ): string[] {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
   if (opts.uiPort === null) args.push('--headless');
-  else args.push('--ui-port', String(opts.uiPort));
+  else {
+    args.push('--ui-port', String(opts.uiPort));
+    if (opts.codecEndpoint) args.push('--ui-codec-endpoint', opts.codecEndpoint);
+  }
   if (opts.dbFilename) {
     // WAL with synchronous=NORMAL: no fsync per write (the default journal costs several ms on every state
     // change); the file stays consistent, and a power cut can lose at most the last moments.

@@ -1,12 +1,27 @@
 /** The REST API as a service of a Kesoku process (`npm start`, `npm run api`). */
+import { loadApiTokens } from '../api/auth.ts';
 import { startApiServer } from '../api/server.ts';
 import { apiHost, type Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { Infrastructure, Service } from './services.ts';
 
-/** Runs the REST API. Without bearer tokens it binds to loopback only and says so. */
+/**
+ * The origins allowed to call the codec endpoint: `KESOKU_CODEC_ORIGINS`, plus the local Temporal Web UI
+ * (`http://127.0.0.1:<ui port>` and `http://localhost:<ui port>`).
+ */
+export function codecOrigins(cfg: Config): string[] {
+  const port = cfg.KESOKU_TEMPORAL_UI_PORT;
+  return [...new Set([...cfg.KESOKU_CODEC_ORIGINS, `http://127.0.0.1:${port}`, `http://localhost:${port}`])];
+}
+
+/**
+ * Runs the REST API. Without bearer tokens it must bind to loopback (a non-loopback `KESOKU_API_HOST` is
+ * refused) and serves only loopback Host names; the log says which.
+ * @throws ConfigError for invalid tokens or a non-loopback host without tokens
+ */
 export async function startApiService(cfg: Config, infra: Infrastructure, logger: Logger): Promise<Service & { url: string }> {
-  const host = apiHost(cfg);
+  const tokens = loadApiTokens(cfg);
+  const host = apiHost(cfg, tokens.length > 0);
   const api = await startApiServer({
     pool: infra.pool,
     sessions: infra.sessions,
@@ -14,8 +29,11 @@ export async function startApiService(cfg: Config, infra: Infrastructure, logger
     logger,
     host,
     port: cfg.KESOKU_API_PORT,
-    tokens: cfg.KESOKU_API_TOKENS,
+    tokens,
     app: { dataDir: cfg.KESOKU_DATA_DIR },
+    ...(infra.codecToken
+      ? { codec: { codec: infra.payloadCodec, token: infra.codecToken, origins: codecOrigins(cfg) } }
+      : {}),
     health: async () => {
       const [temporal, postgres] = await Promise.all([
         infra.connection.workflowService
@@ -30,9 +48,10 @@ export async function startApiService(cfg: Config, infra: Infrastructure, logger
       return { temporal, postgres };
     },
   });
-  if (cfg.KESOKU_API_TOKENS.length === 0) {
-    logger.info('KESOKU_API_TOKENS is not set: the API listens on loopback only and asks for no token');
+  if (tokens.length === 0) {
+    logger.info({ host }, 'KESOKU_API_TOKENS is not set: the API serves loopback requests only and asks for no token');
+  } else {
+    logger.info({ host, principals: tokens.map((t) => `${t.name}${t.admin ? ' (admin)' : ''}`) }, 'the API requires bearer tokens');
   }
   return { name: 'api', url: api.url, stop: () => api.close() };
 }
-

@@ -13,6 +13,7 @@ import { createToolActivities, workspaceDirFor } from '../activities/tools/activ
 import { toolSpecs } from '../activities/tools/registry.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
+import type { DataConverter } from '@temporalio/common';
 
 export const WORKFLOWS_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'workflows', 'index.ts');
 
@@ -40,6 +41,8 @@ export interface WorkerSettings {
    * replayed from its history on its next message. Undefined: the SDK's default, sized from the heap limit.
    */
   maxCachedSessions?: number;
+  /** Payload encryption (infra/payload-codec.ts dataConverterFor); the same keys as every client's. */
+  dataConverter?: DataConverter;
 }
 
 /** Bundles the workflow code once (a few seconds), for reuse across workers. */
@@ -69,6 +72,7 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
     taskQueue: s.taskQueue,
     ...(s.workflowBundle ? { workflowBundle: s.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities,
+    ...(s.dataConverter ? { dataConverter: s.dataConverter } : {}),
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: Math.min(100, s.maxCachedSessions ?? 100),

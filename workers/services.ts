@@ -21,6 +21,9 @@ import { connectionSettingsOf, describeTemporalSettings, resolveTemporalSettings
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createKesokuWorker } from './build-worker.ts';
 import { ensureSearchAttributes } from '../infra/temporal-search-attributes.ts';
+import { AesGcmPayloadCodec, resolvePayloadKeys } from '../infra/payload-codec.ts';
+import { ensurePrivateDir, readOrCreateSecret } from '../infra/private-files.ts';
+import { randomBytes } from 'node:crypto';
 
 /**
  * Routes the Temporal SDK's own logs (worker state, activity failures, workflow `log` calls such as "turn
@@ -65,7 +68,33 @@ export interface Infrastructure {
   temporalConnection: TemporalConnectionSettings;
   client: Client;
   sessions: SessionClient;
+  /** Encrypts every Temporal payload of this process (infra/payload-codec.ts); the worker uses it too. */
+  payloadCodec: AesGcmPayloadCodec;
+  /** The token of the API's codec endpoint for the Temporal Web UI; null when none is configured. */
+  codecToken: string | null;
   stop(): Promise<void>;
+}
+
+/** The file in the data dir holding the codec endpoint's token (created by `npm start`). */
+export const CODEC_TOKEN_FILE = 'codec-token';
+
+/**
+ * The codec token: `KESOKU_CODEC_TOKEN`, else `<data dir>/codec-token`, created (0600) when `create` is set.
+ * @returns null when neither exists and `create` is false
+ */
+export function resolveCodecToken(cfg: Config, create: boolean): string | null {
+  if (cfg.KESOKU_CODEC_TOKEN) return cfg.KESOKU_CODEC_TOKEN;
+  const file = path.join(cfg.KESOKU_DATA_DIR, CODEC_TOKEN_FILE);
+  if (!create && !fs.existsSync(file)) return null;
+  return readOrCreateSecret(cfg.KESOKU_DATA_DIR, CODEC_TOKEN_FILE, () => randomBytes(32).toString('hex')).value;
+}
+
+/** The URL the Temporal Web UI calls for the codec (the API's codec endpoint with the token in the path). */
+export function codecEndpointUrl(cfg: Config, token: string): string | null {
+  if (cfg.KESOKU_API_PORT === 0) return null;
+  const h = cfg.KESOKU_API_HOST;
+  const host = !h || h === '0.0.0.0' || h === '::' || h === 'localhost' || h.startsWith('127.') ? '127.0.0.1' : h.includes(':') ? `[${h}]` : h;
+  return `http://${host}:${cfg.KESOKU_API_PORT}/codec/${token}`;
 }
 
 /**
@@ -82,7 +111,14 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
       throw new ConfigError(`set ${missing.join(' and ')} (or run everything with \`npm start\`, which starts embedded servers)`);
     }
   }
-  fs.mkdirSync(cfg.KESOKU_DATA_DIR, { recursive: true });
+  // Everything this process and its children (Temporal's SQLite file, Postgres, workspaces) create under the
+  // data dir is readable by this user only.
+  process.umask(0o077);
+  ensurePrivateDir(cfg.KESOKU_DATA_DIR);
+  const keys = resolvePayloadKeys({ env: cfg.KESOKU_PAYLOAD_KEYS, dataDir: cfg.KESOKU_DATA_DIR, create: embedded });
+  if (keys.source === 'created') logger.info({ file: keys.file }, 'created a payload encryption key');
+  const payloadCodec = new AesGcmPayloadCodec(keys.keys);
+  const codecToken = resolveCodecToken(cfg, embedded);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const s of stops.reverse()) await s().catch((err) => logger.warn({ err: String(err) }, 'stop failed'));
@@ -97,6 +133,7 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
         uiPort: cfg.KESOKU_TEMPORAL_UI_PORT,
         dbFilename: path.join(cfg.KESOKU_DATA_DIR, 'temporal.db'),
         logFile: path.join(cfg.KESOKU_DATA_DIR, 'temporal.log'),
+        codecEndpoint: codecToken ? (codecEndpointUrl(cfg, codecToken) ?? undefined) : undefined,
         logger,
       }).then((t) => {
         stops.push(() => t.stop());
@@ -123,9 +160,9 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
     if (temporal.source === 'external') logger.info(describeTemporalSettings(temporalSettings), 'using an external Temporal');
     const connection = await connectTemporal({ address: temporal.address, ...temporalConnection });
     stops.push(() => connection.close());
-    const client = new Client({ connection, namespace: temporal.namespace });
+    const client = new Client({ connection, namespace: temporal.namespace, dataConverter: { payloadCodecs: [payloadCodec] } });
     const sessions = new SessionClient({ client, taskQueue: taskQueueOf(), continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS });
-    return { temporal, postgres, pool, connection, temporalConnection, client, sessions, stop: stopAll };
+    return { temporal, postgres, pool, connection, temporalConnection, client, sessions, payloadCodec, codecToken, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
@@ -169,6 +206,7 @@ export async function startWorkerService(
     shellTimeoutMs: cfg.KESOKU_SHELL_TIMEOUT_S * 1000,
     defaultLocale: cfg.KESOKU_LOCALE,
     maxCachedSessions: cfg.KESOKU_WORKER_CACHED_SESSIONS,
+    dataConverter: { payloadCodecs: [infra.payloadCodec] },
     sinks,
   });
   const running = worker.run();

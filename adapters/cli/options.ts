@@ -39,13 +39,29 @@ Options:
   --timeout S       piped input: seconds to wait for each turn to end (default 300)
   -h, --help        this text
 
-Environment: KESOKU_API_TOKEN (or the first of KESOKU_API_TOKENS) is sent as the bearer token;
+Environment: KESOKU_API_TOKEN (or the admin's, else the first, token of KESOKU_API_TOKENS) is sent as the bearer token;
 FORCE_COLOR=1 keeps colours when the output is piped.
 
 With piped input each line is sent after the previous line's turn ended, and the client exits after the last
 one: printf 'run: ls\\n/quit\\n' | npm run chat -- --session demo
 
 Type /help in the chat for its commands.`;
+
+/**
+ * The token to send from `KESOKU_API_TOKENS` (`name:token,…`): the `admin` entry's when there is one (it
+ * reaches chat-channel sessions too), else the first entry's.
+ */
+export function tokenFromList(list: string): string | undefined {
+  const entries = list
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '')
+    .map((t) => {
+      const colon = t.indexOf(':');
+      return colon > 0 ? { name: t.slice(0, colon), token: t.slice(colon + 1).trim() } : { name: '', token: t };
+    });
+  return (entries.find((e) => e.name === 'admin') ?? entries[0])?.token;
+}
 
 /** A fresh session id: `cli-<yyyymmdd>-<6 hex>`. */
 export function newSessionId(now: Date = new Date()): string {
@@ -84,13 +100,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): P
   if (history === null) return { ok: false, error: '--history: a whole number from 0 to 1000' };
   const turnTimeoutS = count(values.timeout, 300, 1, 86_400);
   if (turnTimeoutS === null) return { ok: false, error: '--timeout: seconds, from 1 to 86400' };
-  const token =
-    env.KESOKU_API_TOKEN?.trim() ||
-    (env.KESOKU_API_TOKENS ?? '')
-      .split(',')
-      .map((t) => t.trim())
-      .find((t) => t !== '') ||
-    undefined;
+  const token = env.KESOKU_API_TOKEN?.trim() || tokenFromList(env.KESOKU_API_TOKENS ?? '') || undefined;
   const user = (env.USER ?? env.USERNAME ?? '').trim();
   return {
     ok: true,

@@ -233,15 +233,33 @@ function formatArguments(args: Record<string, unknown>, opts: RenderOptions): st
   );
 }
 
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F]/g;
+/* eslint-disable no-control-regex -- matching control characters is the point */
+/**
+ * Control strings: OSC, DCS, SOS, PM and APC, with a 7-bit (ESC ] / ESC P / ESC X / ESC ^ / ESC _) or 8-bit
+ * (U+009D, U+0090, U+0098, U+009E, U+009F) introducer, up to BEL, ESC \ or U+009C. An unterminated one loses
+ * its introducer below, which leaves inert text.
+ */
+const CONTROL_STRING = /(?:\u001B[\]PX^_]|[\u0090\u0098\u009D\u009E\u009F])[^\u0007\u001B\u009C]*(?:\u0007|\u001B\\|\u009C)/g;
+/** CSI sequences, 7-bit (ESC [) and 8-bit (U+009B): parameters, intermediates, final byte. */
+const CSI = /(?:\u001B\[|\u009B)[0-?]*[ -/]*[@-~]/g;
+/**
+ * What is left to drop: C0 controls but tab and newline, DEL, every C1 control (U+0080–U+009F), and the bidi
+ * embedding, override, isolate and mark characters that make text display in another order than it reads.
+ */
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+/* eslint-enable no-control-regex */
 
 /**
- * Text from the model, tools or other people without terminal control sequences (ANSI escapes, carriage
- * returns, bells …), so a message cannot move the cursor or recolour the terminal. Newlines and tabs stay.
+ * Text from the model, tools, the server or other people without terminal control sequences, so a message or
+ * a session title cannot move the cursor, recolour or retitle the terminal, set the clipboard (OSC 52), make
+ * links (OSC 8), or reorder what is shown: 7-bit and 8-bit CSI/OSC/DCS/SOS/PM/APC sequences, the other ESC
+ * sequences, C0 and C1 controls and bidi controls are removed; carriage returns go (CRLF becomes LF). Newlines
+ * and tabs stay. The client's own colours are added after cleaning, so they are kept.
  */
 export function clean(s: string): string {
-  return stripVTControlCharacters(s).replace(/\r\n/g, '\n').replace(CONTROL, '');
+  return stripVTControlCharacters(s.replace(CONTROL_STRING, '').replace(CSI, ''))
+    .replace(/\r\n/g, '\n')
+    .replace(CONTROL, '');
 }
 
 const SECTION = /^=== (STDOUT|STDERR) ===$/;

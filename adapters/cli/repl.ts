@@ -18,6 +18,7 @@ import { ApiError, describeError, type KesokuApi, type SessionInfo, type TurnUpd
 import { follow, type Follower, type StreamState } from './events.ts';
 import { LiveTurn } from './live.ts';
 import {
+  clean,
   renderHelp,
   renderMessage,
   renderNotice,
@@ -145,7 +146,7 @@ class ChatRepl {
     const turns = session?.turn_count ?? 0;
     const about = session
       ? [
-          session.title ? `“${session.title}”` : null,
+          session.title ? `“${clean(session.title)}”` : null,
           `mode ${session.mode}`,
           `${turns} turn${turns === 1 ? '' : 's'}`,
         ]
@@ -440,14 +441,15 @@ class ChatRepl {
   private banner(about: string): void {
     const s = this.o.render.style;
     this.screen.print(
-      `${s.bold('Kesoku')} ${s.dim('·')} session ${s.bold(this.sessionId)} ${s.dim(`· ${about}`)}`,
+      `${s.bold('Kesoku')} ${s.dim('·')} session ${s.bold(this.sessionId)} ${s.dim(`· ${clean(about)}`)}`,
     );
     const help = this.interactive ? ' · /help for commands' : '';
     this.note(`API ${this.api.baseUrl} · resume with: npm run chat -- --session ${this.sessionId}${help}`);
   }
 
   private note(text: string, level: 'info' | 'warn' | 'error' = 'info'): void {
-    this.screen.print(renderNotice(text, level, this.o.render));
+    // Notes carry server text (titles, error details): cleaned of control sequences before colouring.
+    this.screen.print(renderNotice(clean(text), level, this.o.render));
   }
 
   /** Waits `ms`, or less when the client quits. */

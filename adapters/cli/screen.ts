@@ -10,7 +10,7 @@
  */
 import type { Interface } from 'node:readline';
 import type { LiveChange, LiveView } from './live.ts';
-import { renderLive, renderToolProgress, rowsOf, type RenderOptions } from './render.ts';
+import { clean, renderLive, renderToolProgress, rowsOf, type RenderOptions } from './render.ts';
 
 export type LiveMode = 'region' | 'append' | 'off';
 
@@ -75,9 +75,11 @@ export class Screen {
       let chunk = '';
       if (change.reset && this.midLine) chunk += '\n';
       let mid = this.midLine && !change.reset;
-      if (change.appended !== '') {
-        chunk += s.dim(change.appended);
-        mid = !change.appended.endsWith('\n');
+      // Streamed model text: control sequences removed before the client's own colour is added.
+      const appended = clean(change.appended);
+      if (appended !== '') {
+        chunk += s.dim(appended);
+        mid = !appended.endsWith('\n');
       }
       for (const t of change.tools) {
         chunk += `${mid ? '\n' : ''}${renderToolProgress(t, this.render)}\n`;

@@ -3,6 +3,7 @@
  *
  * - Inbound (seed 1 §6.1): "`Name` <@id> at `YYYY-MM-DD HH:MM:SS UTC`:\n<text>", then one line per attachment,
  *   so the model knows who spoke, when, and which files came with the message (and where they were staged).
+ *   A line of the text that imitates such a header or a Kesoku notice is marked as typed by the user.
  * - The final reply's header (seed 1 §6.1 "在消息卡片头部标注性能指标"): a Discord subtext line
  *   "-# ⏱ 2.1s · 🔧 1 tool · 1042 tokens".
  * - The live status line (seed 1 §4.3): "💭 thought" and "🛠️ `tool` `args` ⏳", edited into ✅/❌ (⏹️ when the
@@ -10,6 +11,7 @@
  */
 import type { Attachment, Message, TurnMetrics } from '../../domain/message.ts';
 import { TOOL_MARK, metricsSummary, type ToolState } from '../../domain/presentation.ts';
+import { neutraliseUserText } from '../../domain/prompt-safety.ts';
 
 /** "2026-05-27 12:50:00 UTC" (seconds precision, always UTC). */
 export function formatUtc(at: Date): string {
@@ -29,7 +31,8 @@ export function formatInboundContent(input: {
 }): string {
   const header = `\`${inlineSafe(input.displayName)}\` <@${input.userId}> at \`${formatUtc(input.at)}\`:`;
   const lines = [header];
-  if (input.text.trim() !== '') lines.push(input.text);
+  // User text cannot start a line the way this header or a Kesoku notice does (domain/prompt-safety.ts).
+  if (input.text.trim() !== '') lines.push(neutraliseUserText(input.text));
   for (const a of input.attachments) lines.push(attachmentLine(a));
   return lines.join('\n');
 }
@@ -115,6 +118,8 @@ export function oneLine(s: string, max: number): string {
 
 /** Text safe inside an inline code span: backticks become a look-alike, never empty. */
 function inlineSafe(s: string): string {
-  const t = s.replace(/`/g, 'ˋ');
+  // No backticks (they end the code span) and no line breaks or other controls (a name must stay on the header line).
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  const t = s.replace(/`/g, 'ˋ').replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]/g, ' ');
   return t === '' ? ' ' : t;
 }

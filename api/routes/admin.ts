@@ -1,22 +1,12 @@
 /**
- * Operator routes under `/v1/admin`, behind {@link requireAdmin}: chat pairing (list open codes and paired users,
+ * Operator routes under `/v1/admin`, for admin principals only (api/auth.ts `requireAdmin`): chat pairing (list open codes and paired users,
  * approve a code). The same operations are in the CLI: `npm run kesoku -- pairing list|approve|revoke`.
  */
-import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import { PairingError, approvePairing, listPairings } from '../../db/pairings.ts';
 import type { ResolvedDeps } from '../app.ts';
-import { bearerAuth } from '../auth.ts';
+import { requireAdmin } from '../auth.ts';
 import { HttpProblem } from '../problems.ts';
-
-/**
- * Admin access. The API has no principals yet: every caller that holds one of `KESOKU_API_TOKENS` is an
- * operator (with no tokens configured the API listens on loopback only, and every local caller is). This
- * middleware checks the bearer token itself, so the admin routes stay protected wherever they are mounted.
- * Replace it with the principal-based admin check once tokens name principals.
- */
-export function requireAdmin(tokens: readonly string[]): RequestHandler {
-  return bearerAuth(tokens);
-}
 
 /** Maps a refused pairing operation to a problem: unknown code 404, expired 409, malformed 400. */
 function pairingProblem(err: unknown): unknown {
@@ -35,7 +25,7 @@ function pairingProblem(err: unknown): unknown {
 /** Routes: `GET /v1/admin/pairings`, `POST /v1/admin/pairings/{code}/approve`. */
 export function adminRouter(d: ResolvedDeps): Router {
   const router = Router();
-  router.use('/v1/admin', requireAdmin(d.tokens));
+  router.use('/v1/admin', requireAdmin);
 
   router.get('/v1/admin/pairings', async (_req: Request, res: Response) => {
     res.status(200).json(await listPairings(d.pool));

@@ -1,10 +1,9 @@
 /**
- * Helpers shared by the resource routers: the `sessionId` path parameter check, the "session is known" check
- * (a row in `sessions`), the session's response shapes, and the deadline every Temporal call runs under.
+ * Helpers shared by the resource routers: the `sessionId` path parameter check (who may reach a session is
+ * api/access.ts), the session's response shapes, and the deadline every Temporal call runs under.
  */
 import type { Router } from 'express';
-import type { Pool } from '../../db/pool.ts';
-import { getSessionView, type SessionRow, type SessionView } from '../../db/sessions.ts';
+import type { SessionRow, SessionView } from '../../db/sessions.ts';
 import type { SessionClient } from '../../infra/session-client.ts';
 import { ID_PATTERN } from '../../domain/inbound.ts';
 import { HttpProblem } from '../problems.ts';
@@ -22,13 +21,6 @@ export function checkSessionIdParam(router: Router): void {
     }
     next();
   });
-}
-
-/** The session with live figures. @throws HttpProblem session_not_found (404) when it has no row */
-export async function requireSession(pool: Pool, sessionId: string): Promise<SessionView> {
-  const view = await getSessionView(pool, sessionId);
-  if (!view) throw new HttpProblem('session_not_found', `session ${sessionId} does not exist`);
-  return view;
 }
 
 /** The `Session` response shape (DESIGN.md REST API v1); `channel_context` stays internal. */

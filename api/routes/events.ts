@@ -12,7 +12,7 @@
  *     : ping
  */
 import { Router, type Request, type Response } from 'express';
-import { getSession } from '../../db/sessions.ts';
+import { callerOf, requireSessionRowFor } from '../access.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import type { EventSink, HubEvent, Subscription } from '../event-hub.ts';
@@ -38,8 +38,7 @@ export function eventsRouter(d: ResolvedDeps): Router {
       lastEventId !== undefined && lastEventId.trim() !== ''
         ? intQuery(lastEventId.trim(), 'Last-Event-ID', 0, Number.MAX_SAFE_INTEGER)
         : intQuery(req.query.after_revision, 'after_revision', 0, Number.MAX_SAFE_INTEGER);
-    const session = await getSession(d.pool, sessionId);
-    if (!session) throw new HttpProblem('session_not_found', `session ${sessionId} does not exist`);
+    const session = await requireSessionRowFor(d.pool, callerOf(res), sessionId);
     if (d.events.closed) throw new HttpProblem('unavailable', 'the server is shutting down');
 
     const log = contextOf(res).log.child({ sessionId });

@@ -9,9 +9,9 @@ import type { Attachment } from '../../domain/message.ts';
 import { attachmentDirFor, safeFileName } from '../../infra/workspace.ts';
 import { Router, type Request, type Response } from 'express';
 import { getMessage } from '../../db/messages.ts';
-import { getSession } from '../../db/sessions.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { InboundMessage, SubmitResult } from '../../workflows/definitions.ts';
+import { API_CHATBOT, authorizeSubmit, callerOf, requireSessionRowFor } from '../access.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import { readHistory } from '../history.ts';
@@ -29,8 +29,8 @@ import {
 import { waitForTurnEnd } from '../turn-wait.ts';
 import { checkSessionIdParam, withTemporalDeadline } from './common.ts';
 
-/** REST sessions live on chatbot "api", channel = the session id (DESIGN.md REST API v1). */
-export const API_CHATBOT = 'api';
+/** REST sessions live on chatbot "api", channel = the session id. */
+export { API_CHATBOT };
 
 type SessionRequest = Request<{ sessionId: string }>;
 
@@ -46,6 +46,7 @@ export function messagesRouter(d: ResolvedDeps): Router {
     const body = parseBody(bodySchema, req.body);
     const inbound = toInbound(body);
     checkInbound(inbound);
+    await authorizeSubmit(d.pool, callerOf(res), sessionId);
     if (body.attachments?.some((a) => a.data !== undefined)) {
       inbound.attachments = await storeAttachments(d, sessionId, inbound.id, body.attachments);
     }
@@ -89,8 +90,7 @@ export function messagesRouter(d: ResolvedDeps): Router {
     const after = intQuery(req.query.after_revision, 'after_revision', 0, Number.MAX_SAFE_INTEGER);
     const limit =
       intQuery(req.query.limit, 'limit', 1, API_LIMITS.messagesPageMax) ?? API_LIMITS.messagesPageDefault;
-    const session = await getSession(d.pool, sessionId);
-    if (!session) throw new HttpProblem('session_not_found', `session ${sessionId} does not exist`);
+    const session = await requireSessionRowFor(d.pool, callerOf(res), sessionId);
     const delta = await readHistory(d.pool, sessionId, session.revision, after, limit);
     res.status(200).json({ revision: delta.revision, messages: delta.messages, has_more: !delta.complete });
   });

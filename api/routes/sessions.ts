@@ -1,20 +1,16 @@
 /**
  * Session resources: list, read, rename / change mode (through the session workflow's updates) / change the
- * locale (a row update), stop the
- * running turn, queue a compaction. Every route but the list answers 404 for a session without a row.
+ * locale (a row update), stop the running turn, queue a compaction. Every route but the list answers 404 for a
+ * session without a row or one the caller may not reach (api/access.ts); the list shows only the sessions the
+ * caller may reach.
  */
 import { Router, type Request, type Response } from 'express';
 import { listSessions, setLocale } from '../../db/sessions.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import { API_LIMITS, cursorQuery, intQuery, parseBody, patchSessionSchema, requireJson } from '../schemas.ts';
-import {
-  checkSessionIdParam,
-  presentSession,
-  presentSessionSummary,
-  requireSession,
-  withTemporalDeadline,
-} from './common.ts';
+import { callerOf, requireSessionFor } from '../access.ts';
+import { checkSessionIdParam, presentSession, presentSessionSummary, withTemporalDeadline } from './common.ts';
 
 type SessionRequest = Request<{ sessionId: string }>;
 
@@ -28,21 +24,23 @@ export function sessionsRouter(d: ResolvedDeps): Router {
     const limit =
       intQuery(req.query.limit, 'limit', 1, API_LIMITS.sessionsPageMax) ?? API_LIMITS.sessionsPageDefault;
     const cursor = cursorQuery(req.query.cursor);
-    const page = await listSessions(d.pool, { limit, cursor });
+    const caller = callerOf(res);
+    // Admins see every session; other principals only the ones they created.
+    const page = await listSessions(d.pool, { limit, cursor, ...(caller.admin ? {} : { owner: caller.name }) });
     res
       .status(200)
       .json({ sessions: page.sessions.map(presentSessionSummary), next_cursor: page.next_cursor });
   });
 
   router.get('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
-    res.status(200).json(presentSession(await requireSession(d.pool, req.params.sessionId)));
+    res.status(200).json(presentSession(await requireSessionFor(d.pool, callerOf(res), req.params.sessionId)));
   });
 
   router.patch('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
     const { sessionId } = req.params;
     requireJson(req);
     const body = parseBody(patchSessionSchema, req.body);
-    const address = addressOf(await requireSession(d.pool, sessionId));
+    const address = addressOf(await requireSessionFor(d.pool, callerOf(res), sessionId));
     if (body.title !== undefined) await temporal(() => d.sessions.setTitle(address, body.title as string));
     if (body.mode !== undefined)
       await temporal(() => d.sessions.setMode(address, body.mode as 'interrupt' | 'queue'));
@@ -52,12 +50,12 @@ export function sessionsRouter(d: ResolvedDeps): Router {
       { sessionId, title: body.title !== undefined, mode: body.mode, locale: body.locale },
       'session updated',
     );
-    res.status(200).json(presentSession(await requireSession(d.pool, sessionId)));
+    res.status(200).json(presentSession(await requireSessionFor(d.pool, callerOf(res), sessionId)));
   });
 
   router.post('/v1/sessions/:sessionId/stop', async (req: SessionRequest, res: Response) => {
     const { sessionId } = req.params;
-    const address = addressOf(await requireSession(d.pool, sessionId));
+    const address = addressOf(await requireSessionFor(d.pool, callerOf(res), sessionId));
     const { stopped } = await temporal(() => d.sessions.stop(address));
     contextOf(res).log.info({ sessionId, stopped }, 'stop requested');
     res.status(200).json({ stopped });
@@ -65,7 +63,7 @@ export function sessionsRouter(d: ResolvedDeps): Router {
 
   router.post('/v1/sessions/:sessionId/compact', async (req: SessionRequest, res: Response) => {
     const { sessionId } = req.params;
-    const address = addressOf(await requireSession(d.pool, sessionId));
+    const address = addressOf(await requireSessionFor(d.pool, callerOf(res), sessionId));
     const r = await temporal(() => d.sessions.compact(address));
     contextOf(res).log.info({ sessionId, messageId: r.message_id }, 'compaction queued');
     res.status(202).json({ message_id: r.message_id, queued: r.queued });

@@ -190,7 +190,12 @@ describe('Postgres not answering', () => {
 
 describe('authentication', () => {
   it('with tokens, requires a valid bearer token on /v1 and leaves /healthz and /openapi.json open', async () => {
-    const server = await startApiFor(h.stack, { tokens: ['tok-one', 'tok-two'] });
+    const server = await startApiFor(h.stack, {
+      tokens: [
+        { name: 'one', token: 'tok-one', admin: false },
+        { name: 'two', token: 'tok-two', admin: true },
+      ],
+    });
     try {
       const anon = new ApiClient(server.url);
       const none = await anon.get('/v1/sessions');

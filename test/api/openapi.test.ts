@@ -75,6 +75,7 @@ describe('GET /openapi.json', () => {
       events: h.api.events,
       logger: testLogger(),
       tokens: [],
+      codec: { codec: h.stack.payloadCodec, token: 'x'.repeat(32), origins: [] },
       health: async () => ({ temporal: true, postgres: true }),
     });
     const served = listRoutes(app)
@@ -88,7 +89,7 @@ describe('GET /openapi.json', () => {
       )
       .sort();
     expect(served).toEqual(documented);
-    expect(served).toHaveLength(12);
+    expect(served).toHaveLength(14);
   });
 
   it('takes the Message enums from the domain model', () => {

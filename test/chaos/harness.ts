@@ -5,6 +5,7 @@
  * points, Postgres is stopped and restarted, and the Temporal dev server is restarted on its db file. Then every
  * invariant is checked in the database.
  */
+import { newPayloadKeyEntry } from '../../infra/payload-codec.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -111,6 +112,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       KESOKU_LLM_MODEL: 'fake-model',
       KESOKU_LLM_TIMEOUT_MS: '10000',
       KESOKU_LOG_LEVEL: process.env.KESOKU_CHAOS_LOG ?? 'error',
+      // The API and the worker are separate processes: they share one payload key.
+      KESOKU_PAYLOAD_KEYS: newPayloadKeyEntry(),
     };
     const api = startPart('workers/api.ts', env);
     parts.push(api);

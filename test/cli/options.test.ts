@@ -24,9 +24,11 @@ describe('parseOptions', () => {
     expect(parse([], { KESOKU_API_PORT: '3311' }).url).toBe('http://127.0.0.1:3311');
   });
 
-  it('sends KESOKU_API_TOKEN, else the first of KESOKU_API_TOKENS, as $USER', () => {
+  it('sends KESOKU_API_TOKEN, else the admin\'s or the first token of KESOKU_API_TOKENS, as $USER', () => {
     expect(parse([], { KESOKU_API_TOKEN: 't1', KESOKU_API_TOKENS: 'a,b' }).token).toBe('t1');
     expect(parse([], { KESOKU_API_TOKENS: ' ,a,b' }).token).toBe('a');
+    expect(parse([], { KESOKU_API_TOKENS: 'alice:tok-a,admin:tok:x' }).token).toBe('tok:x');
+    expect(parse([], { KESOKU_API_TOKENS: 'alice:tok-a,ops:tok-o' }).token).toBe('tok-a');
     expect(parse([], { USER: 'chii' }).sender).toBe('chii');
   });
 

@@ -118,7 +118,7 @@ describe('pairing (the default: no allowlist)', () => {
     expect(pending).toContainEqual(expect.objectContaining({ code, user_id: carol.id }));
 
     // With API tokens configured, the admin routes need one.
-    const guarded = await startApiFor(bench.stack, { tokens: ['ops-token'] });
+    const guarded = await startApiFor(bench.stack, { tokens: [{ name: 'ops', admin: true, token: 'ops-token' }] });
     try {
       const refused = await fetch(`${guarded.url}/v1/admin/pairings/${code}/approve`, { method: 'POST' });
       expect(refused.status).toBe(401);

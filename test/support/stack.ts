@@ -21,6 +21,7 @@ import type { InboundMessage, SubmitResult } from '../../workflows/definitions.t
 import { createKesokuWorker } from '../../workers/build-worker.ts';
 import { startFakeModelServer, type FakeModelServer, type FakeReply, type FakeRequest } from '../fakes/model-server.ts';
 import { sessionDirName } from '../../activities/tools/activities.ts';
+import { AesGcmPayloadCodec, resolvePayloadKeys } from '../../infra/payload-codec.ts';
 
 export interface StackOptions {
   /** Model settings; defaults to the fake server with provider openai-compatible. */
@@ -47,6 +48,8 @@ export interface Stack {
   databaseUrl: string;
   temporalAddress: string;
   llm: LlmConfig | null;
+  /** The payload codec of the stack's client and worker (its key is in `<dataDir>/payload-keys`). */
+  payloadCodec: AesGcmPayloadCodec;
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -82,8 +85,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const fake = await startFakeModelServer({ apiKey: opts.apiKey });
   const taskQueue = uniqueId('tq');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-stack-'));
+  // Payloads are encrypted as in production; the key file lets child processes (stackEnv) use the same key.
+  const payloadCodec = new AesGcmPayloadCodec(resolvePayloadKeys({ dataDir, create: true }).keys);
+  const dataConverter = { payloadCodecs: [payloadCodec] };
   const connection = await connectTemporal({ address: temporalAddress });
-  const client = new Client({ connection, namespace: 'default' });
+  const client = new Client({ connection, namespace: 'default', dataConverter });
   const sessions = new SessionClient({ client, taskQueue, continueAsNewAfterTurns: opts.continueAsNewAfterTurns });
   const llm: LlmConfig | null =
     opts.llm === null
@@ -121,6 +127,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     databaseUrl,
     temporalAddress,
     llm,
+    payloadCodec,
     async startWorker() {
       native ??= await NativeConnection.connect({ address: temporalAddress });
       worker = await createKesokuWorker({
@@ -138,6 +145,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         defaultLocale: opts.defaultLocale,
         workflowBundle: { codePath: bundlePath },
         deltaIntervalMs: 50,
+        dataConverter,
       });
       running = worker.run();
     },

@@ -1,0 +1,99 @@
+/**
+ * Which sessions an API principal reaches. The rules:
+ * - an admin principal reaches every session;
+ * - a session created through the REST API belongs to the principal that created it (a row in
+ *   `session_owners`, written before the first message is submitted); other non-admin principals get 404;
+ * - chat-channel sessions (chatbot other than `api`, e.g. `discord:<id>`) and REST sessions without an owner
+ *   (created before owners were recorded) are reachable only by admins;
+ * - nobody creates a session through REST under a chat channel's id prefix ({@link CHAT_SESSION_PREFIXES}),
+ *   so a REST caller cannot squat a channel's future session.
+ * A refusal is always the same 404 as an unknown session, so a principal learns nothing about others' ids.
+ */
+import type { Response } from 'express';
+import type { Pool } from '../db/pool.ts';
+import { getSession, getSessionView, type SessionRow, type SessionView } from '../db/sessions.ts';
+import { principalOf, type Principal } from './auth.ts';
+import { HttpProblem } from './problems.ts';
+
+/** The chatbot of sessions created through the REST API. */
+export const API_CHATBOT = 'api';
+
+/**
+ * Session id prefixes owned by chat-channel adapters (`discord:<channel id>`). REST never creates a session
+ * with one of these prefixes; a chat adapter that names its sessions `<name>:…` adds its prefix here.
+ */
+export const CHAT_SESSION_PREFIXES: readonly string[] = ['discord:'];
+
+/**
+ * The caller of a `/v1` request, as api/auth.ts authenticate() recorded it.
+ * @throws HttpProblem unauthorized (401) when no principal was recorded (a route mounted outside `/v1`)
+ */
+export function callerOf(res: Response): Principal {
+  const p = principalOf(res);
+  if (!p) throw new HttpProblem('unauthorized', 'this route needs an authenticated caller');
+  return p;
+}
+
+const notFound = (sessionId: string) => new HttpProblem('session_not_found', `session ${sessionId} does not exist`);
+
+/** The principal that owns `sessionId`, or null when no principal does. */
+export async function sessionOwner(pool: Pool, sessionId: string): Promise<string | null> {
+  const r = await pool.query<{ principal: string }>('SELECT principal FROM session_owners WHERE session_id = $1', [
+    sessionId,
+  ]);
+  return r.rows[0]?.principal ?? null;
+}
+
+/** True when `principal` may see and act on `session` (whose owner is `owner`). */
+export function mayAccess(principal: Principal, session: Pick<SessionRow, 'chatbot_id'>, owner: string | null): boolean {
+  if (principal.admin) return true;
+  return session.chatbot_id === API_CHATBOT && owner === principal.name;
+}
+
+/**
+ * The session row when `principal` may reach it.
+ * @throws HttpProblem session_not_found (404) when the session does not exist or is not the principal's
+ */
+export async function requireSessionRowFor(pool: Pool, principal: Principal, sessionId: string): Promise<SessionRow> {
+  const session = await getSession(pool, sessionId);
+  if (!session) throw notFound(sessionId);
+  if (!principal.admin && !mayAccess(principal, session, await sessionOwner(pool, sessionId))) throw notFound(sessionId);
+  return session;
+}
+
+/** As {@link requireSessionRowFor}, with the live figures (status, queue length). */
+export async function requireSessionFor(pool: Pool, principal: Principal, sessionId: string): Promise<SessionView> {
+  const view = await getSessionView(pool, sessionId);
+  if (!view) throw notFound(sessionId);
+  if (!principal.admin && !mayAccess(principal, view, await sessionOwner(pool, sessionId))) throw notFound(sessionId);
+  return view;
+}
+
+/**
+ * Checks that `principal` may submit a message to `sessionId`, claiming the session for it when the session
+ * does not exist yet. The claim is one `INSERT … ON CONFLICT DO NOTHING`, so of two principals racing for a
+ * new id exactly one wins and the other gets 404. A claim whose submit then fails stays: the id remains the
+ * claimant's, which is what a retry of the same request needs.
+ * @throws HttpProblem session_not_found (404) when the session is another principal's, a chat channel's
+ *   (non-admins), or would be created under a chat-channel prefix
+ */
+export async function authorizeSubmit(pool: Pool, principal: Principal, sessionId: string): Promise<void> {
+  const session = await getSession(pool, sessionId);
+  if (session) {
+    if (!mayAccess(principal, session, await sessionOwner(pool, sessionId))) throw notFound(sessionId);
+    return;
+  }
+  const reserved = CHAT_SESSION_PREFIXES.find((p) => sessionId.startsWith(p));
+  if (reserved) {
+    throw new HttpProblem(
+      'session_not_found',
+      `session ${sessionId} does not exist; ids starting with ${reserved} belong to a chat channel, which creates them`,
+    );
+  }
+  await pool.query(
+    'INSERT INTO session_owners (session_id, principal) VALUES ($1, $2) ON CONFLICT (session_id) DO NOTHING',
+    [sessionId, principal.name],
+  );
+  const owner = await sessionOwner(pool, sessionId);
+  if (owner !== principal.name && !principal.admin) throw notFound(sessionId);
+}
