@@ -136,7 +136,7 @@ describe('bad attachment input is a 400 problem and stores nothing', () => {
   const cases: [string, Record<string, unknown>][] = [
     ['data that is not base64', { name: 'a.txt', data: 'not base64!' }],
     ['data and url together', { name: 'a.txt', data: 'aGk=', url: 'https://example.com/a.txt' }],
-    ['a content type that is no MIME type', { name: 'a.txt', content_type: 'text', data: 'aGk=' }],
+    ['data over the size limit', { name: 'a.txt', data: Buffer.alloc(185 * 1024).toString('base64') }],
     ['a path given by the client', { name: 'a.txt', path: '/etc/passwd' }],
   ];
   for (const [label, attachment] of cases) {
