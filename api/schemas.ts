@@ -38,7 +38,6 @@ export const attachmentSchema = z
       .string()
       .min(1)
       .max(255)
-      .regex(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(\s*;.*)?$/, 'must be a MIME type such as text/csv or image/png')
       .optional()
       .describe('MIME type, when known; images (image/png, image/jpeg, image/gif, image/webp) are shown to the model.'),
     size: z.int().min(0).optional().describe('Size in bytes, when known (with `data`: the decoded size is used).'),

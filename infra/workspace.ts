@@ -48,5 +48,5 @@ export function safeFileName(name: string): string {
 /** Whether `file` lies strictly inside directory `dir` (paths resolved lexically; symlinks are not followed). */
 export function isInside(dir: string, file: string): boolean {
   const rel = path.relative(path.resolve(dir), path.resolve(file));
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 }

@@ -139,7 +139,9 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       if (ctx.cancellationSignal.aborted) {
         clearInterval(beat);
         flush();
-        if (streamed.trim() !== '' && opts.onCancelled) {
+        // Only a cancellation the workflow asked for (a stop or an interrupt) keeps the partial answer; a worker
+        // shutdown or a heartbeat timeout is followed by a retry of the whole step.
+        if (streamed.trim() !== '' && opts.onCancelled && ctx.cancellationDetails?.cancelRequested === true) {
           try {
             await opts.onCancelled(streamed);
           } catch (e) {

@@ -7,7 +7,8 @@
  *   are cut there, with a note that `read_file` opens the rest;
  * - images (PNG, JPEG, GIF, WebP) up to {@link MAX_IMAGE_BYTES} become image parts (when `images` is on);
  * - anything else is named with its path in the workspace, so a tool can open it.
- * Files outside the workspace, missing or unreadable ones are named as not available. Never throws for a file.
+ * Files outside the workspace, symbolic links, missing or unreadable ones are named as not available, a
+ * link-only attachment (`url`) with its link. Never throws for a file.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -78,10 +79,14 @@ async function readAttachment(
 ): Promise<{ text: string; image?: ProviderImage }> {
   const label = `${a.name}${a.content_type ? ` (${a.content_type})` : ''}`;
   const file = a.path;
-  if (file === undefined || !isInside(workspaceDir, file)) return { text: `[Attachment ${label}: not available to read]` };
+  if (file === undefined || !isInside(workspaceDir, file)) {
+    return { text: a.url !== undefined ? `[Attachment ${label}: a link, not downloaded: ${a.url}]` : `[Attachment ${label}: not available to read]` };
+  }
   const where = path.relative(workspaceDir, file);
   try {
-    const stat = await fs.stat(file);
+    // The file Kesoku stored, not whatever a symbolic link put in its place would point to.
+    const stat = await fs.lstat(file);
+    if (!stat.isFile()) return { text: `[Attachment ${label}: not a regular file at ${where}]` };
     const imageType = imageTypeOf(a);
     if (imageType !== null) {
       if (!images) return { text: `[Attachment ${label}: an image, saved in the working directory at ${where}; not shown to this model]` };

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultReply, startFakeModelServer } from './model-server.ts';
+import { defaultReply, requireReasoningContent, startFakeModelServer } from './model-server.ts';
 import type { FakeModelServer } from './model-server.ts';
 
 let server: FakeModelServer | undefined;
@@ -176,6 +176,59 @@ describe('fake model server', () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     }
+  });
+});
+
+describe('stream quirks of other servers', () => {
+  type Chunk = { choices: Array<{ delta: Record<string, unknown>; finish_reason?: string | null }> };
+  const streamed = async (reply: Parameters<FakeModelServer['enqueue']>[0]) => {
+    server = await startFakeModelServer();
+    server.enqueue(reply);
+    const events = await sseEvents(await post(server.url, { ...user('x'), stream: true }));
+    expect(events.at(-1)).toBe('[DONE]');
+    return events.slice(0, -1) as Chunk[];
+  };
+  const finishReasons = (chunks: Chunk[]) => chunks.map((c) => c.choices[0]?.finish_reason);
+
+  it("finishReason 'absent' sends no finish reason at all; null ends with an empty chunk whose finish_reason is null", async () => {
+    const call = { name: 'run_shell_command', arguments: { command: 'ls' } };
+    const absent = await streamed({ kind: 'tool_calls', calls: [call], finishReason: 'absent' });
+    expect(finishReasons(absent).every((f) => f === null)).toBe(true);
+    const nulled = await streamed({ kind: 'tool_calls', calls: [call], finishReason: null });
+    expect(nulled.at(-1)?.choices[0]).toMatchObject({ delta: {}, finish_reason: null });
+  });
+
+  it('streams reasoning first in reasoning_content (or reasoning), and content exactly as chunked', async () => {
+    const chunks = await streamed({ kind: 'text', text: '', reasoning: 'think first', chunks: ['<thi', 'nk>x</think>Hi'] });
+    const deltas = chunks.map((c) => c.choices[0]?.delta ?? {});
+    expect(deltas.map((d) => d.reasoning_content).filter(Boolean).join('')).toBe('think first');
+    expect(deltas.map((d) => d.content).filter(Boolean)).toEqual(['<thi', 'nk>x</think>Hi']);
+    const other = await streamed({ kind: 'text', text: 'ok', reasoning: 'r', reasoningField: 'reasoning' });
+    expect(other.some((c) => c.choices[0]?.delta.reasoning === 'r')).toBe(true);
+  });
+
+  it('raw replies stream the given choices verbatim, with [DONE]', async () => {
+    const chunks = await streamed({ kind: 'raw', choices: [{ delta: { content: 'a' } }, { delta: {}, finish_reason: 'eos' }] });
+    expect(chunks.map((c) => c.choices[0])).toEqual([
+      { index: 0, logprobs: null, delta: { content: 'a' } },
+      { index: 0, logprobs: null, delta: {}, finish_reason: 'eos' },
+    ]);
+  });
+
+  it('requireReasoningContent answers 400 for a tool-call message without reasoning_content, in scope', async () => {
+    server = await startFakeModelServer({ script: { guard: requireReasoningContent('current-turn') } });
+    const toolCall = { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] };
+    const tool = { role: 'tool', tool_call_id: 'c', content: 'out' };
+    const past = [{ role: 'user', content: 'a' }, toolCall, tool, { role: 'user', content: 'b' }];
+    expect((await post(server.url, { model: 'm', messages: past })).status).toBe(200);
+    const current = [{ role: 'user', content: 'a' }, toolCall, tool];
+    const refused = await post(server.url, { model: 'm', messages: current });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('reasoning_content is missing');
+    const withReasoning = [{ role: 'user', content: 'a' }, { ...toolCall, reasoning_content: 'r' }, tool];
+    expect((await post(server.url, { model: 'm', messages: withReasoning })).status).toBe(200);
+    server.setGuard(requireReasoningContent('all'));
+    expect((await post(server.url, { model: 'm', messages: past })).status).toBe(400);
   });
 });
 

@@ -106,6 +106,14 @@ describe('REST attachments reach the model', () => {
     expect(JSON.stringify(history)).toContain('[Attachments stripped from history: pixel.png]');
   });
 
+  it('a link-only attachment is named with its link, so an attachment-only message never reaches the model empty', async () => {
+    const session = uniqueId('s');
+    stack.script(session, { kind: 'text', text: 'I see a link.' });
+    const r = await post(session, { content: '', attachments: [{ name: 'a.png', url: 'https://example.com/a.png' }], wait: 60 });
+    expect(r.status).toBe(200);
+    expect(lastUser(stack.requestsOf(session)[0])?.content).toBe('[Attachment a.png: a link, not downloaded: https://example.com/a.png]');
+  });
+
   it('a model server that refuses images: the turn is answered once more with the image named instead', async () => {
     const session = uniqueId('s');
     const belongs = (q: FakeRequest) => stack.requestsOf(session).includes(q);
@@ -136,7 +144,7 @@ describe('bad attachment input is a 400 problem and stores nothing', () => {
   const cases: [string, Record<string, unknown>][] = [
     ['data that is not base64', { name: 'a.txt', data: 'not base64!' }],
     ['data and url together', { name: 'a.txt', data: 'aGk=', url: 'https://example.com/a.txt' }],
-    ['a content type that is no MIME type', { name: 'a.txt', content_type: 'text', data: 'aGk=' }],
+    ['data over the size limit', { name: 'a.txt', data: Buffer.alloc(185 * 1024).toString('base64') }],
     ['a path given by the client', { name: 'a.txt', path: '/etc/passwd' }],
   ];
   for (const [label, attachment] of cases) {
