@@ -14,6 +14,7 @@ import { commit, getMessage, listTurnMessages } from '../db/messages.ts';
 import type { Pool } from '../db/pool.ts';
 import { ensureSession, getSession, incrementTurnCount, setMode, setUserTitle } from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
+import { recordTurn } from '../infra/metrics.ts';
 import type { InboundMessage, SessionAddress } from '../workflows/definitions.ts';
 
 /** Deterministic ids of the messages Kesoku writes for a turn. */
@@ -163,6 +164,7 @@ export function createPersistenceActivities({ pool, logger }: PersistenceDeps): 
           if (updated.some((m) => m.id === turnId)) await incrementTurnCount(client, sessionId);
         },
       });
+      if (!alreadyEnded) recordTurn(to, trigger.created_at);
       if (alreadyEnded && trigger.status !== to) {
         logger.warn({ sessionId, turnId, status: trigger.status, wanted: to }, 'turn had already ended differently');
       }

@@ -4,7 +4,13 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  Worker,
+  type ActivityInterceptorsFactory,
+  type NativeConnection,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { createDeliveryActivities, type ChannelSink } from '../activities/delivery.ts';
 import { createModelActivities } from '../activities/llm/activities.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
@@ -38,6 +44,8 @@ export interface WorkerSettings {
    * replayed from its history on its next message. Undefined: the SDK's default, sized from the heap limit.
    */
   maxCachedSessions?: number;
+  /** Activity interceptors (metrics); the worker's own list is extended, not replaced. */
+  activityInterceptors?: ActivityInterceptorsFactory[];
 }
 
 /** Bundles the workflow code once (a few seconds), for reuse across workers. */
@@ -75,5 +83,6 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
     // /stop kills a tool's process group within 2 s (the default throttle is 80 % of the heartbeat timeout).
     maxHeartbeatThrottleInterval: '500 milliseconds',
     shutdownGraceTime: '5 seconds',
+    ...(s.activityInterceptors?.length ? { interceptors: { activity: s.activityInterceptors } } : {}),
   });
 }

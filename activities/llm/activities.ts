@@ -20,6 +20,7 @@ import { MAX_EVENT_TEXT, publishTurnEvent } from '../../db/notify.ts';
 import type { Pool } from '../../db/pool.ts';
 import { getSession, incrementTurnCount, setAutoTitle } from '../../db/sessions.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { recordModelTokens, recordTurn } from '../../infra/metrics.ts';
 import { ModelCallError } from './errors.ts';
 import { streamModelStep, type LlmConfig, type ModelStepResult, type ModelToolSpec } from './provider.ts';
 
@@ -205,6 +206,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
     const base = toProviderInput(older, systemPrompt({ workspaceDir: deps.workspaceDirFor(sessionId), now: new Date().toISOString(), tools: [] }));
     const input: ProviderInput = { system: base.system, messages: [...base.messages, { role: 'user', content: promptText }] };
     const result = await callModel(sessionId, opts.triggerId, opts.step, input, []);
+    recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
     const summaryText = result.text.trim() || '(empty summary)';
     const insert: NewMessage[] = [];
     const transitions: { id: string; to: 'processing' | 'processed' | 'delivered' }[] = [];
@@ -273,6 +275,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       const prepared = await prepareInput(sessionId, turnId, step, recovery, completeInline === true);
       const lastStep = step >= deps.maxSteps - 1;
       const result = await callModel(sessionId, turnId, step, prepared.input, lastStep ? [] : deps.tools);
+      recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
 
       const trigger = await getMessage(pool, turnId);
       const pos = {
@@ -340,6 +343,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         logger.error({ sessionId, turnId, step, err: String(err) }, 'model step could not be stored');
         throw ApplicationFailure.retryable('the model step could not be saved', failureType('turn_persistence'));
       }
+      if (finishedReply) recordTurn('processed', trigger?.created_at ?? turnStartedAt);
       return outcome;
     },
 
