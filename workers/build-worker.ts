@@ -44,6 +44,13 @@ export interface WorkerSettings {
    * replayed from its history on its next message. Undefined: the SDK's default, sized from the heap limit.
    */
   maxCachedSessions?: number;
+  /**
+   * Worker Deployment version (Temporal Worker Versioning). With it the worker polls as
+   * `<name>.<buildId>` and receives tasks only once that version is current or ramping in the deployment;
+   * every Kesoku workflow (session and title) is AUTO_UPGRADE: it moves to the current version at its next
+   * workflow task, so changes to workflow code stay behind `patched()` and are replay-checked before a deploy.
+   */
+  deployment?: { name: string; buildId: string };
   /** Activity interceptors (metrics); the worker's own list is extended, not replaced. */
   activityInterceptors?: ActivityInterceptorsFactory[];
 }
@@ -83,6 +90,15 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
     // /stop kills a tool's process group within 2 s (the default throttle is 80 % of the heartbeat timeout).
     maxHeartbeatThrottleInterval: '500 milliseconds',
     shutdownGraceTime: '5 seconds',
+    ...(s.deployment
+      ? {
+          workerDeploymentOptions: {
+            version: { deploymentName: s.deployment.name, buildId: s.deployment.buildId },
+            useWorkerVersioning: true,
+            defaultVersioningBehavior: 'AUTO_UPGRADE' as const,
+          },
+        }
+      : {}),
     ...(s.activityInterceptors?.length ? { interceptors: { activity: s.activityInterceptors } } : {}),
   });
 }

@@ -182,10 +182,14 @@ export async function startWorkerService(
     maxCachedSessions: cfg.KESOKU_WORKER_CACHED_SESSIONS,
     sinks,
     activityInterceptors: [activityMetricsInterceptor],
+    ...(cfg.KESOKU_WORKER_BUILD_ID ? { deployment: { name: cfg.KESOKU_WORKER_DEPLOYMENT, buildId: cfg.KESOKU_WORKER_BUILD_ID } } : {}),
   });
   const running = worker.run();
   running.catch((err) => logger.error({ err: String(err) }, 'worker stopped with an error'));
-  logger.info({ taskQueue: taskQueueOf() }, 'worker running');
+  logger.info(
+    { taskQueue: taskQueueOf(), deployment: cfg.KESOKU_WORKER_BUILD_ID ? `${cfg.KESOKU_WORKER_DEPLOYMENT}.${cfg.KESOKU_WORKER_BUILD_ID}` : 'unversioned' },
+    'worker running',
+  );
   return {
     name: 'worker',
     async stop() {
