@@ -16,6 +16,7 @@ import type { Pool } from '../db/pool.ts';
 import { ensureSession, getSession, incrementTurnCount, setMode, setUserTitle } from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { InboundMessage } from '../domain/inbound.ts';
+import { recordTurn } from '../infra/metrics.ts';
 import type { QueueItem, SessionAddress } from '../workflows/definitions.ts';
 
 /** Deterministic ids of the messages Kesoku writes for a turn. */
@@ -110,6 +111,7 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
         if (updated.some((m) => m.id === turnId)) await incrementTurnCount(client, sessionId);
       },
     });
+    if (!alreadyEnded) recordTurn(to, trigger.created_at);
     if (alreadyEnded && trigger.status !== to) {
       logger.warn({ sessionId, turnId, status: trigger.status, wanted: to }, 'turn had already ended differently');
     }

@@ -74,6 +74,14 @@ const envSchema = z.object({
   KESOKU_SHELL_TIMEOUT_S: intFrom(300, 1, 86_400),
   /** Session workflows a worker keeps in memory (Temporal's sticky cache); unset: the SDK's heap-based default. */
   KESOKU_WORKER_CACHED_SESSIONS: intFrom(undefined, 2, 1_000_000),
+  /** Worker Deployment build id of this worker (e.g. the git commit); unset: an unversioned worker. */
+  KESOKU_WORKER_BUILD_ID: optionalString,
+  /** Worker Deployment name the build id belongs to. */
+  KESOKU_WORKER_DEPLOYMENT: optionalString.transform((v) => v ?? 'kesoku'),
+  /** Port of the metrics endpoint (`/metrics`, `/healthz`) of this process; unset: off, 0: a free port. */
+  KESOKU_METRICS_PORT: intFrom(undefined, 0, 65535),
+  /** Interface of the metrics endpoint (default loopback). */
+  KESOKU_METRICS_HOST: optionalString.transform((v) => v ?? '127.0.0.1'),
   KESOKU_LOG_LEVEL: z
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
     .optional()

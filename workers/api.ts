@@ -1,7 +1,7 @@
 /** `npm run api`: the REST API alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { installTemporalLogging, runProcess, startInfrastructure, stopAll } from './services.ts';
+import { installTemporalLogging, runProcess, startInfrastructure, startMetricsService, stopAll, type Service } from './services.ts';
 import { startApiService } from './api-service.ts';
 
 const cfg = loadConfig();
@@ -14,6 +14,10 @@ runProcess('api', logger, async () => {
     await infra.stop();
     throw err;
   });
+  const services: Service[] = [api];
+  const metrics = await startMetricsService(cfg, logger);
+  if (metrics) services.push(metrics);
   process.stdout.write(`kesoku API listening on ${api.url}\n`);
-  return () => stopAll([api], infra, logger);
+  if (metrics) process.stdout.write(`kesoku metrics on ${metrics.url}/metrics\n`);
+  return () => stopAll(services, infra, logger);
 });

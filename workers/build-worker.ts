@@ -4,7 +4,13 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  Worker,
+  type ActivityInterceptorsFactory,
+  type NativeConnection,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { createDeliveryActivities, type ChannelSink } from '../activities/delivery.ts';
 import { createModelActivities } from '../activities/llm/activities.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
@@ -43,6 +49,15 @@ export interface WorkerSettings {
   maxCachedSessions?: number;
   /** Payload encryption (infra/payload-codec.ts dataConverterFor); the same keys as every client's. */
   dataConverter?: DataConverter;
+  /**
+   * Worker Deployment version (Temporal Worker Versioning). With it the worker polls as
+   * `<name>.<buildId>` and receives tasks only once that version is current or ramping in the deployment;
+   * every Kesoku workflow (session and title) is AUTO_UPGRADE: it moves to the current version at its next
+   * workflow task, so changes to workflow code stay behind `patched()` and are replay-checked before a deploy.
+   */
+  deployment?: { name: string; buildId: string };
+  /** Activity interceptors (metrics); the worker's own list is extended, not replaced. */
+  activityInterceptors?: ActivityInterceptorsFactory[];
 }
 
 /** Bundles the workflow code once (a few seconds), for reuse across workers. */
@@ -81,5 +96,15 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
     // /stop kills a tool's process group within 2 s (the default throttle is 80 % of the heartbeat timeout).
     maxHeartbeatThrottleInterval: '500 milliseconds',
     shutdownGraceTime: '5 seconds',
+    ...(s.deployment
+      ? {
+          workerDeploymentOptions: {
+            version: { deploymentName: s.deployment.name, buildId: s.deployment.buildId },
+            useWorkerVersioning: true,
+            defaultVersioningBehavior: 'AUTO_UPGRADE' as const,
+          },
+        }
+      : {}),
+    ...(s.activityInterceptors?.length ? { interceptors: { activity: s.activityInterceptors } } : {}),
   });
 }

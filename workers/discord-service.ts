@@ -3,12 +3,22 @@ import type { ChannelSink } from '../activities/delivery.ts';
 import { createDiscordSinkFromConfig, startDiscordAdapter } from '../adapters/discord/run.ts';
 import type { Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
+import type { ComponentHealth } from '../infra/metrics.ts';
+import { Status } from 'discord.js';
 import type { Infrastructure, Service } from './services.ts';
 
 /** Starts the Discord adapter (gateway ingress + REST sink); resolves once the gateway is ready. */
-export async function startDiscordService(cfg: Config, infra: Infrastructure, logger: Logger): Promise<Service & { sink: ChannelSink }> {
+export async function startDiscordService(
+  cfg: Config,
+  infra: Infrastructure,
+  logger: Logger,
+): Promise<Service & { sink: ChannelSink; health: () => Promise<ComponentHealth> }> {
   const adapter = await startDiscordAdapter({ config: cfg, sessions: infra.sessions, pool: infra.pool, logger });
-  return { name: 'discord', sink: adapter.sink, stop: () => adapter.stop() };
+  // The gateway connection's state for /healthz: ready, the discord.js status name, and the heartbeat ping.
+  const health = async (): Promise<ComponentHealth> => ({
+    discord: { ok: adapter.client.isReady(), gateway: Status[adapter.client.ws.status] ?? String(adapter.client.ws.status), pingMs: adapter.client.ws.ping },
+  });
+  return { name: 'discord', sink: adapter.sink, health, stop: () => adapter.stop() };
 }
 
 /** A REST-only Discord sink for a worker running apart from the adapter, or null without DISCORD_TOKEN. */

@@ -1,7 +1,7 @@
 /** `npm run discord`: the Discord adapter alone (needs DISCORD_TOKEN, DATABASE_URL and TEMPORAL_ADDRESS). */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { installTemporalLogging, runProcess, startInfrastructure, stopAll } from './services.ts';
+import { installTemporalLogging, runProcess, startInfrastructure, startMetricsService, stopAll, type Service } from './services.ts';
 import { startDiscordService } from './discord-service.ts';
 
 const cfg = loadConfig();
@@ -14,6 +14,9 @@ runProcess('discord', logger, async () => {
     await infra.stop();
     throw err;
   });
+  const services: Service[] = [discord];
+  const metrics = await startMetricsService(cfg, logger, { health: discord.health });
+  if (metrics) services.push(metrics);
   process.stdout.write('kesoku Discord adapter connected\n');
-  return () => stopAll([discord], infra, logger);
+  return () => stopAll(services, infra, logger);
 });

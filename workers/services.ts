@@ -24,6 +24,8 @@ import { ensureSearchAttributes } from '../infra/temporal-search-attributes.ts';
 import { AesGcmPayloadCodec, resolvePayloadKeys } from '../infra/payload-codec.ts';
 import { ensurePrivateDir, readOrCreateSecret } from '../infra/private-files.ts';
 import { randomBytes } from 'node:crypto';
+import { activityMetricsInterceptor, startMetricsServer, useMetricsPool, type ComponentHealth } from '../infra/metrics.ts';
+import { freePort } from '../infra/temporal-server.ts';
 
 /**
  * Routes the Temporal SDK's own logs (worker state, activity failures, workflow `log` calls such as "turn
@@ -31,7 +33,7 @@ import { randomBytes } from 'node:crypto';
  * An `error` in the entry's metadata becomes pino's `err` (message and stack). Call once, before the first
  * connection.
  */
-export function installTemporalLogging(level: string, logger: Logger): void {
+export function installTemporalLogging(level: string, logger: Logger, opts: { prometheusBindAddress?: string } = {}): void {
   const sdkLevel = level === 'debug' || level === 'trace' ? 'DEBUG' : level === 'info' ? 'INFO' : 'WARN';
   const sdk = logger.child({ temporal: true });
   const write = new DefaultLogger(sdkLevel, (entry) => {
@@ -42,7 +44,16 @@ export function installTemporalLogging(level: string, logger: Logger): void {
   });
   try {
     // Core (Rust) logs are forwarded to the same logger instead of being printed to the console.
-    Runtime.install({ logger: write, telemetryOptions: { logging: { filter: { core: sdkLevel, other: 'ERROR' }, forward: {} } } });
+    Runtime.install({
+      logger: write,
+      telemetryOptions: {
+        logging: { filter: { core: sdkLevel, other: 'ERROR' }, forward: {} },
+        // The SDK runtime's own Prometheus exporter (worker and task-queue series), re-served on /metrics.
+        ...(opts.prometheusBindAddress
+          ? { metrics: { prometheus: { bindAddress: opts.prometheusBindAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } }
+          : {}),
+      },
+    });
   } catch {
     // Already installed.
   }
@@ -151,6 +162,7 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
       onError: (err) => (closing ? logger.debug : logger.warn).call(logger, { err: err.message }, 'idle pg client error'),
     });
     stops.push(() => pool.end());
+    useMetricsPool(pool);
     // Runs first on stop (stops run in reverse): from here on, connections dropping is expected.
     stops.push(async () => {
       closing = true;
@@ -208,10 +220,15 @@ export async function startWorkerService(
     maxCachedSessions: cfg.KESOKU_WORKER_CACHED_SESSIONS,
     dataConverter: { payloadCodecs: [infra.payloadCodec] },
     sinks,
+    activityInterceptors: [activityMetricsInterceptor],
+    ...(cfg.KESOKU_WORKER_BUILD_ID ? { deployment: { name: cfg.KESOKU_WORKER_DEPLOYMENT, buildId: cfg.KESOKU_WORKER_BUILD_ID } } : {}),
   });
   const running = worker.run();
   running.catch((err) => logger.error({ err: String(err) }, 'worker stopped with an error'));
-  logger.info({ taskQueue: taskQueueOf() }, 'worker running');
+  logger.info(
+    { taskQueue: taskQueueOf(), deployment: cfg.KESOKU_WORKER_BUILD_ID ? `${cfg.KESOKU_WORKER_DEPLOYMENT}.${cfg.KESOKU_WORKER_BUILD_ID}` : 'unversioned' },
+    'worker running',
+  );
   return {
     name: 'worker',
     async stop() {
@@ -220,6 +237,35 @@ export async function startWorkerService(
       await connection.close();
     },
   };
+}
+
+/**
+ * A loopback address for the Temporal SDK runtime's Prometheus exporter when this process serves metrics
+ * (`KESOKU_METRICS_PORT` set), else undefined. Call before {@link installTemporalLogging}.
+ */
+export async function coreMetricsAddress(cfg: Config): Promise<string | undefined> {
+  return cfg.KESOKU_METRICS_PORT === undefined ? undefined : `127.0.0.1:${await freePort()}`;
+}
+
+/**
+ * Serves `/metrics` and `/healthz` on `KESOKU_METRICS_HOST:KESOKU_METRICS_PORT` (see infra/metrics.ts), or
+ * returns null when `KESOKU_METRICS_PORT` is unset.
+ */
+export async function startMetricsService(
+  cfg: Config,
+  logger: Logger,
+  opts: { coreMetricsAddress?: string; health?: () => Promise<ComponentHealth> } = {},
+): Promise<(Service & { url: string }) | null> {
+  if (cfg.KESOKU_METRICS_PORT === undefined) return null;
+  const server = await startMetricsServer({
+    host: cfg.KESOKU_METRICS_HOST,
+    port: cfg.KESOKU_METRICS_PORT,
+    logger,
+    coreMetricsUrl: opts.coreMetricsAddress ? `http://${opts.coreMetricsAddress}/metrics` : undefined,
+    health: opts.health,
+  });
+  logger.info({ url: `${server.url}/metrics` }, 'metrics endpoint listening');
+  return { name: 'metrics', url: server.url, stop: () => server.close() };
 }
 
 /** Stops services in reverse order, then the infrastructure; never throws. */

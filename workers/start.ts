@@ -5,7 +5,7 @@
  */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { installTemporalLogging, runProcess, startInfrastructure, startWorkerService, stopAll, type Service } from './services.ts';
+import { coreMetricsAddress, installTemporalLogging, runProcess, startInfrastructure, startMetricsService, startWorkerService, stopAll, type Service } from './services.ts';
 import { startApiService } from './api-service.ts';
 import { startDiscordService } from './discord-service.ts';
 
@@ -13,7 +13,8 @@ const cfg = loadConfig();
 // The all-in-one process is for a person at a terminal: warnings and errors only, unless asked for more.
 const level = process.env.KESOKU_LOG_LEVEL ? cfg.KESOKU_LOG_LEVEL : 'warn';
 const logger = createLogger('kesoku', level);
-installTemporalLogging(level, logger);
+const prometheusBindAddress = await coreMetricsAddress(cfg);
+installTemporalLogging(level, logger, { prometheusBindAddress });
 
 runProcess('kesoku', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, true);
@@ -25,6 +26,8 @@ runProcess('kesoku', logger, async () => {
     services.push(await startWorkerService(cfg, infra, logger, discord ? { discord: discord.sink } : {}));
     const api = await startApiService(cfg, infra, logger);
     services.push(api);
+    const metrics = await startMetricsService(cfg, logger, { coreMetricsAddress: prometheusBindAddress, health: discord?.health });
+    if (metrics) services.push(metrics);
     const lines = [
       '',
       'Kesoku is running.',

@@ -1,12 +1,13 @@
 /** `npm run worker`: a worker alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { installTemporalLogging, runProcess, startInfrastructure, startWorkerService, stopAll } from './services.ts';
+import { coreMetricsAddress, installTemporalLogging, runProcess, startInfrastructure, startMetricsService, startWorkerService, stopAll, type Service } from './services.ts';
 import { discordSinkFromConfig } from './discord-service.ts';
 
 const cfg = loadConfig();
 const logger = createLogger('kesoku-worker', cfg.KESOKU_LOG_LEVEL);
-installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger);
+const prometheusBindAddress = await coreMetricsAddress(cfg);
+installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger, { prometheusBindAddress });
 
 runProcess('worker', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, false);
@@ -15,6 +16,10 @@ runProcess('worker', logger, async () => {
     await infra.stop();
     throw err;
   });
+  const services: Service[] = [worker];
+  const metrics = await startMetricsService(cfg, logger, { coreMetricsAddress: prometheusBindAddress });
+  if (metrics) services.push(metrics);
   process.stdout.write(`kesoku worker running on task queue ${process.env.KESOKU_TASK_QUEUE || 'kesoku'}\n`);
-  return () => stopAll([worker], infra, logger);
+  if (metrics) process.stdout.write(`kesoku metrics on ${metrics.url}/metrics\n`);
+  return () => stopAll(services, infra, logger);
 });

