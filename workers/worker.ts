@@ -16,5 +16,7 @@ runProcess('worker', logger, async () => {
     throw err;
   });
   process.stdout.write(`kesoku worker running on task queue ${process.env.KESOKU_TASK_QUEUE || 'kesoku'}\n`);
-  return () => stopAll([worker], infra, logger);
+  // Stopped in reverse order: the worker first, then the sink writes its pending status edits, then the pool.
+  const sinkService = sink ? [{ name: 'discord-sink', stop: () => sink.close() }] : [];
+  return () => stopAll([...sinkService, worker], infra, logger);
 });
