@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createDeliveryActivities } from '../../activities/delivery.ts';
 import { claimFallback, getDeliveryRecord } from '../../db/deliveries.ts';
 import { getMessage } from '../../db/messages.ts';
@@ -278,5 +279,45 @@ describe('Discord delivery', () => {
     }
     expect(creates().map((c) => c.body?.nonce)).toEqual([nonceFor(refused, 0), nonceFor(`fallback:${refused}`, 0)]);
     expect((await getMessage(pool, refused))?.status).toBe('pending');
+  });
+
+  it('a channel still failing on the activity’s last attempt gets the fallback and a recorded failure; earlier attempts only retry', async () => {
+    const channel = bench.channels[10] as string;
+    const sessionId = `discord:${channel}`;
+    const pool = bench.stack.pool;
+    const messageId = `unavailable-${channel}`;
+    await pool.query(`INSERT INTO sessions (id, chatbot_id, channel_id) VALUES ($1, 'discord', $2)`, [sessionId, channel]);
+    await pool.query(
+      `INSERT INTO messages (id, session_id, chatbot_id, channel_id, sender, role, type, status, content, revision)
+       VALUES ($1, $2, 'discord', $3, 'Kesoku', 'assistant', 'text', 'pending', 'the body', 1)`,
+      [messageId, sessionId, channel],
+    );
+    const { deliverMessage } = createDeliveryActivities({
+      pool,
+      logger: createLogger('last-attempt-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
+      sinks: { discord: bench.adapter.sink },
+    });
+    bench.fake.failNext(CREATE, { kind: 'server_error', status: 503 }, Number.POSITIVE_INFINITY);
+    const fallbacks = () => bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(`fallback:${messageId}`, 0));
+    const attempt = async (n: number): Promise<ApplicationFailure> => {
+      const env = new MockActivityEnvironment({ attempt: n, retryPolicy: { maximumAttempts: 25 } });
+      const err = await env.run(deliverMessage, { sessionId, messageId }).then(() => null, (e: unknown) => e);
+      if (!(err instanceof ApplicationFailure)) throw new Error(`expected an ApplicationFailure, got ${String(err)}`);
+      return err;
+    };
+
+    const early = await attempt(3);
+    expect(early.nonRetryable).toBe(false);
+    expect(fallbacks()).toHaveLength(0);
+    expect(await getDeliveryRecord(pool, messageId)).toBeNull();
+
+    const last = await attempt(25);
+    expect(last.nonRetryable).toBe(true);
+    expect(last.type).toBe('delivery:retries_exhausted');
+    expect(fallbacks().length).toBeGreaterThanOrEqual(1); // one fallback send (@discordjs/rest retries the 503 itself)
+    expect(new Set(fallbacks().map((c) => c.body?.content))).toEqual(new Set(['the body']));
+    const stored = await getMessage(pool, messageId);
+    expect(stored?.status).toBe('pending');
+    expect(stored?.metadata?.delivery_failure).toMatchObject({ reason: 'retries_exhausted', fallback: 'failed' });
   });
 });
