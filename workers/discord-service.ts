@@ -1,6 +1,7 @@
 /** Wiring of the Discord adapter (adapters/discord) into Kesoku processes. */
 import type { ChannelSink } from '../activities/delivery.ts';
 import { createDiscordSinkFromConfig, startDiscordAdapter } from '../adapters/discord/run.ts';
+import type { DiscordSink } from '../adapters/discord/sink.ts';
 import type { Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { ComponentHealth } from '../infra/metrics.ts';
@@ -21,7 +22,10 @@ export async function startDiscordService(
   return { name: 'discord', sink: adapter.sink, health, stop: () => adapter.stop() };
 }
 
-/** A REST-only Discord sink for a worker running apart from the adapter, or null without DISCORD_TOKEN. */
-export function discordSinkFromConfig(cfg: Config, infra: Infrastructure, logger: Logger): ChannelSink | null {
+/**
+ * A REST-only Discord sink for a worker running apart from the adapter, or null without DISCORD_TOKEN. Close it
+ * after the worker stopped and before the pool does: it writes pending live status edits.
+ */
+export function discordSinkFromConfig(cfg: Config, infra: Infrastructure, logger: Logger): DiscordSink | null {
   return cfg.DISCORD_TOKEN ? createDiscordSinkFromConfig(cfg, { logger, pool: infra.pool }) : null;
 }

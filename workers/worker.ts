@@ -21,5 +21,7 @@ runProcess('worker', logger, async () => {
   if (metrics) services.push(metrics);
   process.stdout.write(`kesoku worker running on task queue ${process.env.KESOKU_TASK_QUEUE || 'kesoku'}\n`);
   if (metrics) process.stdout.write(`kesoku metrics on ${metrics.url}/metrics\n`);
-  return () => stopAll(services, infra, logger);
+  // Stopped in reverse order: the worker first, then the sink writes its pending status edits, then metrics, the pool.
+  const sinkService = sink ? [{ name: 'discord-sink', stop: () => sink.close() }] : [];
+  return () => stopAll([...services.slice(1), ...sinkService, worker], infra, logger);
 });

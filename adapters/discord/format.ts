@@ -100,7 +100,8 @@ export function statusEntryFor(m: Message): StatusEntry | null {
 
 /** One status line: "💭 …" or "🛠️ `name` `args` ⏳" / "… ✅ `summary`". */
 export function renderEntry(e: StatusEntry): string {
-  if (e.kind === 'thought') return `💭 ${oneLine(e.text, THOUGHT_CHARS)}`;
+  // A ``` inside a thought would open a code block that swallows the status lines after it.
+  if (e.kind === 'thought') return `💭 ${oneLine(e.text, THOUGHT_CHARS).replace(/`{3,}/g, (run) => 'ˋ'.repeat(run.length))}`;
   const summary =
     e.summary.trim() === '' || e.state === 'running'
       ? ''

@@ -42,9 +42,9 @@ export interface DiscordSinkOptions {
   loadMessage?: (id: string) => Promise<Message | null>;
   /** ms between writes of a live status. Default 1000. */
   editIntervalMs?: number;
-  /** Bound on each REST call of a live status, ms. Default 20 000. */
+  /** Bound on each REST call of a live status, ms. Default 15 000 (the delivery activity has 1 minute). */
   statusRequestTimeoutMs?: number;
-  /** Longest wait for another worker's write of the same status, ms. Default 30 000. */
+  /** Longest wait for another worker’s write of the same status, ms. Default 15 000. */
   statusLockWaitMs?: number;
   /** ms between typing refreshes. Default 8000 (the indicator lasts about 10 s). */
   typingIntervalMs?: number;
@@ -71,10 +71,10 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
     rest,
     logger,
     editIntervalMs: opts.editIntervalMs ?? 1000,
-    requestTimeoutMs: opts.statusRequestTimeoutMs ?? 20_000,
+    requestTimeoutMs: opts.statusRequestTimeoutMs ?? 15_000,
     ledger: store,
   };
-  const lockWaitMs = opts.statusLockWaitMs ?? 30_000;
+  const lockWaitMs = opts.statusLockWaitMs ?? 15_000;
   const typingIntervalMs = opts.typingIntervalMs ?? 8000;
   const typingMaxMs = opts.typingMaxMs ?? 30 * 60_000;
   const typing = new Map<string, { timer: NodeJS.Timeout; generation: number }>();

@@ -5,8 +5,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createDeliveryActivities } from '../../activities/delivery.ts';
-import { getDeliveryRecord } from '../../db/deliveries.ts';
+import { claimFallback, getDeliveryRecord } from '../../db/deliveries.ts';
 import { getMessage } from '../../db/messages.ts';
 import { getSession } from '../../db/sessions.ts';
 import type { Message } from '../../domain/message.ts';
@@ -239,5 +240,84 @@ describe('Discord delivery', () => {
     const stored = await getMessage(pool, messageId);
     expect(stored?.status).toBe('pending');
     expect(stored?.metadata?.delivery_failure).toMatchObject({ reason: 'no_sink', fallback: null });
+  });
+
+  it('never sends a second fallback: a retry after an attempt that claimed it (then died) only records the failure', async () => {
+    const channel = bench.channels[9] as string;
+    const sessionId = `discord:${channel}`;
+    const pool = bench.stack.pool;
+    const activities = createDeliveryActivities({
+      pool,
+      logger: createLogger('fallback-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
+      sinks: { discord: bench.adapter.sink },
+    });
+    await pool.query(`INSERT INTO sessions (id, chatbot_id, channel_id) VALUES ($1, 'discord', $2)`, [sessionId, channel]);
+    const insert = (id: string) =>
+      pool.query(
+        `INSERT INTO messages (id, session_id, chatbot_id, channel_id, sender, role, type, status, content, revision)
+         VALUES ($1, $2, 'discord', $3, 'Kesoku', 'assistant', 'text', 'pending', 'the body', 1)`,
+        [id, sessionId, channel],
+      );
+    const creates = () => bench.fake.calls.filter((c) => c.route === CREATE && c.path === `/channels/${channel}/messages`);
+    bench.fake.failNext(CREATE, { kind: 'error', status: 403, code: 50001, message: 'Missing Access' }, Number.POSITIVE_INFINITY);
+
+    // An attempt claimed the fallback and died before recording anything: the retry sends nothing at all.
+    const crashed = `crashed-${channel}`;
+    await insert(crashed);
+    expect(await claimFallback(pool, crashed)).toBe(true);
+    const err = await activities.deliverMessage({ sessionId, messageId: crashed }).catch((e: unknown) => e);
+    expect((err as ApplicationFailure).type).toBe('delivery:refused');
+    expect(creates()).toHaveLength(0);
+    expect((await getMessage(pool, crashed))?.metadata?.delivery_failure).toMatchObject({ reason: 'refused' });
+
+    // A normal refusal: one send, one fallback; the retried activity sends neither again.
+    const refused = `refused-${channel}`;
+    await insert(refused);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const e = await activities.deliverMessage({ sessionId, messageId: refused }).catch((x: unknown) => x);
+      expect((e as ApplicationFailure).nonRetryable).toBe(true);
+    }
+    expect(creates().map((c) => c.body?.nonce)).toEqual([nonceFor(refused, 0), nonceFor(`fallback:${refused}`, 0)]);
+    expect((await getMessage(pool, refused))?.status).toBe('pending');
+  });
+
+  it('a channel still failing on the activity’s last attempt gets the fallback and a recorded failure; earlier attempts only retry', async () => {
+    const channel = bench.channels[10] as string;
+    const sessionId = `discord:${channel}`;
+    const pool = bench.stack.pool;
+    const messageId = `unavailable-${channel}`;
+    await pool.query(`INSERT INTO sessions (id, chatbot_id, channel_id) VALUES ($1, 'discord', $2)`, [sessionId, channel]);
+    await pool.query(
+      `INSERT INTO messages (id, session_id, chatbot_id, channel_id, sender, role, type, status, content, revision)
+       VALUES ($1, $2, 'discord', $3, 'Kesoku', 'assistant', 'text', 'pending', 'the body', 1)`,
+      [messageId, sessionId, channel],
+    );
+    const { deliverMessage } = createDeliveryActivities({
+      pool,
+      logger: createLogger('last-attempt-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
+      sinks: { discord: bench.adapter.sink },
+    });
+    bench.fake.failNext(CREATE, { kind: 'server_error', status: 503 }, Number.POSITIVE_INFINITY);
+    const fallbacks = () => bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(`fallback:${messageId}`, 0));
+    const attempt = async (n: number): Promise<ApplicationFailure> => {
+      const env = new MockActivityEnvironment({ attempt: n, retryPolicy: { maximumAttempts: 25 } });
+      const err = await env.run(deliverMessage, { sessionId, messageId }).then(() => null, (e: unknown) => e);
+      if (!(err instanceof ApplicationFailure)) throw new Error(`expected an ApplicationFailure, got ${String(err)}`);
+      return err;
+    };
+
+    const early = await attempt(3);
+    expect(early.nonRetryable).toBe(false);
+    expect(fallbacks()).toHaveLength(0);
+    expect(await getDeliveryRecord(pool, messageId)).toBeNull();
+
+    const last = await attempt(25);
+    expect(last.nonRetryable).toBe(true);
+    expect(last.type).toBe('delivery:retries_exhausted');
+    expect(fallbacks().length).toBeGreaterThanOrEqual(1); // one fallback send (@discordjs/rest retries the 503 itself)
+    expect(new Set(fallbacks().map((c) => c.body?.content))).toEqual(new Set(['the body']));
+    const stored = await getMessage(pool, messageId);
+    expect(stored?.status).toBe('pending');
+    expect(stored?.metadata?.delivery_failure).toMatchObject({ reason: 'retries_exhausted', fallback: 'failed' });
   });
 });

@@ -218,6 +218,24 @@ describe('Discord sink', () => {
     await sink.close();
   });
 
+  it('keeps a thought with a code fence from turning the following status lines into code', async () => {
+    const channel = channels[8] as string;
+    const turn = `discord-${snowflake()}`;
+    const sink = sinkFor({ editIntervalMs: 0 });
+    const session = sessionOf(channel);
+    const thought = msg(channel, turn, {
+      id: `${turn}:thought`,
+      type: 'thought',
+      role: 'assistant',
+      content: 'I will run ```bash\nls``` now',
+    });
+    await sink.presentProgress?.([thought, call(channel, turn, 1, 'ls')], session);
+    const status = statusMessages(channel)[0]?.content ?? '';
+    expect(status).not.toContain('```');
+    expect(status.split('\n')).toEqual(['💭 I will run ˋˋˋbash lsˋˋˋ now', '🛠️ `run_shell_command` `ls` ⏳']);
+    await sink.close();
+  });
+
   it('sends a notification outside any turn as a plain message', async () => {
     const channel = channels[4] as string;
     const sink = sinkFor();
