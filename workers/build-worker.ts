@@ -38,7 +38,21 @@ export interface WorkerSettings {
    * replayed from its history on its next message. Undefined: the SDK's default, sized from the heap limit.
    */
   maxCachedSessions?: number;
+  /**
+   * Seconds a stopping worker keeps running activities (tool commands, model calls) going after it stopped
+   * polling; only then are they cancelled. Default 300 (`KESOKU_WORKER_DRAIN_S`).
+   */
+  drainS?: number;
+  /**
+   * Longest time the SDK holds back an activity's heartbeat, in ms. Cancellation (/stop) reaches an activity
+   * only with a heartbeat's answer, so this bounds how fast /stop kills a command; on Temporal Cloud each
+   * heartbeat sent is a billed action. Default 500 (`KESOKU_WORKER_HEARTBEAT_THROTTLE_MS`).
+   */
+  heartbeatThrottleMs?: number;
 }
+
+/** Time after the drain at which a worker that still has not stopped gives up waiting for its activities, in s. */
+export const FORCE_STOP_AFTER_DRAIN_S = 60;
 
 /** Bundles the workflow code once (a few seconds), for reuse across workers. */
 export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
@@ -71,9 +85,12 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: Math.min(100, s.maxCachedSessions ?? 100),
     ...(s.maxCachedSessions ? { maxCachedWorkflows: s.maxCachedSessions } : {}),
-    // Cancellation reaches an activity only with a heartbeat's answer: flush heartbeats at least every 500 ms so
-    // /stop kills a tool's process group within 2 s (the default throttle is 80 % of the heartbeat timeout).
-    maxHeartbeatThrottleInterval: '500 milliseconds',
-    shutdownGraceTime: '5 seconds',
+    // Cancellation reaches an activity only with a heartbeat's answer: flush heartbeats at least every 500 ms (by
+    // default) so /stop kills a tool's process group within 2 s (the SDK's throttle is 80 % of the heartbeat timeout).
+    maxHeartbeatThrottleInterval: s.heartbeatThrottleMs ?? 500,
+    // Drain: on shutdown the worker stops polling at once, lets running activities finish (they keep heartbeating)
+    // for the drain time, then cancels them; a tool command cancelled this way stores an "interrupted" result.
+    shutdownGraceTime: (s.drainS ?? 300) * 1000,
+    shutdownForceTime: ((s.drainS ?? 300) + FORCE_STOP_AFTER_DRAIN_S) * 1000,
   });
 }

@@ -156,6 +156,8 @@ export async function startWorkerService(
     compactTokens: cfg.KESOKU_COMPACT_TOKENS,
     shellTimeoutMs: cfg.KESOKU_SHELL_TIMEOUT_S * 1000,
     maxCachedSessions: cfg.KESOKU_WORKER_CACHED_SESSIONS,
+    drainS: cfg.KESOKU_WORKER_DRAIN_S,
+    heartbeatThrottleMs: cfg.KESOKU_WORKER_HEARTBEAT_THROTTLE_MS,
     sinks,
   });
   const running = worker.run();
