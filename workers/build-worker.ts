@@ -11,6 +11,7 @@ import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
 import { createToolActivities, workspaceDirFor } from '../activities/tools/activities.ts';
 import { toolSpecs } from '../activities/tools/registry.ts';
+import { defaultSandboxSettings, prepareSandbox, sandboxWarning, type SandboxSettings } from '../activities/tools/sandbox.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
 
@@ -49,6 +50,8 @@ export interface WorkerSettings {
    * heartbeat sent is a billed action. Default 500 (`KESOKU_WORKER_HEARTBEAT_THROTTLE_MS`).
    */
   heartbeatThrottleMs?: number;
+  /** Sandbox of shell commands (KESOKU_SANDBOX*, KESOKU_TOOL_ENV); default: `auto` with the documented limits. */
+  sandbox?: SandboxSettings;
 }
 
 /** Time after the drain at which a worker that still has not stopped gives up waiting for its activities, in s. */
@@ -60,6 +63,15 @@ export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
 }
 
 export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
+  // Probed once: bubblewrap works here, or a loud warning (or, with KESOKU_SANDBOX=required, no worker).
+  const sandbox = await prepareSandbox(s.sandbox ?? defaultSandboxSettings(s.dataDir));
+  const warning = sandboxWarning(sandbox);
+  if (warning) {
+    s.logger.warn({ sandbox: sandbox.reason }, warning);
+    if (process.stderr.isTTY) process.stderr.write(`kesoku: ${warning}\n`);
+  } else {
+    s.logger.info({ network: sandbox.settings.network }, 'tool commands run in a bubblewrap sandbox');
+  }
   const activities = {
     ...createPersistenceActivities({ pool: s.pool, logger: s.logger }),
     ...createModelActivities({
@@ -72,7 +84,7 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
       workspaceDirFor: (sessionId) => workspaceDirFor(s.dataDir, sessionId),
       deltaIntervalMs: s.deltaIntervalMs,
     }),
-    ...createToolActivities({ pool: s.pool, logger: s.logger, dataDir: s.dataDir, defaultTimeoutMs: s.shellTimeoutMs }),
+    ...createToolActivities({ pool: s.pool, logger: s.logger, dataDir: s.dataDir, defaultTimeoutMs: s.shellTimeoutMs, sandbox }),
     ...createDeliveryActivities({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
   };
   return Worker.create({

@@ -19,6 +19,21 @@ import { SessionClient } from '../infra/session-client.ts';
 import { resolveTemporalServer, type TemporalServer } from '../infra/temporal-server.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createKesokuWorker } from './build-worker.ts';
+import { defaultSandboxSettings, type SandboxSettings } from '../activities/tools/sandbox.ts';
+
+/** The shell tool's sandbox settings from the configuration. */
+export function sandboxSettingsFrom(cfg: Config): SandboxSettings {
+  return defaultSandboxSettings(cfg.KESOKU_DATA_DIR, {
+    mode: cfg.KESOKU_SANDBOX,
+    network: cfg.KESOKU_SANDBOX_NETWORK,
+    toolEnv: cfg.KESOKU_TOOL_ENV,
+    cpuS: cfg.KESOKU_SANDBOX_CPU_S,
+    memoryMb: cfg.KESOKU_SANDBOX_MEMORY_MB,
+    processes: cfg.KESOKU_SANDBOX_PROCESSES,
+    fileMb: cfg.KESOKU_SANDBOX_FILE_MB,
+    uid: cfg.KESOKU_SANDBOX_UID,
+  });
+}
 
 /**
  * Routes the Temporal SDK's own logs (worker state, activity failures, workflow `log` calls such as "turn
@@ -158,6 +173,7 @@ export async function startWorkerService(
     maxCachedSessions: cfg.KESOKU_WORKER_CACHED_SESSIONS,
     drainS: cfg.KESOKU_WORKER_DRAIN_S,
     heartbeatThrottleMs: cfg.KESOKU_WORKER_HEARTBEAT_THROTTLE_MS,
+    sandbox: sandboxSettingsFrom(cfg),
     sinks,
   });
   const running = worker.run();

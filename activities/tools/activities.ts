@@ -26,6 +26,7 @@ import type { Logger } from '../../infra/logger.ts';
 import { isToolError } from './errors.ts';
 import { runTool } from './registry.ts';
 import type { ToolResult } from './tool.ts';
+import type { Sandbox } from './sandbox.ts';
 import {
   getToolRun,
   killLeftover,
@@ -51,6 +52,8 @@ export interface ToolDeps {
   maxModelOutputBytes?: number;
   /** Bytes of output kept in the full-output file. Default 8 MiB. */
   maxStoredOutputBytes?: number;
+  /** The sandbox shell commands run in (probed at worker start); none: scrubbed environment only. */
+  sandbox?: Sandbox;
   /** Interval between heartbeats while a tool runs, in ms. Default 1000. */
   heartbeatIntervalMs?: number;
   /**
@@ -247,6 +250,7 @@ export function createToolActivities(deps: ToolDeps): ToolActivities {
             maxStoredOutputBytes: deps.maxStoredOutputBytes ?? 8 * 1024 * 1024,
             outputDir: path.join(deps.dataDir, 'tool-output', sessionDirName(sessionId)),
             callId: toolCallId,
+            ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
             onSpawn: (pid) => {
               const spawned: SpawnedProcess = { hostId: workerHostId(), pid, pgid: pid, startTicks: processStartTicks(pid) };
               setCheckpoint({ phase: 'running', process: spawned });

@@ -16,6 +16,7 @@ import { clip, parseToolArgs } from './tool.ts';
 import type { ToolResult } from './tool.ts';
 import { utf8CutBack, utf8CutForward } from './utf8.ts';
 import { MAX_SHELL_TIMEOUT_S } from '../../domain/tool-limits.ts';
+import { limitExplanation, prepareWorkspace, sandboxPlan, type Sandbox } from './sandbox.ts';
 
 /** Longest accepted `command`, in bytes of UTF-8. */
 export const MAX_COMMAND_BYTES = 16 * 1024;
@@ -86,6 +87,8 @@ export interface ShellContext {
    * id). Exceptions it throws are ignored.
    */
   onSpawn?: (pid: number) => void;
+  /** The sandbox to run the command in (see sandbox.ts); without one, the command runs with a scrubbed environment. */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -136,7 +139,7 @@ export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promi
     throw new ToolInputError('background jobs are not supported yet: run the command without "background"');
   }
   if (ctx.signal?.aborted) throw cancelled(ctx.signal);
-  await mkdir(ctx.workspaceDir, { recursive: true });
+  await prepareWorkspace(ctx.sandbox, ctx.workspaceDir);
 
   const timeoutMs = shellTimeoutMs(timeout_s, ctx.defaultTimeoutMs);
   const run = await execute(command, ctx, timeoutMs);
@@ -155,6 +158,7 @@ export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promi
       : undefined;
 
   const exitCode = run.timedOut ? null : run.exitCode;
+  const limit = run.timedOut ? undefined : limitExplanation(ctx.sandbox, { exitCode, signal: run.signal, stderr: stderr.text });
   const result: ShellResult = {
     exitCode,
     signal: run.signal,
@@ -165,8 +169,10 @@ export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promi
     truncated,
     stdoutBytes: run.stdout.totalBytes,
     stderrBytes: run.stderr.totalBytes,
-    content: `=== STDOUT ===\n${stdout.text.replace(/\n$/, '')}\n=== STDERR ===\n${stderr.text}`,
-    summary: summarizeShellRun({ ...run, exitCode, timeoutMs, stdout: stdout.text, stderr: stderr.text }),
+    content:
+      `=== STDOUT ===\n${stdout.text.replace(/\n$/, '')}\n=== STDERR ===\n${stderr.text}` +
+      (limit ? `${stderr.text.endsWith('\n') || stderr.text === '' ? '' : '\n'}=== SANDBOX ===\nError: ${limit}` : ''),
+    summary: limit ? clip(limit) : summarizeShellRun({ ...run, exitCode, timeoutMs, stdout: stdout.text, stderr: stderr.text }),
   };
   if (fullOutputPath !== undefined) result.fullOutputPath = fullOutputPath;
   return result;
@@ -262,11 +268,16 @@ function execute(command: string, ctx: ShellContext, timeoutMs: number): Promise
 
     let child: ChildProcess;
     try {
-      child = spawn('/bin/sh', ['-c', command], {
+      const scrubbed = scrubEnvironment(ctx.env ?? process.env, ctx.workspaceDir);
+      const plan = ctx.sandbox
+        ? sandboxPlan(ctx.sandbox, command, ctx.workspaceDir, scrubbed, ctx.env ?? process.env)
+        : { file: '/bin/sh', args: ['-c', command], env: scrubbed, ids: {} };
+      child = spawn(plan.file, plan.args, {
         cwd: ctx.workspaceDir,
-        env: scrubEnvironment(ctx.env ?? process.env, ctx.workspaceDir),
+        env: plan.env,
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
+        ...plan.ids,
       });
     } catch (err) {
       reject(new ToolExecutionError(`could not start /bin/sh: ${(err as Error).message}`, { cause: err }));

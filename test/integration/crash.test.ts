@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { workspaceDirFor } from '../../activities/tools/activities.ts';
 import { startPart, stackEnv, type ChildPart } from '../support/processes.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
@@ -19,8 +19,11 @@ const workers: ChildPart[] = [];
 beforeAll(async () => {
   stack = await startStack({ noWorker: true });
 });
+// Each test has its own workers: a worker left from an earlier test would take the next test's activities.
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.kill('SIGKILL');
+});
 afterAll(async () => {
-  for (const w of workers) await w.kill('SIGKILL');
   await stack?.stop();
 });
 
@@ -49,7 +52,8 @@ describe('worker stops in the middle of a tool run', () => {
   it('SIGKILL: the restarted worker does not run the command again, and the turn completes once', async () => {
     let worker = await startWorker();
     const session = uniqueId('s');
-    const marker = `30.${Math.floor(Math.random() * 1e6)}`;
+    // Longer than a worker restart plus the heartbeat timeout, so the retry finds the leftover still running.
+    const marker = `120.${Math.floor(Math.random() * 1e6)}`;
     const r = await stack.submit(session, `run: echo start >> runs.txt; sleep ${marker}; echo end >> runs.txt; echo finished`);
     await expect.poll(() => running(`sleep ${marker}`), { timeout: 20_000, interval: 50 }).toBe(true);
 
@@ -74,7 +78,6 @@ describe('worker stops in the middle of a tool run', () => {
     // Ran once, and what the dead worker left running was stopped (never finished, never restarted).
     expect(runsOf(session)).toEqual(['start']);
     expect(running(`sleep ${marker}`)).toBe(false);
-    await worker.kill('SIGTERM');
   }, 150_000);
 
   it('SIGTERM (rolling restart) while a 60-second command runs: the command is not killed, runs once, and the turn completes', async () => {
@@ -92,6 +95,13 @@ describe('worker stops in the middle of a tool run', () => {
 
     // Well past the heartbeat timeout (10 s) and the old 5 s grace: the command still runs, the old worker too.
     await new Promise((res) => setTimeout(res, 15_000));
+    if (!running(`sleep ${marker}`)) {
+      const runs = await stack.pool.query('SELECT * FROM tool_runs WHERE session_id = $1', [session]);
+      const msgs = await stack.messages(session);
+      process.stderr.write(
+        `old worker output:\n${old.output()}\ntool_runs: ${JSON.stringify(runs.rows)}\nmessages: ${JSON.stringify(msgs.map((m) => [m.type, m.status, m.content.slice(0, 200)]))}\n`,
+      );
+    }
     expect(running(`sleep ${marker}`)).toBe(true);
     expect(old.child.exitCode).toBeNull();
 
