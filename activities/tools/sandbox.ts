@@ -199,11 +199,13 @@ export function sandboxPlan(sandbox: Sandbox, command: string, workspaceDir: str
   if (s.network === 'off') args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   // Shallow paths first, so a deeper hidden path (the data dir inside Kesoku's directory) is mounted inside.
-  const hidden = [...new Set([...s.hide, '/run/postgresql', '/var/run/postgresql'].map((p) => path.resolve(p)))]
-    .filter((p) => p !== '/' && !isInside(workspaceDir, p) && safeIsDir(p))
+  const realWorkspace = fs.realpathSync(workspaceDir);
+  // Real paths: bwrap cannot mount over a path that goes through a symbolic link (/var/run -> /run).
+  const hidden = [...new Set([...s.hide, '/run/postgresql'].filter(safeIsDir).map((p) => fs.realpathSync(p)))]
+    .filter((p) => p !== '/' && !isInside(realWorkspace, p))
     .sort((a, b) => a.length - b.length);
   for (const p of hidden) args.push('--tmpfs', p);
-  args.push('--bind', workspaceDir, workspaceDir, '--chdir', workspaceDir, '--clearenv');
+  args.push('--bind', realWorkspace, realWorkspace, '--chdir', realWorkspace, '--clearenv');
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
   args.push('--');
   // As root, leave root before anything runs: the kernel ignores the process limit for root.
