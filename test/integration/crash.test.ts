@@ -88,22 +88,16 @@ describe('worker stops in the middle of a tool run', () => {
     await expect.poll(() => running(`sleep ${marker}`), { timeout: 20_000, interval: 50 }).toBe(true);
     const startedAt = Date.now();
 
-    // The rollout: the new worker comes up, the old one gets SIGTERM and drains.
-    await startWorker();
+    // The rollout: the old worker is told to stop and drains; its replacement comes up meanwhile.
     old.child.kill('SIGTERM');
     const oldExit = new Promise<number | null>((resolve) => old.child.once('exit', (code) => resolve(code)));
+    const replacement = startWorker();
 
     // Well past the heartbeat timeout (10 s) and the old 5 s grace: the command still runs, the old worker too.
     await new Promise((res) => setTimeout(res, 15_000));
-    if (!running(`sleep ${marker}`)) {
-      const runs = await stack.pool.query('SELECT * FROM tool_runs WHERE session_id = $1', [session]);
-      const msgs = await stack.messages(session);
-      process.stderr.write(
-        `old worker output:\n${old.output()}\ntool_runs: ${JSON.stringify(runs.rows)}\nmessages: ${JSON.stringify(msgs.map((m) => [m.type, m.status, m.content.slice(0, 200)]))}\n`,
-      );
-    }
     expect(running(`sleep ${marker}`)).toBe(true);
     expect(old.child.exitCode).toBeNull();
+    await replacement;
 
     const done = await stack.waitForStatus(r.message.id, ['processed', 'error', 'interrupted'], 120_000);
     expect(done.status).toBe('processed');
