@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { SESSION_LOCALES } from '../domain/failures.ts';
+import { MAX_SHELL_TIMEOUT_S } from '../domain/tool-limits.ts';
 
 export class ConfigError extends Error {
   readonly kind = 'config';
@@ -71,7 +72,8 @@ const envSchema = z.object({
   KESOKU_MAX_STEPS: intFrom(16, 1, 200),
   KESOKU_COMPACT_TOKENS: intFrom(64_000, 1_000, 10_000_000),
   KESOKU_CONTINUE_AS_NEW_TURNS: intFrom(200, 1, 100_000),
-  KESOKU_SHELL_TIMEOUT_S: intFrom(300, 1, 86_400),
+  /** Default timeout of a shell command, in seconds; lowered to MAX_SHELL_TIMEOUT_S so it ends before its activity. */
+  KESOKU_SHELL_TIMEOUT_S: intFrom(300, 1, 86_400).transform((v) => Math.min(v, MAX_SHELL_TIMEOUT_S)),
   /** Session workflows a worker keeps in memory (Temporal's sticky cache); unset: the SDK's heap-based default. */
   KESOKU_WORKER_CACHED_SESSIONS: intFrom(undefined, 2, 1_000_000),
   /** Worker Deployment build id of this worker (e.g. the git commit); unset: an unversioned worker. */
@@ -82,6 +84,29 @@ const envSchema = z.object({
   KESOKU_METRICS_PORT: intFrom(undefined, 0, 65535),
   /** Interface of the metrics endpoint (default loopback). */
   KESOKU_METRICS_HOST: optionalString.transform((v) => v ?? '127.0.0.1'),
+  /** Seconds a stopping worker lets running tool commands and model calls finish before cancelling them. */
+  KESOKU_WORKER_DRAIN_S: intFrom(300, 0, 86_400),
+  /** Longest gap between heartbeats a worker sends for one activity, in ms (cancellation latency vs. cost). */
+  KESOKU_WORKER_HEARTBEAT_THROTTLE_MS: intFrom(500, 100, 8_000),
+  /** Shell tool sandbox: `auto` (bubblewrap when it works, else a loud warning), `required` or `off`. */
+  KESOKU_SANDBOX: z
+    .enum(['auto', 'required', 'off'])
+    .optional()
+    .transform((v) => v ?? 'auto'),
+  /** Network inside the sandbox: `off` (own empty network namespace) or `on` (the host's network). */
+  KESOKU_SANDBOX_NETWORK: z
+    .enum(['off', 'on'])
+    .optional()
+    .transform((v) => v ?? 'off'),
+  /** Names of worker environment variables passed into tool commands, besides PATH, HOME, LANG and TERM. */
+  KESOKU_TOOL_ENV: list,
+  /** Per-process limits of a tool command: CPU seconds, data memory (MiB), processes/threads, file size (MiB). */
+  KESOKU_SANDBOX_CPU_S: intFrom(1800, 1, 86_400),
+  KESOKU_SANDBOX_MEMORY_MB: intFrom(4096, 16, 1_048_576),
+  KESOKU_SANDBOX_PROCESSES: intFrom(512, 8, 1_000_000),
+  KESOKU_SANDBOX_FILE_MB: intFrom(1024, 1, 1_048_576),
+  /** User id (and group id) tool commands run as when the worker runs as root. */
+  KESOKU_SANDBOX_UID: intFrom(65534, 1, 4_294_967_294),
   KESOKU_LOG_LEVEL: z
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
     .optional()

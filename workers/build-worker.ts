@@ -17,6 +17,7 @@ import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
 import { createToolActivities, workspaceDirFor } from '../activities/tools/activities.ts';
 import { toolSpecs } from '../activities/tools/registry.ts';
+import { defaultSandboxSettings, prepareSandbox, sandboxWarning, type SandboxSettings } from '../activities/tools/sandbox.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { DataConverter } from '@temporalio/common';
@@ -58,7 +59,23 @@ export interface WorkerSettings {
   deployment?: { name: string; buildId: string };
   /** Activity interceptors (metrics); the worker's own list is extended, not replaced. */
   activityInterceptors?: ActivityInterceptorsFactory[];
+  /**
+   * Seconds a stopping worker keeps running activities (tool commands, model calls) going after it stopped
+   * polling; only then are they cancelled. Default 300 (`KESOKU_WORKER_DRAIN_S`).
+   */
+  drainS?: number;
+  /**
+   * Longest time the SDK holds back an activity's heartbeat, in ms. Cancellation (/stop) reaches an activity
+   * only with a heartbeat's answer, so this bounds how fast /stop kills a command; on Temporal Cloud each
+   * heartbeat sent is a billed action. Default 500 (`KESOKU_WORKER_HEARTBEAT_THROTTLE_MS`).
+   */
+  heartbeatThrottleMs?: number;
+  /** Sandbox of shell commands (KESOKU_SANDBOX*, KESOKU_TOOL_ENV); default: `auto` with the documented limits. */
+  sandbox?: SandboxSettings;
 }
+
+/** Time after the drain at which a worker that still has not stopped gives up waiting for its activities, in s. */
+export const FORCE_STOP_AFTER_DRAIN_S = 60;
 
 /** Bundles the workflow code once (a few seconds), for reuse across workers. */
 export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
@@ -66,6 +83,15 @@ export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
 }
 
 export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
+  // Probed once: bubblewrap works here, or a loud warning (or, with KESOKU_SANDBOX=required, no worker).
+  const sandbox = await prepareSandbox(s.sandbox ?? defaultSandboxSettings(s.dataDir));
+  const warning = sandboxWarning(sandbox);
+  if (warning) {
+    s.logger.warn({ sandbox: sandbox.reason }, warning);
+    if (process.stderr.isTTY) process.stderr.write(`kesoku: ${warning}\n`);
+  } else {
+    s.logger.info({ network: sandbox.settings.network }, 'tool commands run in a bubblewrap sandbox');
+  }
   const activities = {
     ...createPersistenceActivities({ pool: s.pool, logger: s.logger, defaultLocale: s.defaultLocale }),
     ...createModelActivities({
@@ -78,7 +104,7 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
       workspaceDirFor: (sessionId) => workspaceDirFor(s.dataDir, sessionId),
       deltaIntervalMs: s.deltaIntervalMs,
     }),
-    ...createToolActivities({ pool: s.pool, logger: s.logger, dataDir: s.dataDir, defaultTimeoutMs: s.shellTimeoutMs }),
+    ...createToolActivities({ pool: s.pool, logger: s.logger, dataDir: s.dataDir, defaultTimeoutMs: s.shellTimeoutMs, sandbox }),
     ...createDeliveryActivities({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
   };
   return Worker.create({
@@ -92,10 +118,13 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: Math.min(100, s.maxCachedSessions ?? 100),
     ...(s.maxCachedSessions ? { maxCachedWorkflows: s.maxCachedSessions } : {}),
-    // Cancellation reaches an activity only with a heartbeat's answer: flush heartbeats at least every 500 ms so
-    // /stop kills a tool's process group within 2 s (the default throttle is 80 % of the heartbeat timeout).
-    maxHeartbeatThrottleInterval: '500 milliseconds',
-    shutdownGraceTime: '5 seconds',
+    // Cancellation reaches an activity only with a heartbeat's answer: flush heartbeats at least every 500 ms (by
+    // default) so /stop kills a tool's process group within 2 s (the SDK's throttle is 80 % of the heartbeat timeout).
+    maxHeartbeatThrottleInterval: s.heartbeatThrottleMs ?? 500,
+    // Drain: on shutdown the worker stops polling at once, lets running activities finish (they keep heartbeating)
+    // for the drain time, then cancels them; a tool command cancelled this way stores an "interrupted" result.
+    shutdownGraceTime: (s.drainS ?? 300) * 1000,
+    shutdownForceTime: ((s.drainS ?? 300) + FORCE_STOP_AFTER_DRAIN_S) * 1000,
     ...(s.deployment
       ? {
           workerDeploymentOptions: {

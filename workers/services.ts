@@ -26,6 +26,21 @@ import { ensurePrivateDir, readOrCreateSecret } from '../infra/private-files.ts'
 import { randomBytes } from 'node:crypto';
 import { activityMetricsInterceptor, startMetricsServer, useMetricsPool, type ComponentHealth } from '../infra/metrics.ts';
 import { freePort } from '../infra/temporal-server.ts';
+import { defaultSandboxSettings, type SandboxSettings } from '../activities/tools/sandbox.ts';
+
+/** The shell tool's sandbox settings from the configuration. */
+export function sandboxSettingsFrom(cfg: Config): SandboxSettings {
+  return defaultSandboxSettings(cfg.KESOKU_DATA_DIR, {
+    mode: cfg.KESOKU_SANDBOX,
+    network: cfg.KESOKU_SANDBOX_NETWORK,
+    toolEnv: cfg.KESOKU_TOOL_ENV,
+    cpuS: cfg.KESOKU_SANDBOX_CPU_S,
+    memoryMb: cfg.KESOKU_SANDBOX_MEMORY_MB,
+    processes: cfg.KESOKU_SANDBOX_PROCESSES,
+    fileMb: cfg.KESOKU_SANDBOX_FILE_MB,
+    uid: cfg.KESOKU_SANDBOX_UID,
+  });
+}
 
 /**
  * Routes the Temporal SDK's own logs (worker state, activity failures, workflow `log` calls such as "turn
@@ -219,6 +234,9 @@ export async function startWorkerService(
     defaultLocale: cfg.KESOKU_LOCALE,
     maxCachedSessions: cfg.KESOKU_WORKER_CACHED_SESSIONS,
     dataConverter: { payloadCodecs: [infra.payloadCodec] },
+    drainS: cfg.KESOKU_WORKER_DRAIN_S,
+    heartbeatThrottleMs: cfg.KESOKU_WORKER_HEARTBEAT_THROTTLE_MS,
+    sandbox: sandboxSettingsFrom(cfg),
     sinks,
     activityInterceptors: [activityMetricsInterceptor],
     ...(cfg.KESOKU_WORKER_BUILD_ID ? { deployment: { name: cfg.KESOKU_WORKER_DEPLOYMENT, buildId: cfg.KESOKU_WORKER_BUILD_ID } } : {}),

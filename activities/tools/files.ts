@@ -5,13 +5,14 @@
  * The containment check keeps the model's mistakes inside the workspace; it is not a sandbox (the model also has
  * `run_shell_command`), and a link swapped between the check and the open is not guarded against.
  */
-import { lstat, mkdir, open, realpath, stat, writeFile } from 'node:fs/promises';
+import { chown, lstat, mkdir, open, realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ToolExecutionError, ToolInputError } from './errors.ts';
 import { clip, parseToolArgs } from './tool.ts';
 import type { ToolResult } from './tool.ts';
 import { utf8CutBack } from './utf8.ts';
+import type { Sandbox } from './sandbox.ts';
 
 /** Bytes `read_file` returns when the model gives no `max_bytes`. */
 export const DEFAULT_READ_BYTES = 256 * 1024;
@@ -61,6 +62,11 @@ export type WriteFileArgs = z.input<typeof writeFileArgsSchema>;
 export interface FileToolContext {
   /** The session's workspace directory; every path is resolved against it. */
   workspaceDir: string;
+  /**
+   * The shell tool's sandbox: when commands run as another user (a root worker), what write_file creates is
+   * given to that user, so commands can change it.
+   */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -124,8 +130,16 @@ export async function writeFileTool(args: WriteFileArgs, ctx: FileToolContext): 
   if (display === '.')
     throw new ToolInputError(`"${requested}" is the workspace directory itself, not a file`);
   await fsCall(display, async () => {
-    await mkdir(path.dirname(absolute), { recursive: true });
+    const firstCreated = await mkdir(path.dirname(absolute), { recursive: true });
     await writeFile(absolute, content, { flag: append ? 'a' : 'w' });
+    const uid = ctx.sandbox?.kind === 'bwrap' && process.getuid?.() === 0 ? ctx.sandbox.settings.uid : undefined;
+    if (uid !== undefined) {
+      // The new directories (from the first one mkdir created down to the file's) and the file itself.
+      if (firstCreated !== undefined) {
+        for (let dir = path.dirname(absolute); isWithin(firstCreated, dir); dir = path.dirname(dir)) await chown(dir, uid, uid);
+      }
+      await chown(absolute, uid, uid);
+    }
   });
   const bytes = Buffer.byteLength(content, 'utf8');
   const verb = append ? 'appended' : 'wrote';
@@ -235,4 +249,9 @@ async function fsCall<T>(display: string, op: () => Promise<T>): Promise<T> {
         });
     }
   }
+}
+
+function isWithin(ancestor: string, dir: string): boolean {
+  const rel = path.relative(ancestor, dir);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }

@@ -49,8 +49,10 @@ const TOOLS: Record<ToolName, ToolDefinition> = {
   run_shell_command: define(
     'run_shell_command',
     "Run a shell command with /bin/sh -c in the session's workspace directory and return its stdout and " +
-      'stderr. The command has a timeout and no secrets in its environment; processes it leaves running are ' +
-      'stopped when it exits. Long output is shortened to its beginning and end.',
+      'stderr. The command has a timeout and limits on CPU time, memory, file size and (when sandboxed) ' +
+      'processes; in the sandbox only the workspace is writable and the environment holds only PATH, HOME, ' +
+      'LANG, TERM and what the operator allows. Processes it leaves running are stopped when it exits. Long ' +
+      'output is shortened to its beginning and end.',
     shellArgsSchema,
     runShellCommand,
   ),

@@ -350,3 +350,17 @@ describe('summarizeShellRun', () => {
     expect(summary.endsWith('…')).toBe(true);
   });
 });
+
+describe('timeouts agree with the tool activity by construction', () => {
+  it('lowers timeout_s and the host default to MAX_SHELL_TIMEOUT_S', async () => {
+    const { shellTimeoutMs } = await import('./shell.ts');
+    const { MAX_SHELL_TIMEOUT_S, TOOL_ACTIVITY_TIMEOUT_S } = await import('../../domain/tool-limits.ts');
+    expect(shellTimeoutMs(999_999, 1000)).toBe(MAX_SHELL_TIMEOUT_S * 1000);
+    expect(shellTimeoutMs(undefined, 86_400_000)).toBe(MAX_SHELL_TIMEOUT_S * 1000);
+    expect(shellTimeoutMs(5, 1000)).toBe(5000);
+    expect(MAX_SHELL_TIMEOUT_S).toBeLessThan(TOOL_ACTIVITY_TIMEOUT_S);
+    const { loadConfig } = await import('../../infra/config.ts');
+    expect(loadConfig({ KESOKU_SHELL_TIMEOUT_S: '86400' }).KESOKU_SHELL_TIMEOUT_S).toBe(MAX_SHELL_TIMEOUT_S);
+    expect(loadConfig({}).KESOKU_SHELL_TIMEOUT_S).toBe(300);
+  });
+});

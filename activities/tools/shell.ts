@@ -15,6 +15,8 @@ import { ToolCancelledError, ToolExecutionError, ToolInputError } from './errors
 import { clip, parseToolArgs } from './tool.ts';
 import type { ToolResult } from './tool.ts';
 import { utf8CutBack, utf8CutForward } from './utf8.ts';
+import { MAX_SHELL_TIMEOUT_S } from '../../domain/tool-limits.ts';
+import { limitExplanation, prepareWorkspace, sandboxPlan, type Sandbox } from './sandbox.ts';
 
 /** Longest accepted `command`, in bytes of UTF-8. */
 export const MAX_COMMAND_BYTES = 16 * 1024;
@@ -40,10 +42,10 @@ export const shellArgsSchema = z.strictObject({
     .number()
     .int()
     .min(1)
-    .max(3600)
     .optional()
     .describe(
-      'Seconds before the command and everything it started is killed. Defaults to the host setting.',
+      `Seconds before the command and everything it started is killed (at most ${MAX_SHELL_TIMEOUT_S}; larger values ` +
+        'are lowered to it). Defaults to the host setting.',
     ),
   background: z
     .boolean()
@@ -80,6 +82,13 @@ export interface ShellContext {
   env?: NodeJS.ProcessEnv;
   /** Live output as it arrives (all of it, also past the caps). Exceptions it throws are ignored. */
   onOutput?: (chunk: ShellOutputChunk) => void;
+  /**
+   * Called once, right after the process group leader was spawned, with its pid (which is also its process group
+   * id). Exceptions it throws are ignored.
+   */
+  onSpawn?: (pid: number) => void;
+  /** The sandbox to run the command in (see sandbox.ts); without one, the command runs with a scrubbed environment. */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -130,9 +139,9 @@ export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promi
     throw new ToolInputError('background jobs are not supported yet: run the command without "background"');
   }
   if (ctx.signal?.aborted) throw cancelled(ctx.signal);
-  await mkdir(ctx.workspaceDir, { recursive: true });
+  await prepareWorkspace(ctx.sandbox, ctx.workspaceDir);
 
-  const timeoutMs = timeout_s !== undefined ? timeout_s * 1000 : ctx.defaultTimeoutMs;
+  const timeoutMs = shellTimeoutMs(timeout_s, ctx.defaultTimeoutMs);
   const run = await execute(command, ctx, timeoutMs);
 
   const [stdoutBudget, stderrBudget] = shareBudget(
@@ -149,6 +158,7 @@ export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promi
       : undefined;
 
   const exitCode = run.timedOut ? null : run.exitCode;
+  const limit = run.timedOut ? undefined : limitExplanation(ctx.sandbox, { exitCode, signal: run.signal, stderr: stderr.text });
   const result: ShellResult = {
     exitCode,
     signal: run.signal,
@@ -159,11 +169,23 @@ export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promi
     truncated,
     stdoutBytes: run.stdout.totalBytes,
     stderrBytes: run.stderr.totalBytes,
-    content: `=== STDOUT ===\n${stdout.text.replace(/\n$/, '')}\n=== STDERR ===\n${stderr.text}`,
-    summary: summarizeShellRun({ ...run, exitCode, timeoutMs, stdout: stdout.text, stderr: stderr.text }),
+    content:
+      `=== STDOUT ===\n${stdout.text.replace(/\n$/, '')}\n=== STDERR ===\n${stderr.text}` +
+      (limit ? `${stderr.text.endsWith('\n') || stderr.text === '' ? '' : '\n'}=== SANDBOX ===\nError: ${limit}` : ''),
+    summary: limit ? clip(limit) : summarizeShellRun({ ...run, exitCode, timeoutMs, stdout: stdout.text, stderr: stderr.text }),
   };
   if (fullOutputPath !== undefined) result.fullOutputPath = fullOutputPath;
   return result;
+}
+
+/**
+ * The timeout of one run, in ms: the model's `timeout_s` or the host default, never more than
+ * {@link MAX_SHELL_TIMEOUT_S}, so a command always ends (and its result is stored) before its tool activity's
+ * start-to-close timeout.
+ */
+export function shellTimeoutMs(timeoutS: number | undefined, defaultTimeoutMs: number): number {
+  const wanted = timeoutS !== undefined ? timeoutS * 1000 : defaultTimeoutMs;
+  return Math.min(wanted, MAX_SHELL_TIMEOUT_S * 1000);
 }
 
 /**
@@ -246,15 +268,28 @@ function execute(command: string, ctx: ShellContext, timeoutMs: number): Promise
 
     let child: ChildProcess;
     try {
-      child = spawn('/bin/sh', ['-c', command], {
+      const scrubbed = scrubEnvironment(ctx.env ?? process.env, ctx.workspaceDir);
+      const plan = ctx.sandbox
+        ? sandboxPlan(ctx.sandbox, command, ctx.workspaceDir, scrubbed, ctx.env ?? process.env)
+        : { file: '/bin/sh', args: ['-c', command], env: scrubbed, ids: {} };
+      child = spawn(plan.file, plan.args, {
         cwd: ctx.workspaceDir,
-        env: scrubEnvironment(ctx.env ?? process.env, ctx.workspaceDir),
+        env: plan.env,
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
+        ...plan.ids,
       });
     } catch (err) {
       reject(new ToolExecutionError(`could not start /bin/sh: ${(err as Error).message}`, { cause: err }));
       return;
+    }
+
+    if (child.pid !== undefined && ctx.onSpawn) {
+      try {
+        ctx.onSpawn(child.pid);
+      } catch {
+        // Recording the process is best effort here; the caller keeps its own copy.
+      }
     }
 
     let timedOut = false;

@@ -1,5 +1,5 @@
 /**
- * Crash, outage and restart suite (issue 6 item 1). `npm test` runs a small schedule; `npm run test:chaos`
+ * Crash, outage, deploy and restart suite. `npm test` runs a small schedule; `npm run test:chaos`
  * runs the full one (KESOKU_CHAOS=full). Set KESOKU_CHAOS_SEED to replay a schedule.
  */
 import fs from 'node:fs';
@@ -11,10 +11,10 @@ import { runChaos } from './harness.ts';
 const full = process.env.KESOKU_CHAOS === 'full';
 const seed = Number(process.env.KESOKU_CHAOS_SEED ?? Date.now() % 1_000_000);
 const plan = full
-  ? { sessions: 6, turnsPerSession: 10, workerKills: 6, postgresOutages: 3, temporalRestarts: 2, budgetMs: 12 * 60_000 }
-  : { sessions: 3, turnsPerSession: 4, workerKills: 2, postgresOutages: 1, temporalRestarts: 1, budgetMs: 4 * 60_000 };
+  ? { sessions: 6, turnsPerSession: 10, workerKills: 6, workerStops: 3, postgresOutages: 3, temporalRestarts: 2, budgetMs: 12 * 60_000 }
+  : { sessions: 3, turnsPerSession: 4, workerKills: 2, workerStops: 1, postgresOutages: 1, temporalRestarts: 1, budgetMs: 4 * 60_000 };
 
-describe('chaos: worker SIGKILLs, Postgres outages and Temporal restarts in the middle of turns', () => {
+describe('chaos: worker SIGKILLs, rolling restarts (SIGTERM), Postgres outages and Temporal restarts in the middle of turns', () => {
   it(
     `loses nothing and duplicates nothing (${full ? 'full' : 'small'} schedule, seed ${seed})`,
     async () => {
@@ -23,6 +23,10 @@ describe('chaos: worker SIGKILLs, Postgres outages and Temporal restarts in the 
       if (process.env.KESOKU_CHAOS_REPORT) fs.writeFileSync(process.env.KESOKU_CHAOS_REPORT, JSON.stringify(report, null, 2) + '\n');
       expect(report.accepted).toBe(report.submitted);
       expect(report.workerKills).toBe(plan.workerKills);
+      expect(report.workerStops).toBe(plan.workerStops);
+      // Every tool call that started ran its command exactly once: no re-runs after kills, deploys or outages.
+      expect(report.reRuns).toBe(0);
+      expect(report.commandsRun).toBe(report.toolCalls - report.toolCallsNotStarted);
       expect(report.postgresOutages).toBe(plan.postgresOutages);
       expect(report.temporalRestarts).toBe(plan.temporalRestarts);
       expect(report.lost).toBe(0);

@@ -1,9 +1,11 @@
 /**
- * The chaos run (issue 6 item 1): Kesoku's parts as separate processes — worker, API, fake model server — on a
- * Postgres and a Temporal dev server of the run's own, so both can really be stopped and restarted. Turns are
- * sent over HTTP across several sessions (shell tools included) while the worker is SIGKILLed at random
- * points, Postgres is stopped and restarted, and the Temporal dev server is restarted on its db file. Then every
- * invariant is checked in the database.
+ * The chaos run: Kesoku's parts as separate processes — worker, API, fake model server — on a Postgres and a
+ * Temporal dev server of the run's own, so both can really be stopped and restarted. Turns are sent over HTTP
+ * across several sessions (shell tools included) while the worker is SIGKILLed at random points, replaced by a
+ * rolling restart (a new worker starts, the old one gets SIGTERM and drains, as in a deploy), Postgres is stopped
+ * and restarted, and the Temporal dev server is restarted on its db file. Then every invariant is checked in the
+ * database, and every shell command is counted: each appends one line naming its tool call to `runs.txt` in the
+ * session's workspace, so a command that ran twice shows up as a repeated line.
  */
 import { newPayloadKeyEntry } from '../../infra/payload-codec.ts';
 import fs from 'node:fs';
@@ -19,6 +21,8 @@ export interface ChaosOptions {
   sessions: number;
   turnsPerSession: number;
   workerKills: number;
+  /** Rolling restarts: a new worker starts, then the old one gets SIGTERM and drains. */
+  workerStops: number;
   postgresOutages: number;
   temporalRestarts: number;
   /** Seed of the random schedule (printed, so a failing run can be repeated). */
@@ -39,8 +43,17 @@ export interface ChaosReport {
   /** Failure kinds of turns that ended `error` (seed 2 §13). */
   failures: Record<string, number>;
   workerKills: number;
+  workerStops: number;
   postgresOutages: number;
   temporalRestarts: number;
+  /** Shell tool calls the model asked for in the accepted turns. */
+  toolCalls: number;
+  /** Of those, calls whose tool activity never started them (cancelled first, e.g. superseded by a newer message). */
+  toolCallsNotStarted: number;
+  /** Lines appended to the sessions' runs.txt: one per command execution. */
+  commandsRun: number;
+  /** Executions beyond the first of one tool call (a repeated line). Must be 0. */
+  reRuns: number;
   lost: number;
   duplicated: number;
   repliesMissing: number;
@@ -78,7 +91,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   let temporal: TemporalServer | null = null;
   // KESOKU_CHAOS_KEEP=1: leave the processes and files of a failed run behind for inspection.
   let keep = false;
-  const counters = { workerKills: 0, postgresOutages: 0, temporalRestarts: 0, retriedSubmits: 0, rejectedQueueFull: 0 };
+  const counters = { workerKills: 0, workerStops: 0, postgresOutages: 0, temporalRestarts: 0, retriedSubmits: 0, rejectedQueueFull: 0 };
+  // Workers stopped by a rolling restart: they exit by themselves (code 0) once drained.
+  const drained = new Set<ChildPart>();
 
   try {
     // Infrastructure of the run's own.
@@ -169,8 +184,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       }
       for (let t = s % 3 === 2 ? 1 : 0; t < opts.turnsPerSession; t++) {
         const kind = random();
+        // Every command appends one line naming its call to runs.txt in the session's workspace.
+        const mark = (tag: string) => `echo ${sessionId}-m${t}${tag} >> runs.txt`;
         const content =
-          kind < 0.4 ? `echo turn ${t}` : kind < 0.8 ? `run: sleep 0.${1 + Math.floor(random() * 8)}; echo turn ${t}` : `run2: echo a${t} ;; echo b${t}`;
+          kind < 0.4
+            ? `echo turn ${t}`
+            : kind < 0.8
+              ? `run: ${mark('')}; sleep 0.${1 + Math.floor(random() * 8)}; echo turn ${t}`
+              : `run2: ${mark('-a')}; echo a${t} ;; ${mark('-b')}; echo b${t}`;
         await submit(sessionId, `${sessionId}-m${t}`, content);
         await sleep(200 + Math.floor(random() * 1500));
       }
@@ -178,8 +199,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
     // The chaos schedule, spread over the sending period.
     const chaos = (async () => {
-      const events: ('kill' | 'pg' | 'temporal')[] = [
+      const events: ('kill' | 'term' | 'pg' | 'temporal')[] = [
         ...Array<'kill'>(opts.workerKills).fill('kill'),
+        ...Array<'term'>(opts.workerStops).fill('term'),
         ...Array<'pg'>(opts.postgresOutages).fill('pg'),
         ...Array<'temporal'>(opts.temporalRestarts).fill('temporal'),
       ].sort(() => random() - 0.5);
@@ -194,6 +216,16 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           worker = startPart('workers/worker.ts', env);
           parts.push(worker);
           await worker.waitFor('kesoku worker running', 120_000);
+        } else if (ev === 'term') {
+          // A deploy: the new worker comes up first, then the old one is told to stop and drains its activities.
+          log('[chaos] rolling restart: new worker, SIGTERM to the old one');
+          const next = startPart('workers/worker.ts', env);
+          parts.push(next);
+          await next.waitFor('kesoku worker running', 120_000);
+          drained.add(worker);
+          worker.child.kill('SIGTERM');
+          counters.workerStops++;
+          worker = next;
         } else if (ev === 'pg') {
           log('[chaos] stop Postgres');
           await postgres?.stop();
@@ -269,6 +301,19 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         `SELECT count(*)::int AS n FROM (SELECT parent_id FROM messages WHERE type = 'tool_result' GROUP BY parent_id HAVING count(*) > 1) d`,
       );
       const stuck = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE status = 'processing'`);
+      // Commands: the tool calls of the accepted turns, those never started, and the lines they appended.
+      const calls = await db.query<{ calls: number; not_started: number }>(
+        `SELECT count(*)::int AS calls, count(*) FILTER (WHERE r.tool_call_message_id IS NULL)::int AS not_started
+           FROM messages c LEFT JOIN tool_runs r ON r.tool_call_message_id = c.id
+          WHERE c.type = 'tool_call' AND c.turn_id = ANY($1)`,
+        [ids],
+      );
+      const lines: string[] = [];
+      const workspaces = path.join(dir, 'data', 'workspaces');
+      for (const ws of fs.existsSync(workspaces) ? fs.readdirSync(workspaces) : []) {
+        const file = path.join(workspaces, ws, 'runs.txt');
+        if (fs.existsSync(file)) lines.push(...fs.readFileSync(file, 'utf8').split('\n').filter(Boolean));
+      }
       const report: ChaosReport = {
         seed: opts.seed,
         sessions: opts.sessions,
@@ -279,20 +324,26 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         outcomes,
         failures,
         workerKills: counters.workerKills,
+        workerStops: counters.workerStops,
         postgresOutages: counters.postgresOutages,
         temporalRestarts: counters.temporalRestarts,
+        toolCalls: calls.rows[0]?.calls ?? 0,
+        toolCallsNotStarted: calls.rows[0]?.not_started ?? 0,
+        commandsRun: lines.length,
+        reRuns: lines.length - new Set(lines).size,
         lost,
         duplicated: (dupIds.rows[0]?.n ?? 0) + repliesDuplicated,
         repliesMissing,
         repliesDuplicated,
         undelivered,
         stuckProcessing: stuck.rows[0]?.n ?? 0,
-        // The harness only ever SIGKILLs (exitCode stays null); an exit code means the process ended itself.
-        processCrashes: parts.filter((p) => p.child.exitCode !== null).length,
+        // The harness SIGKILLs (exitCode stays null) or, in a rolling restart, SIGTERMs a worker that then exits 0;
+        // any other exit code means the process ended itself.
+        processCrashes: parts.filter((p) => p.child.exitCode !== null && !(drained.has(p) && p.child.exitCode === 0)).length,
         durationMs: Date.now() - started,
       };
       const failed =
-        report.lost + report.duplicated + report.stuckProcessing + report.repliesMissing + report.undelivered + report.processCrashes > 0 ||
+        report.lost + report.duplicated + report.stuckProcessing + report.repliesMissing + report.undelivered + report.processCrashes + report.reRuns > 0 ||
         report.accepted < report.submitted;
       keep = failed && process.env.KESOKU_CHAOS_KEEP === '1';
       return report;

@@ -1,0 +1,192 @@
+/**
+ * The at-most-once record of tool runs: a `tool_runs` row is written before a command is spawned, gets the
+ * spawned process group once it exists, and keeps the result before the tool_result message is committed.
+ * A retried tool activity reads it to decide whether the command may run (never started), must not run again
+ * (started, no result: the earlier worker stopped mid-run) or only needs its stored result committed.
+ */
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import type { Queryable } from '../../db/pool.ts';
+import type { ToolResult } from './tool.ts';
+
+/** What a finished run leaves behind: the model-facing result plus whether it counts as a success. */
+export interface StoredToolOutcome {
+  result: ToolResult;
+  ok: boolean;
+}
+
+/** The process a run spawned, as the host that spawned it sees it. */
+export interface SpawnedProcess {
+  /** Host id ({@link workerHostId}) of the worker that spawned it. */
+  hostId: string;
+  /** Pid of the process group leader (the shell, or bubblewrap when sandboxed). */
+  pid: number;
+  /** Its process group id (equal to `pid`: the leader runs detached). */
+  pgid: number;
+  /** Its start time in clock ticks since boot (field 22 of /proc/<pid>/stat); null when unreadable. */
+  startTicks: number | null;
+}
+
+/** One `tool_runs` row. */
+export interface ToolRunRow {
+  toolCallMessageId: string;
+  toolName: string;
+  hostId: string;
+  process: SpawnedProcess | null;
+  attempt: number;
+  status: 'started' | 'finished' | 'interrupted';
+  outcome: StoredToolOutcome | null;
+}
+
+let hostIdCache: string | undefined;
+
+/**
+ * This machine as seen by process ids: the host name and the kernel's boot id (pids of an earlier boot mean
+ * nothing). Two workers with the same id can signal each other's processes.
+ */
+export function workerHostId(): string {
+  if (hostIdCache !== undefined) return hostIdCache;
+  let boot = 'unknown-boot';
+  try {
+    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    // Not Linux: the host name alone.
+  }
+  hostIdCache = `${os.hostname()}/${boot}`;
+  return hostIdCache;
+}
+
+/** Start time of `pid` in clock ticks since boot (field 22 of /proc/<pid>/stat), or null when it is gone. */
+export function processStartTicks(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces and parentheses: fields after it follow the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    return Number.isFinite(ticks) ? ticks : null;
+  } catch {
+    return null;
+  }
+}
+
+/** How a leftover process group was dealt with, for the interrupted result and the log. */
+export type LeftoverOutcome =
+  | 'none-recorded'
+  | 'already-gone'
+  | 'killed'
+  | 'other-host'
+  | 'not-permitted';
+
+/**
+ * Kills the process group an earlier attempt left running, when this worker can reach it: same host, and the
+ * group leader is still the process that was spawned (same start time), so a reused pid is never signalled.
+ * SIGKILL, to the whole group.
+ */
+export function killLeftover(spawned: SpawnedProcess | null): LeftoverOutcome {
+  if (spawned === null) return 'none-recorded';
+  if (spawned.hostId !== workerHostId()) return 'other-host';
+  const now = processStartTicks(spawned.pid);
+  if (now === null || (spawned.startTicks !== null && now !== spawned.startTicks)) {
+    // The leader is gone (or its pid was reused). Members of its group may still live on: the group id is
+    // never reused while any member exists, so signalling it reaches only them.
+    return signalGroup(spawned.pgid) ? 'killed' : 'already-gone';
+  }
+  try {
+    process.kill(-spawned.pgid, 'SIGKILL');
+    return 'killed';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM' ? 'not-permitted' : 'already-gone';
+  }
+}
+
+function signalGroup(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface RawRow {
+  tool_call_message_id: string;
+  tool_name: string;
+  host_id: string;
+  pid: number | null;
+  pgid: number | null;
+  proc_start_ticks: string | null;
+  attempt: number;
+  status: ToolRunRow['status'];
+  result: StoredToolOutcome | null;
+}
+
+function fromRow(r: RawRow): ToolRunRow {
+  return {
+    toolCallMessageId: r.tool_call_message_id,
+    toolName: r.tool_name,
+    hostId: r.host_id,
+    process:
+      r.pid !== null && r.pgid !== null
+        ? { hostId: r.host_id, pid: r.pid, pgid: r.pgid, startTicks: r.proc_start_ticks === null ? null : Number(r.proc_start_ticks) }
+        : null,
+    attempt: r.attempt,
+    status: r.status,
+    outcome: r.result,
+  };
+}
+
+/** The run recorded for a tool call, or null when none started. */
+export async function getToolRun(db: Queryable, toolCallMessageId: string): Promise<ToolRunRow | null> {
+  const res = await db.query<RawRow>(`SELECT * FROM tool_runs WHERE tool_call_message_id = $1`, [toolCallMessageId]);
+  return res.rows[0] ? fromRow(res.rows[0]) : null;
+}
+
+/**
+ * Records that a run of the tool call starts now on this host (before anything is spawned).
+ * @returns true when this call created the row; false when a run was already recorded (nothing changed)
+ */
+export async function recordRunStarted(
+  db: Queryable,
+  run: { toolCallMessageId: string; sessionId: string; toolName: string; attempt: number },
+): Promise<boolean> {
+  const res = await db.query(
+    `INSERT INTO tool_runs (tool_call_message_id, session_id, tool_name, host_id, attempt, status)
+     VALUES ($1, $2, $3, $4, $5, 'started') ON CONFLICT (tool_call_message_id) DO NOTHING`,
+    [run.toolCallMessageId, run.sessionId, run.toolName, workerHostId(), run.attempt],
+  );
+  return res.rowCount === 1;
+}
+
+/** Marks a re-runnable tool (read_file) as started again by `attempt` on this host. */
+export async function recordRunRestarted(db: Queryable, toolCallMessageId: string, attempt: number): Promise<void> {
+  await db.query(
+    `UPDATE tool_runs SET attempt = $2, host_id = $3, pid = NULL, pgid = NULL, proc_start_ticks = NULL
+      WHERE tool_call_message_id = $1 AND status = 'started'`,
+    [toolCallMessageId, attempt, workerHostId()],
+  );
+}
+
+/** Records the process group a run spawned. */
+export async function recordRunProcess(db: Queryable, toolCallMessageId: string, spawned: SpawnedProcess): Promise<void> {
+  await db.query(
+    `UPDATE tool_runs SET pid = $2, pgid = $3, proc_start_ticks = $4, host_id = $5 WHERE tool_call_message_id = $1`,
+    [toolCallMessageId, spawned.pid, spawned.pgid, spawned.startTicks, spawned.hostId],
+  );
+}
+
+/**
+ * Keeps a run's outcome (`finished`, or `interrupted` for the result that says the command was not re-run).
+ * A row that already holds an outcome keeps it.
+ */
+export async function recordRunOutcome(
+  db: Queryable,
+  toolCallMessageId: string,
+  status: 'finished' | 'interrupted',
+  outcome: StoredToolOutcome,
+): Promise<void> {
+  await db.query(
+    `UPDATE tool_runs SET status = $2, result = $3, finished_at = now()
+      WHERE tool_call_message_id = $1 AND result IS NULL`,
+    [toolCallMessageId, status, JSON.stringify(outcome)],
+  );
+}
