@@ -26,11 +26,19 @@ export type TitleSource = 'default' | 'auto' | 'user';
 /** Longest title, in code points, after trimming. */
 export const TITLE_MAX_CHARS = 200;
 
-/** Why `title` cannot be a session title, or null: 1-200 code points after trimming, storable text. */
+/** C0 and C1 controls and bidi overrides: a title is printed in terminals and chat headers, one line, as typed. */
+// eslint-disable-next-line no-control-regex
+const TITLE_CONTROLS = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u;
+
+/**
+ * Why `title` cannot be a session title, or null: 1-200 code points after trimming, storable text, and no control
+ * characters (an escape sequence in a title would act on every terminal that prints it).
+ */
 export function titleProblem(title: unknown): string | null {
   if (typeof title !== 'string') return 'title must be a string';
   const t = title.trim();
   if (t.length === 0 || [...t].length > TITLE_MAX_CHARS) return `title must be 1-${TITLE_MAX_CHARS} characters`;
+  if (TITLE_CONTROLS.test(t)) return 'title must not contain control characters (line breaks, escape sequences, bidi overrides)';
   const bad = textProblem(t);
   return bad ? `title ${bad}` : null;
 }
