@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
-import { HISTORIES_DIR, readHistory } from '../support/histories.ts';
+import { dataConverterFor, parsePayloadKeys } from '../../infra/payload-codec.ts';
+import { HISTORIES_DIR, TEST_PAYLOAD_KEYS, readHistory } from '../support/histories.ts';
 
 // Fixtures recorded by earlier versions of the workflow code live in subfolders and must keep replaying.
 const files = fs.existsSync(HISTORIES_DIR)
@@ -21,7 +22,9 @@ describe('recorded histories replay', () => {
 
   it.each(files)('%s replays deterministically', async (file) => {
     const history = readHistory(path.join(HISTORIES_DIR, file));
-    const results = Worker.runReplayHistories({ workflowBundle: { codePath: inject('workflowBundlePath') } }, [
+    // Histories recorded since payload encryption are encrypted with the test stacks' key.
+    const dataConverter = dataConverterFor(parsePayloadKeys(TEST_PAYLOAD_KEYS, 'TEST_PAYLOAD_KEYS'));
+    const results = Worker.runReplayHistories({ workflowBundle: { codePath: inject('workflowBundlePath') }, dataConverter }, [
       { workflowId: path.basename(file, '.json'), history },
     ]);
     let count = 0;

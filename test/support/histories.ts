@@ -10,6 +10,12 @@ import type { temporal as TemporalProto } from '@temporalio/proto';
 
 const { temporal } = proto;
 
+/**
+ * The payload key of every test stack (not a secret: test data only). Recorded histories are encrypted with
+ * it, so the replay test can decrypt them; histories recorded before encryption pass through unchanged.
+ */
+export const TEST_PAYLOAD_KEYS = `test-fixtures:${Buffer.alloc(32, 7).toString('base64')}`;
+
 export const HISTORIES_DIR = path.join(import.meta.dirname, '..', 'fixtures', 'histories');
 
 /** Writes the history of `workflowId` (its current run) to `<name>.json` when recording is switched on. */
