@@ -20,7 +20,7 @@ import { resolveTemporalServer, type TemporalServer } from '../infra/temporal-se
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createKesokuWorker } from './build-worker.ts';
 import { AesGcmPayloadCodec, resolvePayloadKeys } from '../infra/payload-codec.ts';
-import { ensurePrivateDir, readOrCreateSecret } from '../infra/private-files.ts';
+import { ensurePrivateDir, readOrCreateSecret, tightenFileMode } from '../infra/private-files.ts';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -138,6 +138,11 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
         return p;
       }),
     ]);
+    // The dev server's SQLite files ignore the umask (created 0644); the 0700 data dir already hides them.
+    for (const f of ['temporal.db', 'temporal.db-wal', 'temporal.db-shm', 'temporal.log']) {
+      const file = path.join(cfg.KESOKU_DATA_DIR, f);
+      if (fs.existsSync(file)) tightenFileMode(file);
+    }
     const applied = await migrate(postgres.url, logger);
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     let closing = false;
