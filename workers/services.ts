@@ -22,7 +22,7 @@ import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createKesokuWorker } from './build-worker.ts';
 import { ensureSearchAttributes } from '../infra/temporal-search-attributes.ts';
 import { AesGcmPayloadCodec, resolvePayloadKeys } from '../infra/payload-codec.ts';
-import { ensurePrivateDir, readOrCreateSecret } from '../infra/private-files.ts';
+import { ensurePrivateDir, readOrCreateSecret, tightenFileMode } from '../infra/private-files.ts';
 import { randomBytes } from 'node:crypto';
 import { activityMetricsInterceptor, startMetricsServer, useMetricsPool, type ComponentHealth } from '../infra/metrics.ts';
 import { freePort } from '../infra/temporal-server.ts';
@@ -170,6 +170,11 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
         return p;
       }),
     ]);
+    // The dev server's SQLite files ignore the umask (created 0644); the 0700 data dir already hides them.
+    for (const f of ['temporal.db', 'temporal.db-wal', 'temporal.db-shm', 'temporal.log']) {
+      const file = path.join(cfg.KESOKU_DATA_DIR, f);
+      if (fs.existsSync(file)) tightenFileMode(file);
+    }
     const applied = await migrate(postgres.url, logger);
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     let closing = false;

@@ -91,6 +91,17 @@ describe('npm start', () => {
     expect(sent.status).toBe(200);
     expect(((await sent.json()) as { reply: { content: string } }).reply.content).toBe('echo: hello from the first start');
 
+    // The Web UI decrypts payloads through the API's codec endpoint; the data dir and its secrets are private.
+    const settings = (await (await fetch(`http://127.0.0.1:${ports.ui}/api/v1/settings`)).json()) as {
+      Codec?: { Endpoint?: string };
+    };
+    const codecToken = fs.readFileSync(path.join(dataDir, 'codec-token'), 'utf8').trim();
+    expect(settings.Codec?.Endpoint).toBe(`${api}/codec/${codecToken}`);
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(process.getuid?.() === 0 ? 0o711 : 0o700);
+    for (const f of ['payload-keys', 'codec-token', 'postgres-password', 'temporal.db']) {
+      expect(fs.statSync(path.join(dataDir, f)).mode & 0o077, f).toBe(0);
+    }
+
     // Ctrl-C: SIGINT to the whole foreground process group.
     process.kill(-first.child.pid!, 'SIGINT');
     expect(await first.exited).toBe(0);

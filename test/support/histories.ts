@@ -11,6 +11,12 @@ import { stateQuery } from '../../workflows/definitions.ts';
 
 const { temporal } = proto;
 
+/**
+ * The payload key of every test stack (not a secret: test data only). Recorded histories are encrypted with
+ * it, so the replay test can decrypt them; histories recorded before encryption pass through unchanged.
+ */
+export const TEST_PAYLOAD_KEYS = `test-fixtures:${Buffer.alloc(32, 7).toString('base64')}`;
+
 export const HISTORIES_DIR = path.join(import.meta.dirname, '..', 'fixtures', 'histories');
 
 /**

@@ -21,7 +21,9 @@ import type { InboundMessage, SubmitResult } from '../../workflows/definitions.t
 import { createKesokuWorker } from '../../workers/build-worker.ts';
 import { startFakeModelServer, type FakeModelServer, type FakeReply, type FakeRequest } from '../fakes/model-server.ts';
 import { sessionDirName } from '../../activities/tools/activities.ts';
-import { AesGcmPayloadCodec, resolvePayloadKeys } from '../../infra/payload-codec.ts';
+import { AesGcmPayloadCodec, PAYLOAD_KEYS_FILE, resolvePayloadKeys } from '../../infra/payload-codec.ts';
+import { writePrivateFileExclusive } from '../../infra/private-files.ts';
+import { TEST_PAYLOAD_KEYS } from './histories.ts';
 
 export interface StackOptions {
   /** Model settings; defaults to the fake server with provider openai-compatible. */
@@ -48,7 +50,7 @@ export interface Stack {
   databaseUrl: string;
   temporalAddress: string;
   llm: LlmConfig | null;
-  /** The payload codec of the stack's client and worker (its key is in `<dataDir>/payload-keys`). */
+  /** The payload codec of the stack's client and worker (key TEST_PAYLOAD_KEYS, also in `<dataDir>/payload-keys`). */
   payloadCodec: AesGcmPayloadCodec;
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
@@ -86,7 +88,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const taskQueue = uniqueId('tq');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-stack-'));
   // Payloads are encrypted as in production; the key file lets child processes (stackEnv) use the same key.
-  const payloadCodec = new AesGcmPayloadCodec(resolvePayloadKeys({ dataDir, create: true }).keys);
+  writePrivateFileExclusive(path.join(dataDir, PAYLOAD_KEYS_FILE), `${TEST_PAYLOAD_KEYS}\n`);
+  const payloadCodec = new AesGcmPayloadCodec(resolvePayloadKeys({ dataDir, create: false }).keys);
   const dataConverter = { payloadCodecs: [payloadCodec] };
   const connection = await connectTemporal({ address: temporalAddress });
   const client = new Client({ connection, namespace: 'default', dataConverter });

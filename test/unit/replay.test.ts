@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HISTORIES_DIR, readHistory } from '../support/histories.ts';
+import { dataConverterFor, parsePayloadKeys } from '../../infra/payload-codec.ts';
+import { HISTORIES_DIR, TEST_PAYLOAD_KEYS, readHistory } from '../support/histories.ts';
 
 const WORKFLOWS = path.join(import.meta.dirname, '..', '..', 'workflows', 'index.ts');
 
@@ -30,7 +31,9 @@ describe('recorded histories replay', () => {
 
   it.each(files)('%s replays deterministically', async (file) => {
     const history = readHistory(path.join(HISTORIES_DIR, file));
-    const results = Worker.runReplayHistories({ workflowBundle: bundle }, [{ workflowId: path.basename(file, '.json'), history }]);
+    // Histories recorded since payload encryption are encrypted with the test stacks' key; older ones pass through.
+    const dataConverter = dataConverterFor(parsePayloadKeys(TEST_PAYLOAD_KEYS, 'TEST_PAYLOAD_KEYS'));
+    const results = Worker.runReplayHistories({ workflowBundle: bundle, dataConverter }, [{ workflowId: path.basename(file, '.json'), history }]);
     let count = 0;
     for await (const r of results) {
       count++;
