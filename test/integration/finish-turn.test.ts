@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPersistenceActivities } from '../../activities/persistence.ts';
-import { commit, listTurnMessages } from '../../db/messages.ts';
+import { StaleTurnError, commit, getMessage, listTurnMessages, requestStop } from '../../db/messages.ts';
 import { createPool, type Pool } from '../../db/pool.ts';
 import { ensureSession } from '../../db/sessions.ts';
 import { buildCleanHistory } from '../../domain/clean-history.ts';
@@ -51,5 +51,25 @@ describe('finishTurn after /stop', () => {
     // Idempotent: a retry finds what the first attempt did.
     const again = await activities.finishTurn({ sessionId, turnId, result: { outcome: 'interrupted', reason: 'stop' } });
     expect(again).toMatchObject({ noticeId: `${turnId}:notice`, turnCount: r.turnCount });
+  });
+
+  it('a model step commit guarded by its turn is refused once a stop was recorded, and nothing of it is written', async () => {
+    const sessionId = uniqueId('s');
+    const turnId = uniqueId('m');
+    const address = { session_id: sessionId, chatbot_id: 'api', channel_id: sessionId };
+    await ensureSession(pool, { id: sessionId, chatbotId: 'api', channelId: sessionId });
+    await commit(pool, sessionId, { insert: [userQuestion({ id: turnId, ...address, sender: 'u', content: 'hi', received_at: null })] });
+    await commit(pool, sessionId, { transitions: [{ id: turnId, to: 'processing' }] });
+    const reply = (step: number) =>
+      finalReply({ id: `${turnId}:s${step}:reply`, ...address, turn_id: turnId, step, content: 'answer', turn_metrics: { turn_time: 0, tokens: 0, context_tokens: 0, session_turns: 0 } as never });
+    // Before the stop: the guarded commit lands.
+    expect((await commit(pool, sessionId, { guardTurn: turnId, insert: [reply(0)] })).inserted).toHaveLength(1);
+    expect(await requestStop(pool, sessionId, turnId)).toBe(true);
+    await expect(commit(pool, sessionId, { guardTurn: turnId, insert: [reply(1)] })).rejects.toBeInstanceOf(StaleTurnError);
+    expect(await getMessage(pool, `${turnId}:s1:reply`)).toBeNull();
+    // A trigger that already ended refuses too.
+    await commit(pool, sessionId, { transitions: [{ id: turnId, to: 'interrupted' }] });
+    expect(await requestStop(pool, sessionId, turnId)).toBe(false);
+    await expect(commit(pool, sessionId, { guardTurn: turnId, insert: [reply(2)] })).rejects.toThrow(/is interrupted/);
   });
 });
