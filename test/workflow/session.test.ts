@@ -25,6 +25,7 @@ type StubState = {
   model: Map<string, (step: number) => Promise<StepOutcome>>;
   tools: Map<string, () => Promise<{ resultId: string; ok: boolean; summary: string }>>;
   toolCancelled: string[];
+  titles: (() => Promise<{ title: string | null; committed: boolean }>)[];
 };
 
 /** Thrown like db/ throws it: a plain error class, which Temporal reports with its class name as the type. */
@@ -44,6 +45,7 @@ function resetStub(): void {
     model: new Map(),
     tools: new Map(),
     toolCancelled: [],
+    titles: [],
   };
 }
 
@@ -100,7 +102,9 @@ const model: ModelActivities = {
     return { replyId: `${turnId}:reply` };
   },
   async generateTitle() {
-    return { title: null, committed: false };
+    stub.calls.push('title');
+    const next = stub.titles.shift();
+    return next ? next() : { title: null, committed: false };
   },
 };
 
@@ -293,6 +297,30 @@ describe('session workflow with stub activities', () => {
     await sleep(300);
     expect(stub.calls).toContain('finish late interrupted');
     expect(stub.calls).not.toContain('deliver late:reply');
+    await s.handle.terminate();
+  });
+
+  it('a failed title is tried again after a later turn, and the title then reaches the session', async () => {
+    const s = newSession();
+    await s.start();
+    stub.titles.push(
+      async () => {
+        throw ApplicationFailure.nonRetryable('model down', 'provider:auth');
+      },
+      async () => ({ title: 'A good title', committed: true }),
+    );
+    await s.submit('one');
+    await until(() => stub.calls.includes('title'), 'the first title attempt');
+    await sleep(500);
+    await s.submit('two');
+    await until(() => stub.calls.filter((c) => c === 'title').length >= 2, 'the second title attempt');
+    const deadline = Date.now() + 10_000;
+    let state = await s.handle.query(stateQuery);
+    while (state.title !== 'A good title' && Date.now() < deadline) {
+      await sleep(100);
+      state = await s.handle.query(stateQuery);
+    }
+    expect(state).toMatchObject({ title: 'A good title', titleSource: 'auto' });
     await s.handle.terminate();
   });
 });
