@@ -323,4 +323,20 @@ describe('session workflow with stub activities', () => {
     expect(state).toMatchObject({ title: 'A good title', titleSource: 'auto' });
     await s.handle.terminate();
   });
+
+  it('a model step whose commit was refused as stale after /stop ends the turn interrupted, not as a crash', async () => {
+    const s = newSession();
+    await s.start();
+    stub.model.set('refused', async () => {
+      await sleep(1500); // no heartbeat: the cancellation never reaches this step; its guarded commit is refused
+      throw ApplicationFailure.nonRetryable('turn refused is stale: a stop was requested', 'StaleTurnError');
+    });
+    await s.submit('refused');
+    await until(() => stub.calls.includes('model refused 0'), 'the model step');
+    await s.handle.executeUpdate(stopUpdate);
+    await until(() => stub.calls.some((c) => c.startsWith('finish refused')), 'the turn to end');
+    expect(stub.calls).toContain('finish refused interrupted');
+    expect(stub.calls.filter((c) => c === 'model refused 0')).toHaveLength(1);
+    await s.handle.terminate();
+  });
 });
