@@ -67,6 +67,11 @@ export interface PersistenceActivities {
     /** Notices (and partial answers) of the turns finished here, to deliver in order. */
     noticeIds: string[];
   }>;
+  /**
+   * Records that `/stop` or an interrupt asked turn `turnId` to end, so that a model step of that turn which
+   * finishes later cannot commit (its commit is guarded, see db/messages.ts `guardTurn`).
+   */
+  requestStop(input: { sessionId: string; turnId: string }): Promise<{ marked: boolean }>;
   /** Persists session settings changed through the workflow (`setTitle`, `setMode`). */
   updateSession(input: { sessionId: string; title?: string; mode?: SessionMode }): Promise<void>;
 }

@@ -11,7 +11,7 @@ import { failureType, presentFailure, presentInterruption, presentQueueFull } fr
 import type { Message } from '../domain/message.ts';
 import { indexToolFlows } from '../domain/tool-flow.ts';
 import { IllegalTransitionError } from '../domain/status-machine.ts';
-import { commit, getMessage, listOpenInputs, listTurnMessages } from '../db/messages.ts';
+import { commit, getMessage, listOpenInputs, listTurnMessages, requestStop } from '../db/messages.ts';
 import type { Pool } from '../db/pool.ts';
 import { ensureSession, getSession, incrementTurnCount, setMode, setUserTitle } from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
@@ -214,6 +214,10 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
         queue,
         noticeIds,
       };
+    },
+
+    async requestStop({ sessionId, turnId }) {
+      return { marked: await requestStop(pool, sessionId, turnId) };
     },
 
     async updateSession({ sessionId, title, mode }) {

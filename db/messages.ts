@@ -32,6 +32,13 @@ export interface StepRecord {
 }
 
 export interface CommitInput {
+  /**
+   * The commit belongs to the turn of trigger `guardTurn` (a model step's output): it is refused with a
+   * {@link StaleTurnError}, and nothing is written, when the trigger is no longer `processing` or a stop was
+   * requested for it ({@link requestStop}). The trigger row is locked for the check, so a stop and a commit are
+   * ordered: whichever commits first wins.
+   */
+  guardTurn?: string;
   insert?: NewMessage[];
   transitions?: StatusChange[];
   step?: StepRecord;
@@ -104,7 +111,43 @@ export async function commit(pool: Pool, sessionId: string, input: CommitInput):
   }
 }
 
+/** A commit for a turn that was stopped, interrupted or ended in the meantime (see {@link CommitInput.guardTurn}). */
+export class StaleTurnError extends Error {
+  readonly kind = 'stale_turn' as const;
+  readonly turnId: string;
+  constructor(turnId: string, why: string) {
+    super(`turn ${turnId} is stale: ${why}`);
+    this.name = 'StaleTurnError';
+    this.turnId = turnId;
+  }
+}
+
+/**
+ * Records that `/stop` or an interrupt asked the running turn of trigger `turnId` to end: from now on a commit
+ * guarded by this turn is refused. @returns false when the trigger was not `processing`
+ */
+export async function requestStop(q: Queryable, sessionId: string, turnId: string): Promise<boolean> {
+  const r = await q.query(
+    `UPDATE messages SET metadata = coalesce(metadata, '{}'::jsonb) || '{"stop_requested": true}'::jsonb
+      WHERE id = $1 AND session_id = $2 AND status = 'processing'`,
+    [turnId, sessionId],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
+async function checkTurnLive(client: PoolClient, sessionId: string, turnId: string): Promise<void> {
+  const r = await client.query<{ status: string; stop: boolean | null }>(
+    `SELECT status, (metadata->>'stop_requested')::boolean AS stop FROM messages WHERE id = $1 AND session_id = $2 FOR UPDATE`,
+    [turnId, sessionId],
+  );
+  const row = r.rows[0];
+  if (!row) throw new StaleTurnError(turnId, 'its trigger does not exist');
+  if (row.status !== 'processing') throw new StaleTurnError(turnId, `its trigger is ${row.status}`);
+  if (row.stop) throw new StaleTurnError(turnId, 'a stop was requested');
+}
+
 async function commitIn(client: PoolClient, sessionId: string, input: CommitInput): Promise<CommitResult> {
+  if (input.guardTurn !== undefined) await checkTurnLive(client, sessionId, input.guardTurn);
   const rev = await client.query<{ revision: number }>(
     'UPDATE sessions SET revision = revision + 1, updated_at = now() WHERE id = $1 RETURNING revision',
     [sessionId],

@@ -27,7 +27,8 @@ export const modelCalls = wf.proxyActivities<ModelActivities>({
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
     maximumAttempts: 10,
-    nonRetryableErrorTypes: ['provider:auth', 'provider:bad_request', 'provider:context_overflow', 'agent_creation'],
+    // StaleTurnError: the step's commit was refused because the turn was stopped (db/messages.ts guardTurn).
+    nonRetryableErrorTypes: ['provider:auth', 'provider:bad_request', 'provider:context_overflow', 'agent_creation', 'StaleTurnError'],
   },
 });
 

@@ -76,7 +76,7 @@ export interface QueueItem {
 
 /** Something that went wrong outside a turn's own failure path, kept for the `state` query and the Web UI. */
 export interface SessionProblem {
-  what: 'signal' | 'restore' | 'supersede' | 'finish_turn' | 'notice_delivery';
+  what: 'signal' | 'restore' | 'supersede' | 'finish_turn' | 'notice_delivery' | 'stop_record';
   messageId: string | null;
   /** The error, shortened to 300 characters. */
   error: string;

@@ -35,7 +35,7 @@ export interface Cancellable<T> {
 /** What the session needs from Temporal; the workflow passes the real thing, unit tests pass fakes. */
 export interface SessionPorts {
   /** Writes of handlers (normal activities). */
-  handlerWrites: Pick<PersistenceActivities, 'acceptInbound' | 'rejectInbound' | 'createCompactionPrompt' | 'updateSession'>;
+  handlerWrites: Pick<PersistenceActivities, 'acceptInbound' | 'rejectInbound' | 'createCompactionPrompt' | 'updateSession' | 'requestStop'>;
   /** Writes of the turn loop (local activities). */
   turnWrites: Pick<PersistenceActivities, 'supersede' | 'finishTurn' | 'restoreSession'>;
   /** Delivers a notice; `fromHandler` picks a normal activity (handlers never run local activities). */
@@ -196,10 +196,20 @@ export class SessionManager {
     return { stopped: running || waiting };
   }
 
+  /**
+   * Cancels the running turn and records the stop in Postgres, so that a model step finishing after it cannot
+   * commit its answer (the stale-commit guard). The record is best effort: a failure is recorded, never thrown.
+   */
   private cancelTurn(reason: 'stop' | 'interrupt'): boolean {
-    if (!this.current) return false;
-    this.current.stopReason ??= reason;
-    this.current.cancel();
+    const c = this.current;
+    if (!c) return false;
+    const first = c.stopReason === undefined;
+    c.stopReason ??= reason;
+    c.cancel();
+    if (first && c.item.kind === 'user') {
+      const turnId = c.item.messageId;
+      void this.ports.handlerWrites.requestStop({ sessionId: this.address.sessionId, turnId }).catch((err) => this.record('stop_record', turnId, err));
+    }
     return true;
   }
 

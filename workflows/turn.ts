@@ -96,7 +96,9 @@ async function modelStep(t: TurnInput, step: number, turnStartedAt: number, canN
   try {
     outcome = await run(false);
   } catch (err) {
-    if (!(err instanceof TurnFailure && err.detail === 'context_overflow') || t.stopRequested()) throw err;
+    // A step that failed after a stop (e.g. its commit was refused as stale) ends the turn as stopped.
+    if (t.stopRequested() && !wf.isCancellation(err)) throw new wf.CancelledFailure('the turn was stopped while its model step ran');
+    if (!(err instanceof TurnFailure && err.detail === 'context_overflow')) throw err;
     outcome = await run(true);
   }
   if (t.stopRequested() && !(outcome.kind === 'final' && outcome.finished)) {

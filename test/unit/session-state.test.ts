@@ -52,6 +52,10 @@ function harness(input: Partial<SessionWorkflowInput> = {}) {
       updateSession: async () => {
         calls.push('updateSession');
       },
+      requestStop: async ({ turnId }) => {
+        calls.push(`requestStop ${turnId}`);
+        return { marked: true };
+      },
     },
     turnWrites: {
       supersede: async ({ messageIds }) => void calls.push(`supersede ${messageIds.join(',')}`),
@@ -188,6 +192,7 @@ describe('SessionManager', () => {
     expect(h.turns[0]?.input.stopRequested()).toBe(false);
     expect(h.session.stop().stopped).toBe(true);
     expect(h.turns[0]?.input.stopRequested()).toBe(true);
+    expect(h.calls).toContain('requestStop a');
     expect(await ended).toBe('interrupted');
     expect(h.calls.filter((c) => c.startsWith('finish') || c.startsWith('notice'))).toEqual([
       'finish a interrupted',

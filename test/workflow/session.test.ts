@@ -25,6 +25,7 @@ type StubState = {
   model: Map<string, (step: number) => Promise<StepOutcome>>;
   tools: Map<string, () => Promise<{ resultId: string; ok: boolean; summary: string }>>;
   toolCancelled: string[];
+  titles: (() => Promise<{ title: string | null; committed: boolean }>)[];
 };
 
 /** Thrown like db/ throws it: a plain error class, which Temporal reports with its class name as the type. */
@@ -44,6 +45,7 @@ function resetStub(): void {
     model: new Map(),
     tools: new Map(),
     toolCancelled: [],
+    titles: [],
   };
 }
 
@@ -83,6 +85,10 @@ const persistence: PersistenceActivities = {
     return { found: false, mode: 'interrupt', title: null, titleSource: 'default', turnCount: 0, queue: [], noticeIds: [] };
   },
   async updateSession() {},
+  async requestStop({ turnId }) {
+    stub.calls.push(`requestStop ${turnId}`);
+    return { marked: true };
+  },
 };
 
 const model: ModelActivities = {
@@ -96,7 +102,9 @@ const model: ModelActivities = {
     return { replyId: `${turnId}:reply` };
   },
   async generateTitle() {
-    return { title: null, committed: false };
+    stub.calls.push('title');
+    const next = stub.titles.shift();
+    return next ? next() : { title: null, committed: false };
   },
 };
 
@@ -206,7 +214,8 @@ describe('session workflow with stub activities', () => {
     await sleep(500);
     expect((await s.handle.describe()).status.name).toBe('RUNNING');
     release();
-    await until(() => stub.calls.includes('finish m32 processed'), 'the queue to drain');
+    // Interrupt mode: only the newest admitted message runs (the order of concurrent signals' writes varies).
+    await until(() => stub.calls.some((c) => /^finish m\d+ processed$/.test(c)), 'the queue to drain');
     await s.handle.signal(userMessageSignal, s.message('after'));
     await until(() => stub.calls.includes('deliver after:reply'), 'the next message to run');
     expect((await s.handle.describe()).status.name).toBe('RUNNING');
@@ -288,6 +297,46 @@ describe('session workflow with stub activities', () => {
     await sleep(300);
     expect(stub.calls).toContain('finish late interrupted');
     expect(stub.calls).not.toContain('deliver late:reply');
+    await s.handle.terminate();
+  });
+
+  it('a failed title is tried again after a later turn, and the title then reaches the session', async () => {
+    const s = newSession();
+    await s.start();
+    stub.titles.push(
+      async () => {
+        throw ApplicationFailure.nonRetryable('model down', 'provider:auth');
+      },
+      async () => ({ title: 'A good title', committed: true }),
+    );
+    await s.submit('one');
+    await until(() => stub.calls.includes('title'), 'the first title attempt');
+    await sleep(500);
+    await s.submit('two');
+    await until(() => stub.calls.filter((c) => c === 'title').length >= 2, 'the second title attempt');
+    const deadline = Date.now() + 10_000;
+    let state = await s.handle.query(stateQuery);
+    while (state.title !== 'A good title' && Date.now() < deadline) {
+      await sleep(100);
+      state = await s.handle.query(stateQuery);
+    }
+    expect(state).toMatchObject({ title: 'A good title', titleSource: 'auto' });
+    await s.handle.terminate();
+  });
+
+  it('a model step whose commit was refused as stale after /stop ends the turn interrupted, not as a crash', async () => {
+    const s = newSession();
+    await s.start();
+    stub.model.set('refused', async () => {
+      await sleep(1500); // no heartbeat: the cancellation never reaches this step; its guarded commit is refused
+      throw ApplicationFailure.nonRetryable('turn refused is stale: a stop was requested', 'StaleTurnError');
+    });
+    await s.submit('refused');
+    await until(() => stub.calls.includes('model refused 0'), 'the model step');
+    await s.handle.executeUpdate(stopUpdate);
+    await until(() => stub.calls.some((c) => c.startsWith('finish refused')), 'the turn to end');
+    expect(stub.calls).toContain('finish refused interrupted');
+    expect(stub.calls.filter((c) => c === 'model refused 0')).toHaveLength(1);
     await s.handle.terminate();
   });
 });
