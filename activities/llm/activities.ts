@@ -15,7 +15,7 @@ import type { Message, TurnMetrics } from '../../domain/message.ts';
 import { AUTO_COMPACTION_PROMPT, TITLE_SYSTEM_PROMPT, cleanTitle, systemPrompt } from '../../domain/prompts.ts';
 import type { ProviderInput } from '../../domain/provider-messages.ts';
 import { toProviderInput } from '../../domain/transpile.ts';
-import { commit, getMessage, getStep, listSessionMessages, loadModelHistory, turnTokenTotals } from '../../db/messages.ts';
+import { StaleTurnError, commit, getMessage, getStep, listSessionMessages, loadModelHistory, turnTokenTotals } from '../../db/messages.ts';
 import { MAX_EVENT_TEXT, publishTurnEvent } from '../../db/notify.ts';
 import type { Pool } from '../../db/pool.ts';
 import { getSession, incrementTurnCount, setAutoTitle } from '../../db/sessions.ts';
@@ -389,6 +389,8 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       const finishedReply = outcome.kind === 'final' && outcome.finished !== undefined ? outcome.replyId : null;
       try {
         await commit(pool, sessionId, {
+          // A step that ends after /stop or an interrupt must not commit (the stale-commit guard).
+          guardTurn: turnId,
           insert,
           transitions: finishedReply
             ? [
@@ -411,6 +413,10 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
           },
         });
       } catch (err) {
+        if (err instanceof StaleTurnError) {
+          logger.info({ sessionId, turnId, step }, 'model step not committed: the turn was stopped meanwhile');
+          throw ApplicationFailure.nonRetryable(err.message, 'StaleTurnError');
+        }
         logger.error({ sessionId, turnId, step, err: String(err) }, 'model step could not be stored');
         throw ApplicationFailure.retryable('the model step could not be saved', failureType('turn_persistence'));
       }
