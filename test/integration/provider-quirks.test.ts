@@ -21,12 +21,20 @@ afterAll(async () => stack?.stop());
 
 const ENDED = ['processed', 'error', 'interrupted'] as const;
 
-/** A shell command that appends one line to a fresh file per test, and a reader of its run count. */
+/**
+ * A shell command that appends one line to a fresh file per test, and a reader of its run count. The file is
+ * relative: it lands in the session's workspace, the only place a sandboxed command may write.
+ */
 function countedCommand(extra = ''): { command: string; runs: () => number } {
-  const file = path.join(stack.dataDir, `${uniqueId('runs')}.txt`);
+  const name = `${uniqueId('runs')}.txt`;
+  const workspaces = path.join(stack.dataDir, 'workspaces');
+  const lines = (dir: string) => {
+    const file = path.join(workspaces, dir, name);
+    return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
+  };
   return {
-    command: `echo run >> ${file}${extra}`,
-    runs: () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0),
+    command: `echo run >> ${name}${extra}`,
+    runs: () => (fs.existsSync(workspaces) ? fs.readdirSync(workspaces).reduce((n, dir) => n + lines(dir), 0) : 0),
   };
 }
 
