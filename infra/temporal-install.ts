@@ -1,5 +1,6 @@
 /**
- * `npm run temporal:install`: resolves (and on first use builds) the Temporal CLI the same way `npm start` and
+ * `npm run temporal:install [-- --server]`: with `--server`, also builds the Temporal server and SQL tool for the
+ * cluster test (infra/temporal-cluster.ts). Without it: resolves (and on first use builds) the Temporal CLI the same way `npm start` and
  * the tests do, and prints where it is. `.ci/run` calls it so the build is not inside a test's time budget.
  */
 import { binaryVersion, resolveTemporalBinary } from './temporal-server.ts';
@@ -13,3 +14,10 @@ if (!found) {
 process.stdout.write(
   `temporal CLI: ${found.path} (${found.source}, ${binaryVersion(found.path)}), resolved in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
 );
+
+if (process.argv.includes('--server')) {
+  const { installServerBinaries, TEMPORAL_SERVER_VERSION } = await import('./temporal-cluster.ts');
+  const t = Date.now();
+  const bins = installServerBinaries();
+  process.stdout.write(`temporal server ${TEMPORAL_SERVER_VERSION}: ${bins.server}, ${bins.sqlTool}, resolved in ${((Date.now() - t) / 1000).toFixed(1)}s\n`);
+}
