@@ -27,6 +27,10 @@ import {
   type RenderOptions,
 } from './render.ts';
 import { Screen, type LiveMode, type Output } from './screen.ts';
+import { parseChatCommand } from '../common/commands.ts';
+
+/** The terminal's own argument-less commands (besides the session commands). */
+const CLI_LOCAL_COMMANDS = ['quit', 'exit', 'help', 'new'] as const;
 
 export interface ReplOptions {
   api: KesokuApi;
@@ -285,7 +289,8 @@ class ChatRepl {
       this.screen.showPrompt();
       return {};
     }
-    const isCommand = line.startsWith('/') && !line.startsWith('//');
+    // Only a line that is wholly a command counts (the rule shared with the chat adapters); `//` sends a literal `/`.
+    const isCommand = !line.startsWith('//') && parseChatCommand(line, CLI_LOCAL_COMMANDS) !== null;
     if (typed) this.screen.entered(raw, isCommand ? s.dim(`› ${line}`) : null);
     this.screen.showPrompt();
     if (isCommand) return this.command(line);

@@ -1,8 +1,10 @@
 /**
  * Chat commands typed on Discord: `/stop`, `/compact`, `/title <text>`, `/mode interrupt|queue`, `/locale en|zh`. They act on the
- * session directly (DESIGN.md: `/stop` never waits in the queue) and answer with a short confirmation; they are
- * never queued as messages. Any other text starting with `/` is an ordinary message.
+ * session directly (`/stop` never waits in the queue) and answer with a short confirmation; they are never queued
+ * as messages. Only a message that is wholly a command counts (adapters/common/commands.ts): `/stop the nginx
+ * service` or `/etc/hosts lacks a line` is an ordinary message.
  */
+import { commandUsage, parseChatCommand } from '../common/commands.ts';
 import { presentFailure, presentQueueFull, type SessionLocale } from '../../domain/failures.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import { LIMITS } from '../../domain/inbound.ts';
@@ -17,33 +19,21 @@ export type ChatCommand =
   | { name: 'locale'; locale: SessionLocale }
   | { name: 'usage'; text: string };
 
-/** The command in `text` (the bot mention already removed), or null for an ordinary message. */
+/**
+ * The command in `text` (the bot mention already removed), or null for an ordinary message. The rule (whole
+ * message only, which commands take an argument) is the channel-neutral one of adapters/common/commands.ts.
+ */
 export function parseCommand(text: string): ChatCommand | null {
-  const m = /^\/(stop|compact|title|mode|locale)(?:\s+([\s\S]*))?$/i.exec(text.trim());
-  if (!m) return null;
-  const name = (m[1] ?? '').toLowerCase();
-  const arg = (m[2] ?? '').trim();
-  switch (name) {
-    case 'stop':
-      return { name: 'stop' };
-    case 'compact':
-      return { name: 'compact' };
-    case 'title':
-      return arg === '' || arg.length > 200
-        ? { name: 'usage', text: 'Usage: `/title <text>` (1-200 characters).' }
-        : { name: 'title', title: arg };
-    case 'locale': {
-      const locale = arg.toLowerCase();
-      return locale === 'en' || locale === 'zh'
-        ? { name: 'locale', locale }
-        : { name: 'usage', text: 'Usage: `/locale en` or `/locale zh`.' };
-    }
-    default: {
-      const mode = arg.toLowerCase();
-      return mode === 'interrupt' || mode === 'queue'
-        ? { name: 'mode', mode }
-        : { name: 'usage', text: 'Usage: `/mode interrupt` or `/mode queue`.' };
-    }
+  const c = parseChatCommand(text);
+  if (c === null) return null;
+  switch (c.name) {
+    case 'usage':
+      return { name: 'usage', text: commandUsage(c.command) };
+    case 'local':
+    case 'unknown':
+      return null;
+    default:
+      return c;
   }
 }
 

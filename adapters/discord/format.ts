@@ -12,6 +12,7 @@
 import type { Attachment, Message, TurnMetrics } from '../../domain/message.ts';
 import { TOOL_MARK, metricsSummary, type ToolState } from '../../domain/presentation.ts';
 import { neutraliseUserText } from '../../domain/prompt-safety.ts';
+import { escapeStatusText } from './split.ts';
 
 /** "2026-05-27 12:50:00 UTC" (seconds precision, always UTC). */
 export function formatUtc(at: Date): string {
@@ -100,8 +101,10 @@ export function statusEntryFor(m: Message): StatusEntry | null {
 
 /** One status line: "💭 …" or "🛠️ `name` `args` ⏳" / "… ✅ `summary`". */
 export function renderEntry(e: StatusEntry): string {
-  // A ``` inside a thought would open a code block that swallows the status lines after it.
-  if (e.kind === 'thought') return `💭 ${oneLine(e.text, THOUGHT_CHARS).replace(/`{3,}/g, (run) => 'ˋ'.repeat(run.length))}`;
+  // A ``` inside a thought would open a code block that swallows the status lines after it; other markdown in a
+  // thought (bold, spoilers, links) is shown as typed.
+  if (e.kind === 'thought')
+    return `💭 ${escapeStatusText(oneLine(e.text, THOUGHT_CHARS).replace(/`{3,}/g, (run) => 'ˋ'.repeat(run.length)))}`;
   const summary =
     e.summary.trim() === '' || e.state === 'running'
       ? ''

@@ -3,7 +3,8 @@
  *
  * A gateway MESSAGE_CREATE becomes an {@link IncomingDiscordMessage} (plain data), then:
  * 1. bots (Kesoku itself included) and system messages are ignored, and so are messages that do not address
- *    Kesoku (policy.ts `isAddressed`);
+ *    Kesoku (policy.ts `isAddressed`; see {@link IncomingDiscordMessage.mentionsBot}), except a bare `/stop`, which
+ *    stops the channel's running turn without a mention (silent when nothing runs);
  * 2. access (policy.ts, adapters/common/access.ts): an allowed message goes on; a stranger in pairing mode who
  *    writes a DM or mentions the bot is sent a pairing code by DM (in a guild channel only a short notice without
  *    the code is posted) and nothing else happens; anything else gets no answer;
@@ -22,7 +23,7 @@
 import { Routes, type Message as DiscordJsMessage, type REST } from 'discord.js';
 import { createChatAccess, type ChatAccess } from '../common/access.ts';
 import type { Logger } from '../../infra/logger.ts';
-import type { SessionClient } from '../../infra/session-client.ts';
+import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage } from '../../workflows/definitions.ts';
 import { stageAttachments, type DiscordAttachment, type StagingOptions } from './attachments.ts';
 import { parseCommand, presentSessionError, runCommand, type CommandSessions } from './commands.ts';
@@ -46,7 +47,14 @@ export interface IncomingDiscordMessage {
   createdAt: Date;
   /** Discord message type (0 default, 19 reply, others are system messages). */
   type: number;
+  /**
+   * Whether the message addresses the bot: it mentions the bot user or the bot's managed role (the role Discord
+   * gives an integration, offered in the @ autocomplete), or it replies to one of the bot's messages (with or
+   * without the reply ping).
+   */
   mentionsBot: boolean;
+  /** The bot's managed role in this guild (its mention is stripped like the bot's own); null or absent elsewhere. */
+  botRoleId?: string | null;
   attachments: DiscordAttachment[];
 }
 
@@ -58,10 +66,15 @@ export interface DiscordChannelContext {
   thread_id?: string;
 }
 
-/** Reads a discord.js message into plain data. `botUserId` decides `mentionsBot`. */
+/**
+ * Reads a discord.js message into plain data. `botUserId` decides `mentionsBot` (with the bot's managed role and
+ * `mentions.repliedUser`, which discord.js fills from `referenced_message.author` whether or not the reply pings).
+ */
 export function fromDiscordJs(m: DiscordJsMessage, botUserId: string | null): IncomingDiscordMessage {
   const channel = m.channel;
   const isThread = channel.isThread();
+  // discord.js finds the managed role by its `tags.bot_id` among the bot member's roles (GUILD_CREATE).
+  const botRoleId = m.guild?.members.me?.roles.botRole?.id ?? null;
   return {
     id: m.id,
     channelId: m.channelId,
@@ -77,7 +90,12 @@ export function fromDiscordJs(m: DiscordJsMessage, botUserId: string | null): In
     content: m.content,
     createdAt: m.createdAt,
     type: m.type,
-    mentionsBot: botUserId !== null && m.mentions.users.has(botUserId),
+    mentionsBot:
+      botUserId !== null &&
+      (m.mentions.users.has(botUserId) ||
+        (botRoleId !== null && m.mentions.roles.has(botRoleId)) ||
+        m.mentions.repliedUser?.id === botUserId),
+    botRoleId,
     attachments: [...m.attachments.values()].map((a) => ({
       id: a.id,
       name: a.name,
@@ -154,8 +172,12 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       userId: m.author.id,
       isDM: m.isDM,
     };
-    if (!isAddressed(policy, place, m.mentionsBot)) return 'not_addressed';
+    const addressed = isAddressed(policy, place, m.mentionsBot);
+    // A bare `/stop` needs no mention: it stops the turn running for this channel (and is silent when none runs).
+    const bareStop = !addressed && parseCommand(m.content)?.name === 'stop';
+    if (!addressed && !bareStop) return 'not_addressed';
     const decision = await access.check(chatPlaceOf(place));
+    if (bareStop) return decision === 'allowed' ? stopUnaddressed(m) : 'not_addressed';
     if (decision === 'denied') return 'denied';
     if (decision === 'pairing') {
       // Only a DM or a mention earns a code; other guild traffic (DISCORD_RESPOND=always) is ignored.
@@ -166,7 +188,7 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
 
     const address = discordSessionAddress(m.channelId);
     const messageId = inboundIdFor(m.id);
-    const text = bot ? withoutBotMention(m.content, bot) : m.content.trim();
+    const text = bot ? withoutBotMention(m.content, bot, m.botRoleId) : m.content.trim();
     const command = parseCommand(text);
     if (command) {
       const answer = await runCommand(sessions, address.sessionId, command, commandUpdateIdFor(m.id));
@@ -212,6 +234,24 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       await reply(m, `error:${messageId}`, presentSessionError(err));
       return 'rejected';
     }
+  }
+
+  /**
+   * A bare `/stop` that does not address the bot: stops this channel's running turn and confirms; when nothing
+   * runs (or the channel has no session) it stays silent, as for any message not meant for the bot.
+   */
+  async function stopUnaddressed(m: IncomingDiscordMessage): Promise<IngressOutcome> {
+    const sessionId = discordSessionAddress(m.channelId).sessionId;
+    try {
+      const { stopped } = await sessions.stop(sessionId, { updateId: commandUpdateIdFor(m.id) });
+      if (!stopped) return 'not_addressed';
+    } catch (err) {
+      if (err instanceof SessionClientError && err.kind === 'not_found') return 'not_addressed';
+      await reply(m, `command:${inboundIdFor(m.id)}`, presentSessionError(err));
+      return 'command';
+    }
+    await reply(m, `command:${inboundIdFor(m.id)}`, '⏹️ Stopping the current turn.');
+    return 'command';
   }
 
   /**
@@ -266,7 +306,7 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
 
   function isCommand(m: IncomingDiscordMessage): boolean {
     const bot = deps.botUser();
-    return parseCommand(bot ? withoutBotMention(m.content, bot) : m.content) !== null;
+    return parseCommand(bot ? withoutBotMention(m.content, bot, m.botRoleId) : m.content) !== null;
   }
 
   return {
@@ -294,9 +334,17 @@ export function pairingText(code: string, expiresAt: Date): string {
   );
 }
 
-/** Removes a leading mention of the bot; later mentions become `@<bot name>`. */
-export function withoutBotMention(content: string, bot: { id: string; name: string }): string {
-  const mention = new RegExp(`<@!?${bot.id}>`, 'g');
-  const leading = new RegExp(`^\\s*(?:<@!?${bot.id}>\\s*)+`);
+/**
+ * Removes leading mentions of the bot (`<@id>`, `<@!id>`, and `<@&role>` for its managed role `botRoleId`); later
+ * ones become `@<bot name>`.
+ */
+export function withoutBotMention(
+  content: string,
+  bot: { id: string; name: string },
+  botRoleId?: string | null,
+): string {
+  const one = `<@!?${bot.id}>` + (botRoleId ? `|<@&${botRoleId}>` : '');
+  const mention = new RegExp(one, 'g');
+  const leading = new RegExp(`^\\s*(?:(?:${one})\\s*)+`);
   return content.replace(leading, '').replace(mention, `@${bot.name}`).trim();
 }

@@ -4,11 +4,14 @@
  * Rules, in order of preference: split after a blank line, then after a newline, then after a space or tab;
  * otherwise cut hard. Never inside a surrogate pair (nor before a joiner/variation selector/combining mark),
  * never inside a protected span — `<@id>`, `<#id>`, `<:emoji:id>`, `<t:…>`, `</cmd:id>`, a markdown link, a URL,
- * a run of backticks, an inline code span, `**…**`, `||…||`, `__…__`, `~~…~~` — unless that span alone is longer
- * than a whole message. A chunk that ends inside a ``` block gets a closing fence, and the next chunk reopens
- * the block with the same language. No chunk is empty or whitespace-only (such pieces are dropped: Discord
+ * a run of backticks, an inline code span, `**…**`, `||…||`, `__…__`, `~~…~~` (one line, up to a whole message) —
+ * unless that span alone is longer than a whole message. A chunk that ends inside a ``` block gets a closing
+ * fence, and the next chunk reopens the block with the same language; a chunk never ends right after a block's
+ * opening line (a first line longer than the budget is hard-cut instead of leaving an empty block). No chunk is empty or whitespace-only (such pieces are dropped: Discord
  * would refuse them and shows nothing for them anyway).
  */
+
+import { escapeMarkdown } from 'discord.js';
 
 /** Discord's limit on message content, in UTF-16 code units (Discord counts characters; never fewer). */
 export const DISCORD_MAX_CONTENT = 2000;
@@ -31,6 +34,11 @@ const MAX_LANG = 16;
 const MIN_LENGTH = 32;
 
 const FENCE_TOKEN = /`{3,}/g;
+/**
+ * Longest inner text of a `**`, `||`, `__` or `~~` span kept whole: a whole message minus its four markers and a
+ * reopened fence, so any such span that fits in one message is moved whole instead of being cut open.
+ */
+const MAX_EMPHASIS = DISCORD_MAX_CONTENT - 4 - (MAX_LANG + 4);
 const PROTECTED = new RegExp(
   [
     '`{3,}',
@@ -42,10 +50,11 @@ const PROTECTED = new RegExp(
     '<https?://[^\\s<>`]{1,512}>',
     'https?://[^\\s<>`]{1,512}',
     '`[^`\\n]{1,256}`',
-    '\\*\\*[^\\n]{1,256}?\\*\\*',
-    '\\|\\|[^\\n]{1,256}?\\|\\|',
-    '__[^\\n]{1,256}?__',
-    '~~[^\\n]{1,256}?~~',
+    // Emphasis spans up to a whole message: cutting one open would show a spoiler in clear or leak `**` markers.
+    `\\*\\*[^\\n]{1,${MAX_EMPHASIS}}?\\*\\*`,
+    `\\|\\|[^\\n]{1,${MAX_EMPHASIS}}?\\|\\|`,
+    `__[^\\n]{1,${MAX_EMPHASIS}}?__`,
+    `~~[^\\n]{1,${MAX_EMPHASIS}}?~~`,
   ].join('|'),
   'g',
 );
@@ -71,14 +80,14 @@ export function splitMessageChunks(text: string, maxLength: number = DISCORD_MAX
   while (start < text.length) {
     const prefix = fence.open ? `\`\`\`${fence.lang.length <= MAX_LANG ? fence.lang : ''}\n` : '';
     let budget = maxLength - prefix.length;
-    let end = chooseCut(text, start, budget, spans);
+    let end = chooseCut(text, start, budget, spans, fence);
     let after = scanFences(text.slice(start, end), fence);
     if (
       after.open &&
       prefix.length + (end - start) + closingFence(text.slice(start, end)).length > maxLength
     ) {
       budget -= 4;
-      end = chooseCut(text, start, budget, spans);
+      end = chooseCut(text, start, budget, spans, fence);
       after = scanFences(text.slice(start, end), fence);
     }
     if (after.open && end < text.length) {
@@ -198,9 +207,9 @@ const MIN_FILL = [0.5, 0.3, 0.1] as const;
 
 /**
  * Where the chunk starting at `start` ends: the whole rest when it fits, else the best split point within
- * `budget` characters (see the module comment). Always > start.
+ * `budget` characters (see the module comment); `fence` is the block state at `start`. Always > start.
  */
-function chooseCut(text: string, start: number, budget: number, spans: Span[]): number {
+function chooseCut(text: string, start: number, budget: number, spans: Span[], fence: FenceState): number {
   const limit = start + budget;
   if (text.length <= limit) return text.length;
   const kinds: ((p: number) => boolean)[] = [
@@ -222,8 +231,28 @@ function chooseCut(text: string, start: number, budget: number, spans: Span[]): 
     const p = best[k];
     if (p != null && p - start >= budget * (MIN_FILL[k] ?? 0)) return p;
   }
-  for (const p of best) if (p != null) return p;
+  // A short split is still better than a hard cut, unless it would end the chunk with a fence opener line: that
+  // chunk would be an empty code block (a long first line in a block is hard-cut instead).
+  for (const p of best) if (p != null && !endsWithFenceOpener(text, start, p, fence)) return p;
   return hardCut(text, start, solid, limit, spans);
+}
+
+/** True when the last non-blank line of text[start, p) is a ``` line that opens a block (`fence`: state at start). */
+function endsWithFenceOpener(text: string, start: number, p: number, fence: FenceState): boolean {
+  const body = text.slice(start, p).replace(/\s+$/, '');
+  const lineStart = body.lastIndexOf('\n') + 1;
+  if (!/^\s*`{3,}[^\n`]*$/.test(body.slice(lineStart))) return false;
+  return scanFences(body, fence).open;
+}
+
+/**
+ * Escapes Discord markdown in one line of free text shown inside a status message (a model's thought), so a
+ * ``` or `**` in it cannot turn the following status lines into a code block or bold text. Uses discord.js
+ * `escapeMarkdown` (code blocks, inline code, bold, italics, underline, strike, spoilers, headings, lists,
+ * masked links).
+ */
+export function escapeStatusText(s: string): string {
+  return escapeMarkdown(s, { heading: true, bulletedList: true, numberedList: true, maskedLink: true });
 }
 
 /**

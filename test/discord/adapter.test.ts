@@ -313,6 +313,59 @@ describe('Discord adapter', () => {
     expect(bench.repliesTo(channel, compact.id)).toHaveLength(1);
   });
 
+  it('counts a mention of its managed role and a reply to its message without the ping as addressing it', async () => {
+    const channel = bench.channels[9] as string;
+    const role = bench.fake.botRoleId(bench.guildId);
+    const viaRole = await bench.say({ channelId: channel, content: 'hi via the role', mentionRoles: [role] });
+    expect(viaRole.outcome).toBe('submitted');
+    const question = await bench.waitInbound(viaRole.id);
+    // The role mention is stripped like the bot's own.
+    expect(question.content).toMatch(/:\nhi via the role$/);
+    const answer = await bench.fake.waitFor(() => bench.repliesTo(channel, viaRole.id)[0]);
+    const reply = await bench.say({
+      channelId: channel,
+      content: 'and then?',
+      replyTo: { messageId: answer.id, ping: false },
+    });
+    expect(reply.outcome).toBe('submitted');
+    expect((await bench.waitInbound(reply.id)).content).toMatch(/:\nand then\?$/);
+    // A reply to someone else's message, without a mention, is still not for the bot.
+    const other = await bench.say({
+      channelId: channel,
+      content: 'agreed',
+      replyTo: { messageId: viaRole.id },
+    });
+    expect(other.outcome).toBe('not_addressed');
+  });
+
+  it('stops a running turn on a bare /stop without a mention; a sentence starting with /stop is a message', async () => {
+    const channel = bench.channels[10] as string;
+    const idle = await bench.say({ channelId: channel, content: '/stop' });
+    expect(idle.outcome).toBe('not_addressed'); // nothing runs: silence
+    expect(bench.repliesTo(channel, idle.id)).toEqual([]);
+    const { id } = await bench.say({ channelId: channel, content: 'sleep: 20', mentionBot: true });
+    await bench.waitInbound(id, ['processing']);
+    await bench.fake.waitFor(() =>
+      bench.stack.fake
+        .chatRequests()
+        .some((r) => JSON.stringify(r.body?.messages ?? []).includes('sleep: 20')),
+    );
+    const stop = await bench.say({ channelId: channel, content: '/stop' });
+    expect(stop.outcome).toBe('command');
+    expect((await bench.waitInbound(id, ['interrupted', 'processed', 'error'])).status).toBe('interrupted');
+    expect((await bench.fake.waitFor(() => bench.repliesTo(channel, stop.id)[0])).content).toBe(
+      '⏹️ Stopping the current turn.',
+    );
+    const sentence = await bench.say({
+      channelId: channel,
+      content: '/stop the nginx service after the backup',
+      mentionBot: true,
+    });
+    expect(sentence.outcome).toBe('submitted');
+    // (The fake model may still be reading the earlier `sleep: 20` in the history: only the queued row matters.)
+    expect((await bench.waitInbound(sentence.id, ['pending_agent', 'processing', 'processed'])).content).toMatch(/:\n\/stop the nginx service after the backup$/);
+  });
+
   it('refuses to start without a token, and fails clearly when Discord rejects the token', async () => {
     const base = {
       sessions: bench.stack.sessions,

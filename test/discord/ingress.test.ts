@@ -11,6 +11,7 @@ import { createLogger } from '../../infra/logger.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { InboundMessage, SessionAddress, SubmitResult } from '../../workflows/definitions.ts';
 import { parseCommand } from '../../adapters/discord/commands.ts';
+import { parseChatCommand } from '../../adapters/common/commands.ts';
 import { formatInboundContent, metricsHeader } from '../../adapters/discord/format.ts';
 import { toolResultState } from '../../domain/presentation.ts';
 import {
@@ -115,6 +116,29 @@ describe('commands and formatting', () => {
     expect(parseCommand('/stopper')).toBeNull();
     expect(parseCommand('/usr/bin/env please')).toBeNull();
     expect(parseCommand('please /stop')).toBeNull();
+  });
+
+  it('parses a command only when the whole message is one', () => {
+    expect(parseCommand('/stop the nginx service after the backup')).toBeNull();
+    expect(parseCommand('/compact this function into one line please')).toBeNull();
+    expect(parseCommand('/etc/hosts lacks a line')).toBeNull();
+    expect(parseCommand('/mode of transport: which is cheaper?')).toBeNull();
+    expect(parseCommand('/locale en please')).toBeNull();
+    expect(parseCommand('/help')).toBeNull();
+    expect(parseCommand('/mode')?.name).toBe('usage');
+    expect(parseCommand('/locale zh')).toEqual({ name: 'locale', locale: 'zh' });
+    expect(parseCommand('/title a b  c')).toEqual({ name: 'title', title: 'a b  c' });
+    // The same rule serves the terminal client, with its own bare commands.
+    expect(parseChatCommand('/quit', ['quit'])).toEqual({ name: 'local', command: 'quit' });
+    expect(parseChatCommand('/quit now', ['quit'])).toBeNull();
+    expect(parseChatCommand('/hlep')).toEqual({ name: 'unknown', word: '/hlep' });
+    expect(parseChatCommand('/stop')).toEqual({ name: 'stop' });
+  });
+
+  it("strips a leading mention of the bot's managed role like the bot's own", () => {
+    expect(withoutBotMention('<@&7> /stop', { id: '42', name: 'Kesoku' }, '7')).toBe('/stop');
+    expect(withoutBotMention('<@&7> <@42> hi <@&7>', { id: '42', name: 'Kesoku' }, '7')).toBe('hi @Kesoku');
+    expect(withoutBotMention('<@&8> hi', { id: '42', name: 'Kesoku' }, '7')).toBe('<@&8> hi');
   });
 
   it('formats the prompt like seed 1 §6.1, with one line per attachment', () => {

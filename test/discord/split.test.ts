@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   DISCORD_MAX_CONTENT,
+  escapeStatusText,
   splitMessage,
   splitMessageChunks,
   type SplitChunk,
@@ -164,6 +165,52 @@ describe('splitMessage', () => {
     const chunks = splitMessage(input);
     expect(chunks.join('')).toBe(input);
     for (const c of chunks) expect(isLow(c.charCodeAt(0))).toBe(false);
+  });
+
+  it('never cuts a spoiler, bold, underline or strike span open when it fits in one message', () => {
+    for (const mark of ['||', '**', '__', '~~']) {
+      const span = `${mark}${'word '.repeat(72)}end${mark}`; // 363 characters, spaces inside
+      const chunks = splitMessage(`${'lead '.repeat(340)}${span} tail`);
+      expect(chunks.length).toBeGreaterThan(1);
+      for (const c of chunks) expect(c.split(mark).length % 2, `${mark} balanced in ${c.slice(-60)}`).toBe(1);
+      expect(chunks.some((c) => c.includes(span))).toBe(true);
+    }
+  });
+
+  it('keeps emphasis spans whole wherever they fall (property)', () => {
+    const spanArb = fc
+      .tuple(fc.constantFrom('||', '**', '__', '~~'), fc.integer({ min: 1, max: 1500 }))
+      .map(([mark, n]) => `${mark}${'ab '.repeat(Math.ceil(n / 3)).slice(0, n).trim() || 'x'}${mark}`);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3000 }), spanArb, (lead, span) => {
+        const input = `${'x '.repeat(lead)}${span} after`;
+        const chunks = splitMessage(input);
+        expect(chunks.some((c) => c.includes(span))).toBe(true);
+        for (const c of chunks) expect(c.length).toBeLessThanOrEqual(DISCORD_MAX_CONTENT);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('hard-cuts a code block whose first line is longer than a message instead of sending an empty block', () => {
+    const long = 'x'.repeat(3000);
+    for (const input of [`\`\`\`json\n${long}\n\`\`\``, `-# ⏱ 1.0s · 🔧 0 tools · 9 tokens\n\`\`\`json\n${long}\n\`\`\``]) {
+      const chunks = splitMessage(input);
+      for (const c of chunks) {
+        expect(c.length).toBeLessThanOrEqual(DISCORD_MAX_CONTENT);
+        expect(c.replace(/`{3}[a-z]*\n?/g, '').trim(), `empty block: ${JSON.stringify(c)}`).not.toBe('');
+        expect(fenceTokens(c) % 2).toBe(0);
+      }
+      expect(chunks.join('').replace(/\n?```(json)?\n?/g, '')).toContain(long.slice(0, 1900));
+    }
+  });
+
+  it('escapes markdown in status text so a thought cannot open a code block or bold text', () => {
+    const thought = 'try ```js and **this** or ||that|| # now';
+    const line = escapeStatusText(thought);
+    expect(fenceTokens(line)).toBe(0);
+    expect(line).not.toMatch(/(?<!\\)\*\*|(?<!\\)\|\|/);
+    expect(line.replace(/\\/g, '')).toBe(thought);
   });
 
   it('rejects a limit too small for a reopened fence', () => {

@@ -107,6 +107,13 @@ export interface InjectOptions {
   /** Message type; 0 (default) or 19 (reply). */
   type?: number;
   timestamp?: string;
+  /** Role ids mentioned (`mention_roles`); their `<@&id>` is prepended to the content unless it is there. */
+  mentionRoles?: string[];
+  /**
+   * A reply (type 19) to stored message `messageId`: `message_reference` and `referenced_message` are sent; with
+   * `ping` (Discord's default) the replied-to author is also in `mentions`, as Discord does.
+   */
+  replyTo?: { messageId: string; ping?: boolean };
 }
 
 /** An attachment object as Discord sends it; `url` points at the fake's own CDN. */
@@ -148,6 +155,8 @@ export interface FakeDiscord {
   ): FakeAttachment;
   /** The DM channel the bot opened with `userId` (`POST /users/@me/channels`), if any. */
   dmChannelOf(userId: string): string | undefined;
+  /** The bot's managed role in guild `guildId` (`tags.bot_id` = the bot; the bot member has it). */
+  botRoleId(guildId: string): string;
   /**
    * The next `count` calls of `route` (a template, see {@link RestCall.route}) get `failure`; Infinity = always.
    * With `skip`, the first `skip` matching calls are answered normally before the failures start.
@@ -197,6 +206,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     for (const t of g.threads ?? [])
       channels.set(t.id, threadObject(g.id, t.id, t.parentId, t.name ?? `thread-${t.id}`, bot.id));
   }
+  /** The bot's managed role per guild, as an integration's bot gets one when it joins. */
+  const botRoles = new Map(guilds.map((g) => [g.id, snowflake()] as const));
   const calls: RestCall[] = [];
   const messages: FakeMessage[] = [];
   const nonces = new Map<string, { message: FakeMessage; at: number }>();
@@ -477,6 +488,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
           mentionable: false,
           flags: 0,
         },
+        botRoleObject(g.id),
       ],
       emojis: [],
       features: [],
@@ -499,7 +511,9 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       unavailable: false,
       member_count: 2,
       voice_states: [],
-      members: [{ user: bot, nick: null, roles: [], joined_at: now, deaf: false, mute: false, flags: 0 }],
+      members: [
+        { user: bot, nick: null, roles: [botRoles.get(g.id)], joined_at: now, deaf: false, mute: false, flags: 0 },
+      ],
       channels: g.channels.map((c) => channels.get(c.id)),
       threads: (g.threads ?? []).map((t) => channels.get(t.id)),
       presences: [],
@@ -580,6 +594,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
         flags: 0,
         nonce: snowflake(),
       };
+      Object.assign(payload, roleAndReplyFields(o, payload));
       if (o.dm) payload.channel_type = 1;
       else {
         payload.guild_id = guildId;
@@ -602,6 +617,11 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       return payload;
     },
     dmChannelOf: (userId) => dmChannels.get(userId),
+    botRoleId: (guildId) => {
+      const id = botRoles.get(guildId);
+      if (id === undefined) throw new Error(`fake discord: unknown guild ${guildId}`);
+      return id;
+    },
     addAttachment(filename, content, contentType = 'application/octet-stream', o = {}) {
       const id = snowflake();
       const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
@@ -656,6 +676,59 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       avatar: null,
       bot: u.bot ?? false,
     };
+  }
+
+  /** The bot's managed role object in GUILD_CREATE. */
+  function botRoleObject(guildId: string): Record<string, unknown> {
+    return {
+      id: botRoles.get(guildId),
+      name: bot.username,
+      color: 0,
+      hoist: false,
+      position: 1,
+      permissions: '1071698660929',
+      managed: true,
+      mentionable: true,
+      flags: 0,
+      tags: { bot_id: bot.id },
+    };
+  }
+
+  /**
+   * Role mentions and replies for an injected message: `mention_roles` (and `<@&id>` in the content), and for a
+   * reply type 19 with `message_reference` and `referenced_message` (plus the replied-to author in `mentions` when
+   * the reply pings). Also updates the stored copy's content.
+   */
+  function roleAndReplyFields(o: InjectOptions, payload: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    let content = payload.content as string;
+    for (const r of o.mentionRoles ?? []) if (!content.includes(`<@&${r}>`)) content = `<@&${r}> ${content}`;
+    if (content !== payload.content) {
+      out.content = content;
+      const stored = messages.find((x) => x.id === payload.id);
+      if (stored) {
+        stored.content = content;
+        stored.history = [content];
+      }
+    }
+    if (o.mentionRoles) out.mention_roles = o.mentionRoles;
+    if (o.replyTo) {
+      const target = messages.find((x) => x.id === o.replyTo?.messageId);
+      if (!target) throw new Error(`fake discord: no message ${o.replyTo.messageId} to reply to`);
+      out.type = 19;
+      out.message_reference = {
+        type: 0,
+        message_id: target.id,
+        channel_id: target.channel_id,
+        ...(target.guild_id ? { guild_id: target.guild_id } : {}),
+      };
+      out.referenced_message = wire(target);
+      if (o.replyTo.ping !== false) {
+        const mentions = payload.mentions as FakeUser[];
+        if (!mentions.some((u) => u.id === target.author.id)) out.mentions = [...mentions, target.author];
+      }
+    }
+    return out;
   }
 
   function wire(x: FakeMessage): Record<string, unknown> {

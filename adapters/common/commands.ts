@@ -1,0 +1,78 @@
+/**
+ * The chat-command rule shared by every channel (the terminal client and the chat adapters): when a line of
+ * user text is a command, and which commands take an argument.
+ *
+ * A message is a command only when the WHOLE message is one:
+ * - commands without an argument (`/stop`, `/compact`, and each channel's own such as `/help`, `/new`, `/quit`)
+ *   match only bare: `/stop the nginx service after the backup` is ordinary text for the agent;
+ * - `/title <text>` takes the rest of the message (1-200 characters); a bare `/title` is a usage error;
+ * - `/mode interrupt|queue` and `/locale en|zh` take exactly one word; a bare form or one unknown word is a usage
+ *   error, while more words (`/mode of transport: which is cheaper?`) are ordinary text;
+ * - anything else starting with `/` (`/etc/hosts lacks a line`, `/usr/bin/env please`) is ordinary text, except
+ *   a single bare word of letters (`/hlep`), which is reported as `unknown` so a channel may point at its help.
+ * Matching of the command word is case-insensitive. Leading and trailing white space is ignored.
+ */
+import type { SessionLocale } from '../../domain/failures.ts';
+import type { SessionMode } from '../../workflows/definitions.ts';
+
+/** Names of the session commands every channel offers. */
+export const SESSION_COMMANDS = ['stop', 'compact', 'title', 'mode', 'locale'] as const;
+
+/** Longest title `/title` accepts, characters. */
+export const TITLE_MAX = 200;
+
+/** A parsed command. `local` is one of the channel's own argument-less commands (`extraBare`). */
+export type ParsedCommand =
+  | { name: 'stop' }
+  | { name: 'compact' }
+  | { name: 'title'; title: string }
+  | { name: 'mode'; mode: SessionMode }
+  | { name: 'locale'; locale: SessionLocale }
+  | { name: 'usage'; command: 'title' | 'mode' | 'locale' }
+  | { name: 'local'; command: string }
+  | { name: 'unknown'; word: string };
+
+/** The usage line for a command with an argument (Markdown code spans). */
+export function commandUsage(command: 'title' | 'mode' | 'locale'): string {
+  switch (command) {
+    case 'title':
+      return `Usage: \`/title <text>\` (1-${TITLE_MAX} characters).`;
+    case 'mode':
+      return 'Usage: `/mode interrupt` or `/mode queue`.';
+    case 'locale':
+      return 'Usage: `/locale en` or `/locale zh`.';
+  }
+}
+
+/**
+ * The command in `text`, or null when it is ordinary text (see the module comment for the rule).
+ * @param extraBare the channel's own argument-less command names, lower case without the slash (e.g. `help`)
+ */
+export function parseChatCommand(text: string, extraBare: readonly string[] = []): ParsedCommand | null {
+  const m = /^\/([A-Za-z]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!m) return null;
+  const name = (m[1] ?? '').toLowerCase();
+  const arg = (m[2] ?? '').trim();
+  const oneWord = arg !== '' && !/\s/.test(arg);
+  switch (name) {
+    case 'stop':
+    case 'compact':
+      return arg === '' ? { name } : null;
+    case 'title':
+      if (arg === '' || arg.length > TITLE_MAX) return { name: 'usage', command: 'title' };
+      return { name: 'title', title: arg };
+    case 'mode': {
+      if (arg !== '' && !oneWord) return null;
+      const mode = arg.toLowerCase();
+      return mode === 'interrupt' || mode === 'queue' ? { name: 'mode', mode } : { name: 'usage', command: 'mode' };
+    }
+    case 'locale': {
+      if (arg !== '' && !oneWord) return null;
+      const locale = arg.toLowerCase();
+      return locale === 'en' || locale === 'zh' ? { name: 'locale', locale } : { name: 'usage', command: 'locale' };
+    }
+    default:
+      if (arg !== '') return null;
+      return extraBare.includes(name) ? { name: 'local', command: name } : { name: 'unknown', word: `/${name}` };
+  }
+}
