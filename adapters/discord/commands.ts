@@ -1,6 +1,6 @@
 /**
  * Chat commands typed on Discord: `/stop`, `/compact`, `/title <text>`, `/mode interrupt|queue`, `/locale en|zh`. They act on the
- * session directly (DESIGN.md: `/stop` never waits in the queue) and answer with a short confirmation; they are
+ * session directly (`/stop` never waits in the queue) and answer with a short confirmation; they are
  * never queued as messages. Any other text starting with `/` is an ordinary message.
  */
 import { presentFailure, presentQueueFull, type SessionLocale } from '../../domain/failures.ts';

@@ -117,7 +117,7 @@ describe('commands and formatting', () => {
     expect(parseCommand('please /stop')).toBeNull();
   });
 
-  it('formats the prompt like seed 1 §6.1, with one line per attachment', () => {
+  it('formats the prompt like docs/message-model.md §6.1, with one line per attachment', () => {
     const text = formatInboundContent({
       displayName: 'Chii',
       userId: '112233',
