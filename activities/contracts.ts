@@ -2,7 +2,7 @@
  * The activity contracts the workflows call: names, inputs and (small) results. Workflow code imports this file
  * with `import type` only; each activity factory (`createXActivities(deps)`) implements one interface here.
  *
- * Results carry ids, never transcripts: the conversation itself lives in Postgres (DESIGN.md "Session = one
+ * Results carry ids, never transcripts: the conversation itself lives in Postgres (docs/architecture.md "Session = one
  * long-running workflow").
  */
 import type { Message } from '../domain/message.ts';
@@ -29,10 +29,10 @@ export interface PersistenceActivities {
    * created. @returns the notice's id (null when the message had been handled before)
    */
   rejectInbound(input: { address: SessionAddress; message: InboundMessage; capacity: number }): Promise<{ noticeId: string | null }>;
-  /** Stores the manual compaction prompt (seed 1 §3 "手动压缩提问") as `pending_agent`. */
+  /** Stores the manual compaction prompt (docs/message-model.md §3 "手动压缩提问") as `pending_agent`. */
   createCompactionPrompt(input: { address: SessionAddress; id: string; receivedAt: string }): Promise<{ message: Message }>;
   /**
-   * Claims a queued trigger: `pending_agent → processing` (seed 1 §4.1). Re-claiming a message already
+   * Claims a queued trigger: `pending_agent → processing` (docs/message-model.md §4.1). Re-claiming a message already
    * `processing` (a retried activity) succeeds. @returns false when the message already ended
    */
   claimTurn(input: { sessionId: string; messageId: string }): Promise<{ claimed: boolean; kind: 'user' | 'compaction' }>;
@@ -76,7 +76,7 @@ export interface PersistenceActivities {
   updateSession(input: { sessionId: string; title?: string; mode?: SessionMode }): Promise<void>;
 }
 
-/** The result of one model step (seed 1 §3 rows "智能体思维链", "工具调用指令", "智能体最终回复"). */
+/** The result of one model step (docs/message-model.md §3 rows "智能体思维链", "工具调用指令", "智能体最终回复"). */
 export type StepOutcome = (
   | { kind: 'final'; replyId: string; finished?: { turnCount: number } }
   | { kind: 'skipped' }
@@ -103,7 +103,7 @@ export interface ModelActivities {
     /** False once the turn's nudges are used up: an empty answer is then reported without a nudge. */
     canNudge: boolean;
     /**
-     * Claim the trigger first (`pending_agent → processing`, seed 1 §4.1) in this activity instead of a separate
+     * Claim the trigger first (`pending_agent → processing`, docs/message-model.md §4.1) in this activity instead of a separate
      * one. A trigger that already ended yields `{kind: 'skipped'}`.
      */
     claim?: boolean;
@@ -129,7 +129,7 @@ export interface ToolActivities {
 
 export interface DeliveryActivities {
   /**
-   * Delivers a `pending` message to its session's channel sink and marks it `delivered` (seed 1 §4.2).
+   * Delivers a `pending` message to its session's channel sink and marks it `delivered` (docs/message-model.md §4.2).
    * Idempotent: an already delivered message is not sent again.
    */
   deliverMessage(input: { sessionId: string; messageId: string }): Promise<{ delivered: boolean }>;

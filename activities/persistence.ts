@@ -32,7 +32,7 @@ export interface PersistenceDeps {
   defaultLocale?: string;
 }
 
-/** Builds the stored form of an inbound message (seed 1 §3 "标准用户提问" or "定时任务消息"). */
+/** Builds the stored form of an inbound message (docs/message-model.md §3 "标准用户提问" or "定时任务消息"). */
 export function inboundToMessage(address: SessionAddress, m: InboundMessage): NewMessage {
   const base = { id: m.id, session_id: address.sessionId, chatbot_id: address.chatbotId, channel_id: address.channelId };
   if (m.kind === 'cron') return cronPrompt({ ...base, content: m.content, received_at: m.receivedAt });
@@ -227,7 +227,7 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
   };
 }
 
-/** The notice owed to the user for a turn's outcome, or null (seed 1 §3 rows "轻量系统通知", "崩溃报错通知"). */
+/** The notice owed to the user for a turn's outcome, or null (docs/message-model.md §3 rows "轻量系统通知", "崩溃报错通知"). */
 function noticeFor(result: TurnOutcome, locale: string): string | null {
   if (result.outcome === 'processed') return null;
   if (result.outcome === 'interrupted') return presentInterruption(result.reason, locale);

@@ -2,7 +2,7 @@
  * The event stream's fan-out: one {@link NotificationListener} per API process on COMMIT_CHANNEL and
  * TURN_CHANNEL, dispatched to the subscribers of each session.
  *
- * - `turn.committed` (seed 2 §11): on each commit announcement the hub reads what changed after the
+ * - `turn.committed` (docs/message-flow.md §11): on each commit announcement the hub reads what changed after the
  *   subscriber's last sent revision (api/history.ts) and sends it with `id: <revision>` and
  *   `previous_revision`, so a client can check continuity; events per subscriber chain exactly.
  * - `turn.updated`: a snapshot of the running turn (step, status, the text streamed so far in this step, tool

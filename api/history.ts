@@ -1,6 +1,6 @@
 /**
- * History reads for the API (seed 2 §11: history deltas with a monotonic revision). A delta is every message
- * committed (inserted or changed) after a revision, in phased order (seed 1 §5.1), with the revision the
+ * History reads for the API (docs/message-flow.md §11: history deltas with a monotonic revision). A delta is every message
+ * committed (inserted or changed) after a revision, in phased order (docs/message-model.md §5.1), with the revision the
  * client holds afterwards. Used by `GET /v1/sessions/{id}/messages` and by the event stream's
  * `turn.committed` events, so both agree on what "after revision N" means.
  */
@@ -53,7 +53,7 @@ export async function readHistory(
   return { revision: maxRevision(all, sessionRevision), messages: all, complete: true };
 }
 
-/** Which kind answers a turn that ended with each final status (seed 1 §3 rows), best first. */
+/** Which kind answers a turn that ended with each final status (docs/message-model.md §3 rows), best first. */
 const REPLY_KINDS: Record<string, readonly string[]> = {
   processed: ['final_reply'],
   error: ['crash_notice', 'notification', 'final_reply'],

@@ -1,7 +1,7 @@
 /**
- * The OpenAPI 3.1 document of REST API v1 (DESIGN.md "REST API v1"), served at `GET /openapi.json`.
+ * The OpenAPI 3.1 document of REST API v1 (docs/architecture.md "REST API v1"), served at `GET /openapi.json`.
  *
- * The Message schema takes its enums from domain/message.ts (seed 1 §2), request bodies are rendered from the
+ * The Message schema takes its enums from domain/message.ts (docs/message-model.md §2), request bodies are rendered from the
  * zod schemas that validate them (api/schemas.ts), and the event stream's payloads are described as
  * `TurnCommittedEvent` / `TurnUpdatedEvent`, so this document cannot drift from the code it describes.
  */
@@ -68,7 +68,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
     },
     Attachment: {
       type: 'object',
-      description: 'An attachment recorded on a user message (seed 1 §3 `attachments`).',
+      description: 'An attachment recorded on a user message (docs/message-model.md §3 `attachments`).',
       required: ['name'],
       properties: {
         name: { type: 'string' },
@@ -81,7 +81,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
     },
     TurnMetrics: {
       type: 'object',
-      description: 'Seed 1 §3 `turn_metrics` on a final reply. `turn_time` is in seconds.',
+      description: 'docs/message-model.md §3 `turn_metrics` on a final reply. `turn_time` is in seconds.',
       required: ['session_turns', 'context_tokens', 'turn_tool_calls', 'turn_tokens', 'turn_time'],
       properties: {
         session_turns: { type: 'integer', minimum: 0 },
@@ -94,7 +94,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
     },
     MessageMetadata: {
       type: 'object',
-      description: 'Seed 1 §3 metadata keys, plus Kesoku additions. Keys absent when not applicable.',
+      description: 'docs/message-model.md §3 metadata keys, plus Kesoku additions. Keys absent when not applicable.',
       properties: {
         discord_message_id: { type: 'string' },
         attachments: { type: 'array', items: ref('Attachment') },
@@ -117,7 +117,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
     Message: {
       type: 'object',
       description:
-        'A stored Kesoku message (seed 1 §2-§3, snake_case field names) plus ordering and sync fields. Timestamps are ISO 8601.',
+        'A stored Kesoku message (docs/message-model.md §2-§3, snake_case field names) plus ordering and sync fields. Timestamps are ISO 8601.',
       required: [
         'id',
         'session_id',
@@ -200,7 +200,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
           minimum: 0,
           description: 'The revision the client holds after applying `messages`.',
         },
-        messages: { type: 'array', items: ref('Message'), description: 'Phased order (seed 1 §5.1).' },
+        messages: { type: 'array', items: ref('Message'), description: 'Phased order (docs/message-model.md §5.1).' },
         has_more: {
           type: 'boolean',
           description: 'True when `limit` cut the delta: read again with after_revision=revision.',
@@ -254,7 +254,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
       properties: {
         message_id: {
           type: 'string',
-          description: 'The id of the queued compaction prompt (seed 1 §3 "手动压缩提问").',
+          description: 'The id of the queued compaction prompt (docs/message-model.md §3 "手动压缩提问").',
         },
         queued: { type: 'boolean' },
       },
@@ -298,7 +298,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
     TurnCommittedEvent: {
       type: 'object',
       description:
-        "SSE `event: turn.committed`, `id: <revision>` (seed 2 §11): the messages committed with revision in (previous_revision, revision], phased order. Chains exactly per stream: each event's previous_revision is the last event's revision.",
+        "SSE `event: turn.committed`, `id: <revision>` (docs/message-flow.md §11): the messages committed with revision in (previous_revision, revision], phased order. Chains exactly per stream: each event's previous_revision is the last event's revision.",
       required: ['session_id', 'revision', 'previous_revision', 'messages'],
       properties: {
         session_id: { type: 'string' },
@@ -474,7 +474,7 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
       version: '1.0.0',
       description:
         'Talk to the Kesoku agent over HTTP. Errors are application/problem+json. Every response carries `x-request-id`. ' +
-        'History sync: GET messages returns a revision; the event stream continues from it (seed 2 §11).',
+        'History sync: GET messages returns a revision; the event stream continues from it (docs/message-flow.md §11).',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     security: [{ bearer: [] }],

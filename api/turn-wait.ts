@@ -1,6 +1,6 @@
 /**
  * `wait` for `POST /v1/sessions/{id}/messages`: after the message was accepted, wait on the database (never by
- * holding a Temporal update open, DESIGN.md) until the message reaches a final input status (processed |
+ * holding a Temporal update open, docs/architecture.md "REST API v1") until the message reaches a final input status (processed |
  * interrupted | error). Wakes on the session's commit announcements (EventHub.onCommit) and re-checks; a slow
  * poll covers a lost notification.
  */

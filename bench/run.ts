@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: Kesoku's speed and memory benchmarks (issue 6 item 3). Writes bench/results/<date>.json and
+ * `npm run bench`: Kesoku's speed and memory benchmarks. Writes bench/results/<date>.json and
  * bench/results/<date>.md, and prints the table.
  *
  * Real parts: a Temporal dev server and Postgres of the run's own (DATABASE_URL's server when set, else an

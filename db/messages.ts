@@ -1,6 +1,6 @@
 /**
  * Message storage. Every write goes through {@link commit}: one transaction that bumps the session's history
- * revision, inserts messages idempotently (by id), applies status changes through the seed 1 §4 state
+ * revision, inserts messages idempotently (by id), applies status changes through the docs/message-model.md §4 state
  * machine (a conditional UPDATE; an illegal change is an `IllegalTransitionError`, never an overwrite), and
  * announces the new revision with NOTIFY when — and only when — the transaction commits.
  */
@@ -257,7 +257,7 @@ export async function getMessages(q: Queryable, ids: string[]): Promise<Message[
 }
 
 /**
- * A session's history in phased order (seed 1 §5.1). With `afterRevision`, only messages committed after
+ * A session's history in phased order (docs/message-model.md §5.1). With `afterRevision`, only messages committed after
  * that revision (new or changed). `limit` caps the rows read (newest kept when capping a full history).
  */
 export async function listSessionMessages(
@@ -320,7 +320,7 @@ export async function turnTokenTotals(q: Queryable, turnId: string): Promise<{ t
 
 /**
  * The part of a session's history the model can still see: everything after the latest compaction summary's
- * `compacted_through_seq`, plus that compaction's prompt and summary (seed 1 §5.2 with Kesoku's compaction).
+ * `compacted_through_seq`, plus that compaction's prompt and summary (docs/message-model.md §5.2 with Kesoku's compaction).
  * Bounded by compaction, so a step's read does not grow with the session's age. Phased order.
  */
 export async function loadModelHistory(q: Queryable, sessionId: string): Promise<Message[]> {

@@ -103,7 +103,7 @@ export async function listSessions(
 }
 
 /**
- * Sets an automatic title only while the title is still the default (seed 2 §12: a late title never
+ * Sets an automatic title only while the title is still the default (docs/message-flow.md §12: a late title never
  * overwrites a user's). @returns true when the title was written
  */
 export async function setAutoTitle(q: Queryable, id: string, title: string): Promise<boolean> {
@@ -132,7 +132,7 @@ export async function setLocale(q: Queryable, id: string, locale: string): Promi
   return (r.rowCount ?? 0) > 0;
 }
 
-/** Counts a finished turn. @returns the new count (seed 1 `turn_metrics.session_turns`) */
+/** Counts a finished turn. @returns the new count (docs/message-model.md §3 `turn_metrics.session_turns`) */
 export async function incrementTurnCount(q: Queryable, id: string): Promise<number> {
   const r = await q.query<{ turn_count: number }>(
     `UPDATE sessions SET turn_count = turn_count + 1 WHERE id = $1 RETURNING turn_count`,

@@ -78,7 +78,7 @@ const result = (id: string, of: string, turn_id: string, step: number, seq: numb
   );
 const ids = (messages: readonly Message[]): string[] => messages.map((message) => message.id);
 
-describe('clean history (seed 1 §5.2)', () => {
+describe('clean history (docs/message-model.md §5.2)', () => {
   it('drops Notification messages and a stored system prompt', () => {
     const history = [
       ask('q1', 1),
@@ -138,7 +138,7 @@ describe('clean history (seed 1 §5.2)', () => {
     ]);
   });
 
-  it('repairs a dangling tool call with a synthetic interrupted result after the step’s other results (seed 1 §4.4)', () => {
+  it('repairs a dangling tool call with a synthetic interrupted result after the step’s other results (docs/message-model.md §4.4)', () => {
     const history = [
       ask('q1', 1),
       call('c_a', 'q1', 0, 2),

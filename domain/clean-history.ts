@@ -1,5 +1,5 @@
 /**
- * The history the model actually reads (seed 1 §5.2 `build_clean_history`), compaction over it, and the token
+ * The history the model actually reads (docs/message-model.md §5.2 `build_clean_history`), compaction over it, and the token
  * estimate that decides when to compact.
  *
  * Pure module: no I/O, importable by workflow code.
@@ -40,7 +40,7 @@ export function findCompaction(messages: readonly Message[]): Compaction | null 
   return found;
 }
 
-/** The placeholder appended to a historical user message whose attachments were removed (seed 1 §5.2). */
+/** The placeholder appended to a historical user message whose attachments were removed (docs/message-model.md §5.2). */
 export function attachmentPlaceholder(names: readonly string[]): string {
   return `[Attachments stripped from history: ${names.join(', ')}]`;
 }
@@ -57,7 +57,7 @@ function stripAttachments(message: Message): Message {
 }
 
 /**
- * Keeps tool flows whole (seed 1 §5.2 "保留工具流", §4.4): drops tool_results without a call (and duplicate
+ * Keeps tool flows whole (docs/message-model.md §5.2 "保留工具流", §4.4): drops tool_results without a call (and duplicate
  * results of one call), and gives every tool_call without a result a synthetic interrupted result placed right
  * after the last tool_call/tool_result of the same turn and step.
  */
@@ -82,7 +82,7 @@ function repairToolFlows(messages: readonly Message[]): Message[] {
 }
 
 /**
- * Seed 1 §5.2: the model's view of a session history. Input in any order (it is phase-sorted first); returns new
+ * docs/message-model.md §5.2: the model's view of a session history. Input in any order (it is phase-sorted first); returns new
  * arrays and copies of changed messages, never mutating the input.
  *
  * 1. Compaction: when {@link findCompaction} finds a summary, the history starts with its prompt + summary pair,
@@ -93,13 +93,13 @@ function repairToolFlows(messages: readonly Message[]): Message[] {
  * 4. Attachment stripping: every user message except the current turn's trigger loses `metadata.attachments`,
  *    and its content gets `\n[Attachments stripped from history: a.csv, b.png]`.
  * 5. Tool flows stay whole: a tool_call without a result (matched by `metadata.tool_call_id` or `parent_id`)
- *    gets a synthetic interrupted result (seed 1 §4.4) right after its step's other results; results without a
+ *    gets a synthetic interrupted result (docs/message-model.md §4.4) right after its step's other results; results without a
  *    call are dropped.
  *
  * 6. Queued inputs stay out: a trigger still `pending_agent` that arrived after the current turn's trigger is
  *    waiting for its own turn (queue mode) and is not part of the conversation yet.
  *
- * Crash notices, interrupted and failed user messages stay: the model sees them (seed 1 §3).
+ * Crash notices, interrupted and failed user messages stay: the model sees them (docs/message-model.md §3).
  */
 export function buildCleanHistory(messages: readonly Message[], opts: CleanHistoryOptions): Message[] {
   const sorted = sortHistory(messages);

@@ -36,7 +36,7 @@ const METRICS: TurnMetrics = {
 interface Row {
   kind: MessageKind;
   message: NewMessage;
-  // Seed 1 §3, copied literally.
+  // docs/message-model.md §3, copied literally.
   role: Role;
   type: MessageType;
   sender: string;
@@ -208,7 +208,7 @@ const ROWS: Row[] = [
     sender: 'Kesoku',
     status: 'pending',
     finals: ['delivered'],
-    // Seed: None; Kesoku records the typed failure kind (seed 2 §13).
+    // Seed: None; Kesoku records the typed failure kind (docs/message-flow.md §13).
     metadata: { failure_kind: 'provider' },
   },
 ];
@@ -226,8 +226,8 @@ function reachable(from: Status): Set<Status> {
   return seen;
 }
 
-describe('seed 1 §3 field matrix', () => {
-  it('has one factory case per row, in the seed order', () => {
+describe('docs/message-model.md §3 field matrix', () => {
+  it('has one factory case per row, in the spec order', () => {
     expect(ROWS.map((row) => row.kind)).toEqual([...MESSAGE_KINDS]);
     expect(Object.keys(FIELD_MATRIX)).toEqual([...MESSAGE_KINDS]);
   });
@@ -304,7 +304,7 @@ describe('factory details', () => {
     });
   });
 
-  it('writes the seed’s contents', () => {
+  it('writes the spec’s contents', () => {
     const content = (kind: MessageKind): string =>
       ROWS.find((row) => row.kind === kind)?.message.content ?? '';
     expect(content('manual_compaction_prompt')).toBe(MANUAL_COMPACTION_PROMPT);
@@ -319,7 +319,7 @@ describe('factory details', () => {
     );
   });
 
-  it('formats a tool call like the seed §6.1 trace (up to JSON indentation)', () => {
+  it('formats a tool call like the spec §6.1 trace (up to JSON indentation)', () => {
     const seedCall = SEED_6_1_RECORDS.find((record) => record.id === 'msg_call_001');
     const content = toolCallContent('run_shell_command', { command: 'uv run pytest tests/test_history.py' });
     const normalise = (text: string): string => text.replace(/\n +/g, '\n ');

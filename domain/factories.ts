@@ -1,5 +1,5 @@
 /**
- * One factory per row of the seed 1 §3 field matrix. Each returns a {@link NewMessage} with exactly that row's
+ * One factory per row of the docs/message-model.md §3 field matrix. Each returns a {@link NewMessage} with exactly that row's
  * role, type, sender, initial status and metadata; the database assigns `seq`, `revision` and the timestamps.
  *
  * Pure module: ids and timestamps are arguments (no clock, no randomness), so it runs inside workflow code.
@@ -20,9 +20,9 @@ import type { MessageKind } from './message-kind.ts';
 /** A message before it is stored: everything but the fields the database assigns. */
 export type NewMessage = Omit<Message, 'seq' | 'revision' | 'created_at' | 'updated_at'>;
 
-/** One row of the seed 1 §3 field matrix. `null` means "varies per message" (user name, tool name, platform). */
+/** One row of the docs/message-model.md §3 field matrix. `null` means "varies per message" (user name, tool name, platform). */
 export interface FieldMatrixRow {
-  /** The seed's 消息分类 label. */
+  /** The spec's 消息分类 label. */
   label: string;
   role: Role;
   type: MessageType;
@@ -34,11 +34,11 @@ export interface FieldMatrixRow {
   initial_status: Status;
   /** 终态 status: the statuses the message may end in. */
   final_statuses: readonly Status[];
-  /** The metadata keys the seed lists for this row (Kesoku additions excluded); empty when the seed says None. */
+  /** The metadata keys the spec lists for this row (Kesoku additions excluded); empty when the spec says None. */
   metadata_keys: readonly string[];
 }
 
-/** Seed 1 §3, row by row. The factories below read role, type, sender and initial status from here. */
+/** docs/message-model.md §3, row by row. The factories below read role, type, sender and initial status from here. */
 export const FIELD_MATRIX: Readonly<Record<MessageKind, FieldMatrixRow>> = {
   user_question: {
     label: '标准用户提问',
@@ -163,7 +163,7 @@ export const FIELD_MATRIX: Readonly<Record<MessageKind, FieldMatrixRow>> = {
 };
 
 /**
- * Seed 1 §3 "手动压缩提问": the virtual question written when the user sends `/compact`. The model's answer
+ * docs/message-model.md §3 "手动压缩提问": the virtual question written when the user sends `/compact`. The model's answer
  * becomes the compaction summary (a final reply carrying `metadata.compacted_through_seq`).
  */
 export const MANUAL_COMPACTION_PROMPT =
@@ -174,7 +174,7 @@ export const MANUAL_COMPACTION_PROMPT =
   'the user stated. Write it in the language the user has been using, as short paragraphs or bullet points, ' +
   'and do not call any tools.';
 
-/** Seed 1 §3 "模型防空催化剂": injected after the model returned an empty response. */
+/** docs/message-model.md §3 "模型防空催化剂": injected after the model returned an empty response. */
 export const EMPTY_REPLY_NUDGE =
   'Your previous response had empty content. Please answer the last message properly: either reply to the ' +
   'user with a non-empty text answer, or call one of the available tools if you need more information first.';
@@ -195,7 +195,7 @@ export interface TurnPosition {
   turn_id: string;
   /** The model step, from 0. */
   step: number;
-  /** Defaults to `turn_id` (seed 1 §6.1: thoughts, calls and the reply point at the user message). */
+  /** Defaults to `turn_id` (docs/message-model.md §6.1: thoughts, calls and the reply point at the user message). */
   parent_id?: string;
 }
 
@@ -226,7 +226,7 @@ function build(
   };
 }
 
-/** Drops undefined values; null when nothing is left (the seed's "None"). */
+/** Drops undefined values; null when nothing is left (the spec's "None"). */
 function compactMetadata(metadata: MessageMetadata): MessageMetadata | null {
   const entries = Object.entries(metadata).filter(([, value]) => value !== undefined);
   return entries.length === 0 ? null : Object.fromEntries(entries);
@@ -241,7 +241,7 @@ function inTurn(position: TurnPosition): Pick<NewMessage, 'turn_id' | 'step' | '
 }
 
 /**
- * Seed 1 §3 "标准用户提问": user/text from `sender`, `pending_agent`, opens its own turn (`turn_id = id`).
+ * docs/message-model.md §3 "标准用户提问": user/text from `sender`, `pending_agent`, opens its own turn (`turn_id = id`).
  * Metadata `{discord_message_id?, attachments?}` plus Kesoku's `reply_to?` and `channel_context?`; null if none.
  * `received_at` is the platform's receive time (ISO 8601).
  */
@@ -274,7 +274,7 @@ export function userQuestion(
   });
 }
 
-/** Seed 1 §3 "定时任务消息": user/text from "Cronjob", `pending_agent`, `{is_cronjob: true}`, its own turn. */
+/** docs/message-model.md §3 "定时任务消息": user/text from "Cronjob", `pending_agent`, `{is_cronjob: true}`, its own turn. */
 export function cronPrompt(
   input: MessageAddress & { content: string; received_at?: string | null },
 ): NewMessage {
@@ -289,7 +289,7 @@ export function cronPrompt(
 }
 
 /**
- * Seed 1 §3 "手动压缩提问": user/text from "System", `pending_agent`, `{is_compaction: true}`, its own turn.
+ * docs/message-model.md §3 "手动压缩提问": user/text from "System", `pending_agent`, `{is_compaction: true}`, its own turn.
  * `content` defaults to {@link MANUAL_COMPACTION_PROMPT}; automatic compaction uses the same row with its own
  * prompt text.
  */
@@ -306,13 +306,13 @@ export function manualCompactionPrompt(
   });
 }
 
-/** Seed 1 §3 "智能体思维链": assistant/thought from "Kesoku", `responded`, no metadata. */
+/** docs/message-model.md §3 "智能体思维链": assistant/thought from "Kesoku", `responded`, no metadata. */
 export function thought(input: MessageAddress & TurnPosition & { content: string }): NewMessage {
   return build('thought', input, { content: input.content, metadata: null, ...inTurn(input) });
 }
 
 /**
- * Seed 1 §3 "智能体最终回复": assistant/text from "Kesoku", `pending`, `{turn_metrics}`. A compaction summary is
+ * docs/message-model.md §3 "智能体最终回复": assistant/text from "Kesoku", `pending`, `{turn_metrics}`. A compaction summary is
  * a final reply with `compacted_through_seq` (the highest `seq` it summarises, see clean-history.ts).
  */
 export function finalReply(
@@ -329,13 +329,13 @@ export function finalReply(
   });
 }
 
-/** Seed 1 §6.1: "Calling tool `name` with arguments:\n```json\n{…}\n```" (JSON indented by 2 spaces). */
+/** docs/message-model.md §6.1: "Calling tool `name` with arguments:\n```json\n{…}\n```" (JSON indented by 2 spaces). */
 export function toolCallContent(toolName: string, toolArguments: Record<string, unknown>): string {
   return `Calling tool \`${toolName}\` with arguments:\n\`\`\`json\n${JSON.stringify(toolArguments, null, 2)}\n\`\`\``;
 }
 
 /**
- * Seed 1 §3 "工具调用指令": tool/tool_call from "Kesoku", `responded`, `{tool_name, tool_arguments,
+ * docs/message-model.md §3 "工具调用指令": tool/tool_call from "Kesoku", `responded`, `{tool_name, tool_arguments,
  * tool_call_id}` (`tool_call_id` is the provider's id, a Kesoku addition), content from {@link toolCallContent}.
  */
 export function toolCall(
@@ -354,9 +354,9 @@ export function toolCall(
 }
 
 /**
- * Seed 1 §3 "工具执行输出": tool/tool_result whose sender is the tool's name, `responded`, `{tool_name,
+ * docs/message-model.md §3 "工具执行输出": tool/tool_result whose sender is the tool's name, `responded`, `{tool_name,
  * tool_result, tool_call_id}` where `tool_result` is a short summary ("5 passed in 0.42s") and `content` the
- * (possibly truncated) output. `parent_id` is required: the tool_call message's id (seed 1 §6.1).
+ * (possibly truncated) output. `parent_id` is required: the tool_call message's id (docs/message-model.md §6.1).
  */
 export function toolResult(
   input: MessageAddress &
@@ -377,7 +377,7 @@ export function toolResult(
 }
 
 /**
- * Seed 1 §3 "系统提示词": the virtual system/text record, chatbot_id and channel_id `"system"`, sender "System",
+ * docs/message-model.md §3 "系统提示词": the virtual system/text record, chatbot_id and channel_id `"system"`, sender "System",
  * `responded`, no metadata, outside any turn.
  */
 export function systemPrompt(input: { id: string; session_id: string; content: string }): NewMessage {
@@ -389,7 +389,7 @@ export function systemPrompt(input: { id: string; session_id: string; content: s
 }
 
 /**
- * Seed 1 §3 "后台唤醒警报": system/text from "System", `pending_agent` (it triggers its own turn, `turn_id =
+ * docs/message-model.md §3 "后台唤醒警报": system/text from "System", `pending_agent` (it triggers its own turn, `turn_id =
  * id`), no metadata. Content `[System Alert] Background Job <job_id> finished.` followed by `report` (exit
  * status, output tail) on the next line when given.
  */
@@ -407,7 +407,7 @@ export function backgroundAlert(
 }
 
 /**
- * Seed 1 §3 "模型防空催化剂": system/text from "System", `responded`, no metadata, content
+ * docs/message-model.md §3 "模型防空催化剂": system/text from "System", `responded`, no metadata, content
  * {@link EMPTY_REPLY_NUDGE}. `step` is the step whose response was empty, so phased sorting puts the nudge after
  * that step and before the next model output.
  */
@@ -416,8 +416,8 @@ export function emptyReplyNudge(input: MessageAddress & TurnPosition): NewMessag
 }
 
 /**
- * Seed 1 §3 "轻量系统通知": assistant/text from "Notification", `pending`, no metadata (e.g. "🔄 聊天历史已自动压缩。").
- * Outside any turn unless `turn_id` is given; never shown to the model (seed 1 §5.2).
+ * docs/message-model.md §3 "轻量系统通知": assistant/text from "Notification", `pending`, no metadata (e.g. "🔄 聊天历史已自动压缩。").
+ * Outside any turn unless `turn_id` is given; never shown to the model (docs/message-model.md §5.2).
  */
 export function notification(
   input: MessageAddress & { content: string; turn_id?: string | null; parent_id?: string | null },
@@ -432,10 +432,10 @@ export function notification(
 }
 
 /**
- * Seed 1 §3 "崩溃报错通知": assistant/text from "Kesoku", `pending`. `content` is the presented notice
+ * docs/message-model.md §3 "崩溃报错通知": assistant/text from "Kesoku", `pending`. `content` is the presented notice
  * ("⚠️ 处理您的请求时发生异常: ...", written by the failure presenter, never a raw provider/database error), so
- * the wording and locale live with the presenter, not here. The seed's metadata is None;
- * Kesoku records `{failure_kind}` (seed 2 §13), which is also how {@link messageKind} tells the notice from a
+ * the wording and locale live with the presenter, not here. The spec's metadata is None;
+ * Kesoku records `{failure_kind}` (docs/message-flow.md §13), which is also how {@link messageKind} tells the notice from a
  * final reply. `step` is the step that failed, or null when the turn failed outside a step (sorted last).
  */
 export function crashNotice(

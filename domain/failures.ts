@@ -1,12 +1,12 @@
 /**
- * The typed turn-failure model (seed 2 §13) and the presenter that turns a failure kind into the user-visible
- * crash notice (seed 1 §3 "崩溃报错通知"). Raw provider or database text never reaches this module's output:
+ * The typed turn-failure model (docs/message-flow.md §13) and the presenter that turns a failure kind into the user-visible
+ * crash notice (docs/message-model.md §3 "崩溃报错通知"). Raw provider or database text never reaches this module's output:
  * it only knows kinds.
  *
  * Pure module: importable by workflow code.
  */
 
-/** Seed 2 §13 `TurnFailureKind`, plus `tool` (a tool activity that failed as infrastructure, DESIGN.md). */
+/** docs/message-flow.md §13 `TurnFailureKind`, plus `tool` (a tool activity that failed as infrastructure). */
 export const TURN_FAILURE_KINDS = [
   'input_persistence',
   'agent_creation',
@@ -93,7 +93,7 @@ const ZH_DETAIL: Partial<Record<ProviderFailureDetail, string>> = {
 };
 
 /**
- * The locales a session can have: `en` (the default) and `zh` (the seed's Chinese notices). Set per session
+ * The locales a session can have: `en` (the default) and `zh` (the spec's Chinese notices). Set per session
  * (REST PATCH, the `/locale` chat command) and for new sessions by KESOKU_LOCALE.
  */
 export const SESSION_LOCALES = ['en', 'zh'] as const;
@@ -105,7 +105,7 @@ export function isChineseLocale(locale: string | null | undefined): boolean {
 }
 
 /**
- * The crash-notice text for a failure (seed 1 §3 "崩溃报错通知": `⚠️ 处理您的请求时发生异常: ...`).
+ * The crash-notice text for a failure (docs/message-model.md §3 "崩溃报错通知": `⚠️ 处理您的请求时发生异常: ...`).
  * English by default; Chinese for a `zh` locale. Contains only fixed text chosen by kind and detail.
  */
 export function presentFailure(
@@ -122,7 +122,7 @@ export function presentFailure(
     : `⚠️ Something went wrong while handling your request: ${text}`;
 }
 
-/** The short notice delivered when a turn is stopped or interrupted (a lightweight notification, seed 1 §3). */
+/** The short notice delivered when a turn is stopped or interrupted (a lightweight notification, docs/message-model.md §3). */
 export function presentInterruption(
   reason: 'stop' | 'interrupt' | 'superseded' | 'restart',
   locale: string | null | undefined,
@@ -134,14 +134,14 @@ export function presentInterruption(
   return zh ? '↪️ 已中断，正在处理您的新消息。' : '↪️ Interrupted: handling your new message.';
 }
 
-/** The notice for a message that could not be queued because the session's queue was full (seed 2 §6.3). */
+/** The notice for a message that could not be queued because the session's queue was full (docs/message-flow.md §6.3). */
 export function presentQueueFull(capacity: number, locale: string | null | undefined): string {
   return isChineseLocale(locale)
     ? `⚠️ 队列已满（最多 ${capacity} 条），该消息未被处理。`
     : `⚠️ The queue is full (at most ${capacity} messages); this message was not processed.`;
 }
 
-/** The notice after automatic compaction (seed 1 §3 "轻量系统通知": `🔄 聊天历史已自动压缩。`). */
+/** The notice after automatic compaction (docs/message-model.md §3 "轻量系统通知": `🔄 聊天历史已自动压缩。`). */
 export function presentAutoCompaction(locale: string | null | undefined): string {
   return isChineseLocale(locale) ? '🔄 聊天历史已自动压缩。' : '🔄 Chat history was compacted automatically.';
 }

@@ -103,7 +103,7 @@ const EXPECTED = [
 
 const ids = (messages: readonly { id: string }[]): string[] => messages.map((message) => message.id);
 
-describe('phased sorting (seed 1 §5.1)', () => {
+describe('phased sorting (docs/message-model.md §5.1)', () => {
   it('orders turns, steps and phases: trigger, thought, tool_call, tool_result, text', () => {
     expect(ids(sortHistory(HISTORY))).toEqual(EXPECTED);
   });

@@ -1,5 +1,5 @@
 /**
- * Phased sorting of a session's history (seed 1 §5.1). Asynchronous tool runs make timestamps overlap, so order
+ * Phased sorting of a session's history (docs/message-model.md §5.1). Asynchronous tool runs make timestamps overlap, so order
  * comes from turns, steps and phases, with `seq` as the tie-breaker; timestamps are never compared.
  *
  * Pure module: no I/O, importable by workflow code.
@@ -7,7 +7,7 @@
 import type { Message, MessageType } from './message.ts';
 import { isInputStatus } from './status-machine.ts';
 
-/** Seed 1 §5.1: Thought (0) → Tool Call (1) → Tool Result (2) → Final Text (3). */
+/** docs/message-model.md §5.1: Thought (0) → Tool Call (1) → Tool Result (2) → Final Text (3). */
 export const PHASES: Readonly<Record<MessageType, number>> = {
   thought: 0,
   tool_call: 1,
@@ -41,7 +41,7 @@ function compareWithinTurn(a: Message, b: Message): number {
 }
 
 /**
- * Groups messages into turns, in history order (seed 1 §5.1). A turn is all messages sharing a `turn_id` (a
+ * Groups messages into turns, in history order (docs/message-model.md §5.1). A turn is all messages sharing a `turn_id` (a
  * trigger's `turn_id` is its own id); a message with `turn_id` null is a group of its own. Groups are ordered by
  * their smallest `seq`; inside a group, messages are in phased order (see {@link sortHistory}). Returns new
  * arrays; the messages themselves are not copied.
@@ -64,7 +64,7 @@ export function groupTurns(messages: readonly Message[]): Message[][] {
 }
 
 /**
- * Seed 1 §5.1 phased sorting. Turns in order of their smallest `seq`; within a turn the trigger first, then by
+ * docs/message-model.md §5.1 phased sorting. Turns in order of their smallest `seq`; within a turn the trigger first, then by
  * `step` ascending (messages without a step last), within a step by phase thought → tool_call → tool_result →
  * text (system-role nudges are text, phase 3), ties by `seq` then `id`. Deterministic for any input order and
  * independent of timestamps. Returns a new array.

@@ -1,5 +1,5 @@
 /**
- * Which row of the seed 1 §3 field matrix a stored message belongs to. History rules, transpilation and
+ * Which row of the docs/message-model.md §3 field matrix a stored message belongs to. History rules, transpilation and
  * presentation all decide by kind, so the classification lives here once.
  *
  * Pure module: no I/O, importable by workflow code.
@@ -8,7 +8,7 @@ import { SENDERS } from './message.ts';
 import type { Message } from './message.ts';
 import { isInputStatus } from './status-machine.ts';
 
-/** The twelve rows of seed 1 §3, in the seed's order. */
+/** The twelve rows of docs/message-model.md §3, in the spec's order. */
 export const MESSAGE_KINDS = [
   'user_question', // 标准用户提问
   'cron_prompt', // 定时任务消息
@@ -25,7 +25,7 @@ export const MESSAGE_KINDS = [
 ] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
-/** Seed 1 §3 "系统提示词": the virtual system-prompt record uses `"system"` as both chatbot_id and channel_id. */
+/** docs/message-model.md §3 "系统提示词": the virtual system-prompt record uses `"system"` as both chatbot_id and channel_id. */
 export const SYSTEM_PROMPT_ADDRESS = { chatbot_id: 'system', channel_id: 'system' } as const;
 
 /** The fields {@link messageKind} reads. */
@@ -35,13 +35,13 @@ export type ClassifiableMessage = Pick<
 >;
 
 /**
- * Classifies a message into its seed 1 §3 row. Total: messages outside the matrix fall back by type, then by role.
+ * Classifies a message into its docs/message-model.md §3 row. Total: messages outside the matrix fall back by type, then by role.
  *
  * - user text: `is_compaction` → manual_compaction_prompt, `is_cronjob` → cron_prompt, else user_question;
  * - system text: chatbot_id `"system"` → system_prompt; an input-lifecycle status (pending_agent … error) →
  *   background_alert; otherwise (responded/delivered) → empty_reply_nudge;
  * - assistant text: sender `"Notification"` → notification; `metadata.failure_kind` set → crash_notice (the
- *   seed gives both the crash notice and the final reply sender "Kesoku"; Kesoku tells them apart by the
+ *   spec gives both the crash notice and the final reply sender "Kesoku"; Kesoku tells them apart by the
  *   failure kind it records on the notice); else final_reply.
  */
 export function messageKind(message: ClassifiableMessage): MessageKind {

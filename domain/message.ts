@@ -1,23 +1,23 @@
 /**
  * The Kesoku Message model: the three axes (role, type, status) and the stored record.
  *
- * Source: seed 1 (`shared/seeds/000_59fa1a058b69eac5.txt`) §2 and §3. Every enum value and metadata key here is
- * taken literally from it; field names are the seed's (snake_case), plus what ordering and sync need
+ * Source: docs/message-model.md §2 and §3. Every enum value and metadata key here is
+ * taken literally from it; field names are the spec's (snake_case), plus what ordering and sync need
  * (`turn_id`, `step`, `seq`, `revision`, `received_at`, `created_at`, `updated_at`).
  *
  * Pure module: no I/O, importable by workflow code.
  */
 
-/** Seed 1 §2.1: which kind of entity produced or leads the message. */
+/** docs/message-model.md §2.1: which kind of entity produced or leads the message. */
 export const ROLES = ['user', 'assistant', 'tool', 'system'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Seed 1 §2.2: the structure and meaning of the content. */
+/** docs/message-model.md §2.2: the structure and meaning of the content. */
 export const MESSAGE_TYPES = ['text', 'thought', 'tool_call', 'tool_result'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 /**
- * Seed 1 §2.3: where the message is in the pipeline. The first five are the user-message (input) lifecycle,
+ * docs/message-model.md §2.3: where the message is in the pipeline. The first five are the user-message (input) lifecycle,
  * the last three the assistant/tool (output) lifecycle.
  */
 export const STATUSES = [
@@ -32,7 +32,7 @@ export const STATUSES = [
 ] as const;
 export type Status = (typeof STATUSES)[number];
 
-/** Seed 1 §3, "智能体最终回复" row: the metrics block on a final reply. `turn_time` is in seconds. */
+/** docs/message-model.md §3, "智能体最终回复" row: the metrics block on a final reply. `turn_time` is in seconds. */
 export interface TurnMetrics {
   /** Completed turns in the session, this one included. */
   session_turns: number;
@@ -46,7 +46,7 @@ export interface TurnMetrics {
   turn_time: number;
 }
 
-/** An attachment recorded on a user message (seed 1 §3 "标准用户提问", `attachments`). */
+/** An attachment recorded on a user message (docs/message-model.md §3 "标准用户提问", `attachments`). */
 export interface Attachment {
   /** File name shown to people and used in the history placeholder. */
   name: string;
@@ -60,11 +60,11 @@ export interface Attachment {
 }
 
 /**
- * Message metadata. The seed's keys are spelled exactly as in seed 1 §3; the others are Kesoku's additions and
+ * Message metadata. The spec's keys are spelled exactly as in docs/message-model.md §3; the others are Kesoku's additions and
  * are documented where they are written.
  */
 export interface MessageMetadata {
-  // Seed 1 §3 keys.
+  // docs/message-model.md §3 keys.
   discord_message_id?: string;
   attachments?: Attachment[];
   is_cronjob?: boolean;
@@ -76,15 +76,15 @@ export interface MessageMetadata {
   // Kesoku additions.
   /** The provider's id for a tool call; set on both the tool_call and its tool_result. */
   tool_call_id?: string;
-  /** True on a synthetic tool_result made for a tool_call whose run never finished (seed 1 §4.4). */
+  /** True on a synthetic tool_result made for a tool_call whose run never finished (docs/message-model.md §4.4). */
   synthetic?: boolean;
-  /** Platform message this message replies to (seed 2 §10, typed `reply_to`). */
+  /** Platform message this message replies to (docs/message-flow.md §10, typed `reply_to`). */
   reply_to?: string;
-  /** Opaque platform context, passed through untouched to the channel's sink (seed 2 §10.1). */
+  /** Opaque platform context, passed through untouched to the channel's sink (docs/message-flow.md §10.1). */
   channel_context?: unknown;
   /** On a compaction summary: the highest `seq` the summary covers. */
   compacted_through_seq?: number;
-  /** Why a turn failed, as a typed kind (seed 2 §13); on the crash notice and the failed user message. */
+  /** Why a turn failed, as a typed kind (docs/message-flow.md §13); on the crash notice and the failed user message. */
   failure_kind?: string;
   /** On a tool_result: whether the tool succeeded (exit 0, no input error); sinks show ✅/❌ from it. */
   tool_ok?: boolean;
@@ -93,7 +93,7 @@ export interface MessageMetadata {
   [key: string]: unknown;
 }
 
-/** A stored message: the seed's fields plus ordering and sync fields. Timestamps are ISO 8601 strings. */
+/** A stored message: the spec's fields plus ordering and sync fields. Timestamps are ISO 8601 strings. */
 export interface Message {
   id: string;
   session_id: string;
@@ -120,7 +120,7 @@ export interface Message {
   updated_at: string;
 }
 
-/** The well-known senders of seed 1 §3. */
+/** The well-known senders of docs/message-model.md §3. */
 export const SENDERS = {
   agent: 'Kesoku',
   system: 'System',

@@ -25,7 +25,7 @@ import {
 import type { Channel, Presentation, PresentationKind } from './presentation.ts';
 import { persist } from './fixtures/persist.ts';
 
-// Seed 1 §5.3, transcribed: 可见 → shown, Live 状态条 / 折叠中间卡片 / 状态 emoji 变更 → live, 隐藏 (后台静默) → silent.
+// docs/message-model.md §5.3, transcribed: 可见 → shown, Live 状态条 / 折叠中间卡片 / 状态 emoji 变更 → live, 隐藏 (后台静默) → silent.
 const SEED_5_3: Record<Exclude<Channel, 'api'>, Record<PresentationKind, Presentation>> = {
   cli: {
     user_question: 'shown',
@@ -116,8 +116,8 @@ const EXPECTED_ROW: Record<MessageKind, PresentationKind | 'hidden'> = {
   crash_notice: 'final_text',
 };
 
-describe('channel visibility (seed 1 §5.3)', () => {
-  it('transcribes the seed’s matrix for the four seed channels', () => {
+describe('channel visibility (docs/message-model.md §5.3)', () => {
+  it('transcribes the spec’s matrix for the four spec channels', () => {
     for (const [channel, row] of Object.entries(SEED_5_3))
       expect(VISIBILITY_MATRIX[channel as Channel]).toEqual(row);
   });
@@ -158,7 +158,7 @@ describe('channel visibility (seed 1 §5.3)', () => {
     expect([on('final_reply'), on('crash_notice')]).toEqual(['shown', 'shown']);
   });
 
-  it('never delivers the system prompt, background alerts or nudges on any channel (seed 1 §3 不可见)', () => {
+  it('never delivers the system prompt, background alerts or nudges on any channel (docs/message-model.md §3 不可见)', () => {
     const invisible = EXAMPLES.filter((m) =>
       ['system_prompt', 'background_alert', 'empty_reply_nudge'].includes(messageKind(m)),
     );

@@ -1,5 +1,5 @@
 /**
- * Per-channel visibility (seed 1 §5.3, §4.3): whether a channel's sink shows a message, live-renders it, or marks
+ * Per-channel visibility (docs/message-model.md §5.3, §4.3): whether a channel's sink shows a message, live-renders it, or marks
  * it delivered without sending it.
  *
  * Pure module: no I/O, importable by workflow code.
@@ -8,11 +8,11 @@ import type { Message, TurnMetrics } from './message.ts';
 import { messageKind } from './message-kind.ts';
 import type { MessageKind } from './message-kind.ts';
 
-/** The channels (chatbot_ids) Kesoku presents to. `api` is Kesoku's REST channel (not in the seed). */
+/** The channels (chatbot_ids) Kesoku presents to. `api` is Kesoku's REST channel (not in the spec). */
 export const CHANNELS = ['cli', 'discord', 'google_chat', 'wechat', 'api'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-/** The rows of seed 1 §5.3. */
+/** The rows of docs/message-model.md §5.3. */
 export const PRESENTATION_KINDS = [
   'user_question', // 用户提问
   'final_text', // 智能体最终文本/文件
@@ -26,12 +26,12 @@ export type PresentationKind = (typeof PRESENTATION_KINDS)[number];
 /**
  * - `shown`: sent/printed as a message of its own (CLI panels, a Discord reply, a card, a WeChat text chunk);
  * - `live`: rendered as an intermediate status line/card that is edited in place (⏳ → ✅/❌), then delivered;
- * - `silent`: marked `delivered` without sending anything (seed 1 §4.3, WeChat).
+ * - `silent`: marked `delivered` without sending anything (docs/message-model.md §4.3, WeChat).
  */
 export type Presentation = 'shown' | 'live' | 'silent';
 
 /**
- * Seed 1 §5.3, as data. Google Chat's "折叠中间卡片" (folded intermediate card) and the "状态 emoji 变更" of tool
+ * docs/message-model.md §5.3, as data. Google Chat's "折叠中间卡片" (folded intermediate card) and the "状态 emoji 变更" of tool
  * output are `live`. The `api` column is Kesoku's: REST clients get intermediate messages as live turn
  * snapshots over SSE, and final text as a message.
  */
@@ -80,7 +80,7 @@ export const VISIBILITY_MATRIX: Readonly<Record<Channel, Readonly<Record<Present
   };
 
 /**
- * Which §5.3 row a message kind is presented as; null for kinds no channel ever receives (seed 1 §3 "不可见"):
+ * Which §5.3 row a message kind is presented as; null for kinds no channel ever receives (docs/message-model.md §3 "不可见"):
  * the system prompt, background alerts and empty-reply nudges.
  */
 export const PRESENTATION_KIND_OF: Readonly<Record<MessageKind, PresentationKind | null>> = {
@@ -104,7 +104,7 @@ export function isChannel(value: string): value is Channel {
 }
 
 /**
- * How `channel` presents `message` (seed 1 §5.3): `shown`, `live` or `silent` per {@link VISIBILITY_MATRIX}, or
+ * How `channel` presents `message` (docs/message-model.md §5.3): `shown`, `live` or `silent` per {@link VISIBILITY_MATRIX}, or
  * `hidden` when the message is never delivered at all (system prompt, background alert, nudge).
  */
 export function presentationFor(channel: Channel, message: Message): Presentation | 'hidden' {
@@ -120,7 +120,7 @@ export function formatSeconds(s: number): string {
   return `${m}m ${String(Math.round(s - m * 60)).padStart(2, '0')}s`;
 }
 
-/** Seed 1 §3 `turn_metrics` for people, shared by every channel: "⏱ 2.1s · 🔧 1 tool · 1042 tokens". */
+/** docs/message-model.md §3 `turn_metrics` for people, shared by every channel: "⏱ 2.1s · 🔧 1 tool · 1042 tokens". */
 export function metricsSummary(m: TurnMetrics): string {
   const tools = `🔧 ${m.turn_tool_calls} ${m.turn_tool_calls === 1 ? 'tool' : 'tools'}`;
   return `⏱ ${formatSeconds(m.turn_time)} · ${tools} · ${m.turn_tokens} tokens`;

@@ -1,9 +1,9 @@
 /**
  * The fixed prompts Kesoku sends to the model. Pure text; the system prompt is injected as the system
- * instruction at preparation time (seed 1 §3 "系统提示词", a virtual record never stored).
+ * instruction at preparation time (docs/message-model.md §3 "系统提示词", a virtual record never stored).
  */
 
-/** Seed 1 §3 "系统提示词" (`# System Instructions\nYou are Kesoku...`). */
+/** docs/message-model.md §3 "系统提示词" (`# System Instructions\nYou are Kesoku...`). */
 export function systemPrompt(opts: { workspaceDir: string; now: string; tools: readonly string[] }): string {
   return [
     '# System Instructions',
@@ -25,7 +25,7 @@ export const TITLE_SYSTEM_PROMPT =
   'You write a short title for a chat conversation: at most 6 words, no quotes, no trailing punctuation, ' +
   "in the conversation's language. Answer with the title only.";
 
-/** Seed 1 §3 "手动压缩提问" sibling for automatic compaction (same row: user/text from "System", is_compaction). */
+/** docs/message-model.md §3 "手动压缩提问" sibling for automatic compaction (same row: user/text from "System", is_compaction). */
 export const AUTO_COMPACTION_PROMPT =
   '[System Notification] The conversation has grown too long for the context window and is being compacted ' +
   'automatically. Summarise the conversation so far into a concise but complete briefing that will replace the ' +

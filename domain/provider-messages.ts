@@ -1,5 +1,5 @@
 /**
- * Provider-neutral model input: what the transpiler (seed 1 §5.4) produces from a clean history and what the
+ * Provider-neutral model input: what the transpiler (docs/message-model.md §5.4) produces from a clean history and what the
  * model activity maps onto the SDK's message format. Pure types; no I/O.
  */
 import type { Attachment } from './message.ts';

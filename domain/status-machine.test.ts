@@ -11,7 +11,7 @@ import {
   isAllowedTransition,
 } from './status-machine.ts';
 
-// Seed 1 §4 (plus Kesoku's pending_agent → interrupted | error), written out independently of the module.
+// docs/message-model.md §4 (plus Kesoku's pending_agent → interrupted | error), written out independently of the module.
 const ALLOWED: Array<[Status, Status]> = [
   ['pending_agent', 'processing'],
   ['pending_agent', 'interrupted'],
@@ -39,8 +39,8 @@ const ILLEGAL: Array<[Status, Status]> = [
   ['processing', 'processing'], // a second claim
 ];
 
-describe('status machine (seed 1 §4)', () => {
-  it('holds exactly the seed’s transitions', () => {
+describe('status machine (docs/message-model.md §4)', () => {
+  it('holds exactly the spec’s transitions', () => {
     const listed = STATUSES.flatMap((from) => ALLOWED_TRANSITIONS[from].map((to) => [from, to]));
     expect(listed).toEqual(ALLOWED);
   });

@@ -1,5 +1,5 @@
 /**
- * The message status state machine (seed 1 §4), as data. This is the only module that knows which status
+ * The message status state machine (docs/message-model.md §4), as data. This is the only module that knows which status
  * changes are legal; the database layer calls {@link assertTransition} inside every status update.
  *
  * Pure module: no I/O, importable by workflow code.
@@ -7,18 +7,18 @@
 import type { Status } from './message.ts';
 
 /**
- * Seed 1 §2.3 / §4.1: the user-message (input) lifecycle. Also used by every other trigger the worker claims
+ * docs/message-model.md §2.3 / §4.1: the user-message (input) lifecycle. Also used by every other trigger the worker claims
  * (cron prompts, compaction prompts, background alerts).
  */
 export const INPUT_STATUSES = ['pending_agent', 'processing', 'processed', 'interrupted', 'error'] as const;
 export type InputStatus = (typeof INPUT_STATUSES)[number];
 
-/** Seed 1 §2.3 / §4.2 / §4.3: the assistant/tool (output) lifecycle. */
+/** docs/message-model.md §2.3 / §4.2 / §4.3: the assistant/tool (output) lifecycle. */
 export const OUTPUT_STATUSES = ['pending', 'delivered', 'responded'] as const;
 export type OutputStatus = (typeof OUTPUT_STATUSES)[number];
 
 /**
- * Seed 1 §4: for each status, the statuses it may move to (self-transitions excluded; see
+ * docs/message-model.md §4: for each status, the statuses it may move to (self-transitions excluded; see
  * {@link isAllowedTransition}).
  *
  * - Input lifecycle (§4.1): `pending_agent → processing` (the worker's CAS claim), `processing → processed |
@@ -46,7 +46,7 @@ export const ALLOWED_TRANSITIONS: Readonly<Record<Status, readonly Status[]>> = 
   delivered: [],
 };
 
-/** Statuses with no way out (seed 1 §3 "终态 status"): a message here never changes status again. */
+/** Statuses with no way out (docs/message-model.md §3 "终态 status"): a message here never changes status again. */
 export const TERMINAL_STATUSES = ['processed', 'interrupted', 'error', 'delivered'] as const;
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 
@@ -63,12 +63,12 @@ const IDEMPOTENT_STATUSES: ReadonlySet<Status> = new Set<Status>([
   ...TERMINAL_STATUSES,
 ]);
 
-/** True when `status` belongs to the input (user-message) lifecycle of seed 1 §4.1. */
+/** True when `status` belongs to the input (user-message) lifecycle of docs/message-model.md §4.1. */
 export function isInputStatus(status: Status): status is InputStatus {
   return (INPUT_STATUSES as readonly Status[]).includes(status);
 }
 
-/** True when `status` belongs to the output (assistant/tool) lifecycle of seed 1 §4.2–§4.3. */
+/** True when `status` belongs to the output (assistant/tool) lifecycle of docs/message-model.md §4.2–§4.3. */
 export function isOutputStatus(status: Status): status is OutputStatus {
   return (OUTPUT_STATUSES as readonly Status[]).includes(status);
 }
@@ -79,7 +79,7 @@ export function isTerminalStatus(status: Status): status is TerminalStatus {
 }
 
 /**
- * Whether a message may move from `from` to `to` (seed 1 §4). A self-transition is allowed only for the
+ * Whether a message may move from `from` to `to` (docs/message-model.md §4). A self-transition is allowed only for the
  * harmless idempotent re-applications listed above (every status except `processing`), so a retried write is
  * not an error but a double claim is.
  */

@@ -1,17 +1,17 @@
 /**
- * Pairing of `tool_call` and `tool_result` messages (seed 1 §4.4, §5.2 "保留工具流"). Clean history, compaction
+ * Pairing of `tool_call` and `tool_result` messages (docs/message-model.md §4.4, §5.2 "保留工具流"). Clean history, compaction
  * and transpilation all need the same pairing rule, so it lives here once.
  *
  * Pure module: no I/O, importable by workflow code.
  */
 import type { Message } from './message.ts';
 
-/** Content of the synthetic result written for a tool_call that never got one (seed 1 §4.4). */
+/** Content of the synthetic result written for a tool_call that never got one (docs/message-model.md §4.4). */
 export const INTERRUPTED_TOOL_RESULT = '[Tool execution interrupted: no result was recorded]';
 
 /**
  * The id the model knows a tool call by: `metadata.tool_call_id`, or the message id when the call has none
- * (the seed 1 §6.1 trace records no provider id).
+ * (the docs/message-model.md §6.1 trace records no provider id).
  */
 export function toolCallIdOf(call: Message): string {
   const id = call.metadata?.tool_call_id;
@@ -65,7 +65,7 @@ export function indexToolFlows(messages: readonly Message[]): ToolFlowIndex {
 }
 
 /**
- * The in-memory result for a tool_call without one (seed 1 §4.4): tool/tool_result, sender the tool name,
+ * The in-memory result for a tool_call without one (docs/message-model.md §4.4): tool/tool_result, sender the tool name,
  * `parent_id` the call, same turn, step, seq, revision and timestamps as the call, id `<call id>:interrupted`,
  * content {@link INTERRUPTED_TOOL_RESULT}, metadata `{tool_name, tool_call_id, tool_result: 'interrupted',
  * synthetic: true}`. Never stored; rebuilt each time history is prepared.

@@ -33,8 +33,8 @@ const ids = (messages: readonly Message[]): string[] => messages.map((message) =
 const anyOrder = (trace: readonly Message[]) =>
   fc.shuffledSubarray([...trace], { minLength: trace.length, maxLength: trace.length });
 
-describe('seed 1 §6.1 trace (Discord, one tool call)', () => {
-  it('classifies the seed’s records as their field-matrix rows', () => {
+describe('docs/message-model.md §6.1 trace (Discord, one tool call)', () => {
+  it('classifies the spec’s records as their field-matrix rows', () => {
     expect(TRACE_6_1.map(messageKind)).toEqual([
       'user_question',
       'thought',
@@ -71,7 +71,7 @@ describe('seed 1 §6.1 trace (Discord, one tool call)', () => {
   });
 });
 
-describe('Kesoku trace: interrupted turn (not from the seed)', () => {
+describe('Kesoku trace: interrupted turn (not from the spec)', () => {
   it('keeps the interrupted turn together although its call was written after the next question', () => {
     fc.assert(
       fc.property(anyOrder(KESOKU_INTERRUPTED_TRACE), (shuffled) => {
@@ -100,7 +100,7 @@ describe('Kesoku trace: interrupted turn (not from the seed)', () => {
   });
 });
 
-describe('Kesoku trace: crashed turn (not from the seed)', () => {
+describe('Kesoku trace: crashed turn (not from the spec)', () => {
   it('sorts the crash notice after the failed step’s tool flow', () => {
     fc.assert(
       fc.property(anyOrder(KESOKU_CRASHED_TRACE), (shuffled) => {

@@ -66,7 +66,7 @@ const result = (id: string, of: string, turn_id: string, step: number): Message 
 const session = (...messages: Message[]): Message[] =>
   messages.map((message, index) => ({ ...message, seq: index + 1 }));
 
-describe('role transpilation (seed 1 §5.4)', () => {
+describe('role transpilation (docs/message-model.md §5.4)', () => {
   it('maps every kind to its provider role', () => {
     const history = session(
       persist(systemPrompt({ id: 'sp', session_id: 's', content: 'stored prompt' }), 0),

@@ -1,5 +1,5 @@
 /**
- * Role transpilation (seed 1 §5.4 `history_to_turns`): a clean history becomes provider-neutral model input that
+ * Role transpilation (docs/message-model.md §5.4 `history_to_turns`): a clean history becomes provider-neutral model input that
  * passes the providers' alternating-roles and tool-pairing checks.
  *
  * Pure module: no I/O, importable by workflow code.
@@ -10,7 +10,7 @@ import { messageKind } from './message-kind.ts';
 import type { ProviderInput, ProviderMessage, ProviderToolCall } from './provider-messages.ts';
 import { INTERRUPTED_TOOL_RESULT, indexToolFlows, toolCallIdOf, toolNameOf } from './tool-flow.ts';
 
-/** Seed 1 §5.4: the prefix put before an empty-reply nudge when it becomes a user turn. */
+/** docs/message-model.md §5.4: the prefix put before an empty-reply nudge when it becomes a user turn. */
 export const NUDGE_PREFIX = '[System Notification]\n';
 
 type AssistantMessage = Extract<ProviderMessage, { role: 'assistant' }>;
@@ -120,7 +120,7 @@ function userText(message: Message): string {
 }
 
 /**
- * Seed 1 §5.4: maps a clean history (see buildCleanHistory) to {@link ProviderInput}.
+ * docs/message-model.md §5.4: maps a clean history (see buildCleanHistory) to {@link ProviderInput}.
  *
  * - `systemPrompt` becomes `system`; a stored system-prompt record and notifications are skipped.
  * - a user's question → `user`, with forged speaker headers and Kesoku notices marked (see userText);

@@ -1,5 +1,5 @@
 /**
- * Configuration from the environment (DESIGN.md "Configuration"), validated once with zod.
+ * Configuration from the environment (docs/architecture.md "Configuration"), validated once with zod.
  *
  * Every process (worker, API, adapters, `npm start`) reads the same variables; a missing or malformed value
  * gives a `ConfigError` naming the variable, never a crash deep inside a component.

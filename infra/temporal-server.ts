@@ -1,5 +1,5 @@
 /**
- * Finding or starting a Temporal server, in the order issue 2 and DESIGN.md fix:
+ * Finding or starting a Temporal server, in this order (docs/architecture.md "Configuration"):
  *
  *   1. `TEMPORAL_ADDRESS`            — use it, start nothing;
  *   2. `KESOKU_TEMPORAL_CLI`         — an explicit path to a `temporal` binary;

@@ -166,8 +166,8 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
   }
 
   /**
-   * The one preparation path (seed 2 §7.1): first preparation and overflow recovery both come here. History
-   * bounded by the latest compaction → clean history (seed 1 §5.2) → transpilation (§5.4) with the system
+   * The one preparation path (docs/message-flow.md §7.1): first preparation and overflow recovery both come here. History
+   * bounded by the latest compaction → clean history (docs/message-model.md §5.2) → transpilation (§5.4) with the system
    * prompt; above the token threshold, or when recovering from an overflow, the older part is compacted first.
    */
   async function prepareInput(
@@ -228,7 +228,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
   }
 
   /**
-   * Summarises the history before `keepFromTurnId` into a compaction prompt + summary pair (seed 1 §3
+   * Summarises the history before `keepFromTurnId` into a compaction prompt + summary pair (docs/message-model.md §3
    * "手动压缩提问"). Automatic compaction stores its own prompt; a manual `/compact` turn passes its trigger.
    * @returns false when there was nothing to compact
    */
@@ -362,7 +362,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         insert.push(m);
       }
       if (result.toolCalls.length > 0) {
-        // Seed 1 §2.2: text before tool calls is the turn's thought.
+        // docs/message-model.md §2.2: text before tool calls is the turn's thought.
         const calls = result.toolCalls.map((c, i) => {
           const m = toolCall({ id: stepIds.call(turnId, step, i), ...pos, tool_name: c.name, tool_arguments: c.arguments, tool_call_id: c.id });
           insert.push(m);
@@ -377,7 +377,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
           ? { kind: 'final', replyId: reply.id, finished: { turnCount: metrics.session_turns } }
           : { kind: 'final', replyId: reply.id };
       } else if (canNudge) {
-        // Seed 1 §3 "模型防空催化剂": an empty answer gets the nudge and another try (bounded by the workflow).
+        // docs/message-model.md §3 "模型防空催化剂": an empty answer gets the nudge and another try (bounded by the workflow).
         const nudge = emptyReplyNudge({ id: stepIds.nudge(turnId, step), ...pos });
         insert.push(nudge);
         outcome = { kind: 'empty', nudgeId: nudge.id };
@@ -385,7 +385,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         outcome = { kind: 'empty', nudgeId: null };
       }
       if (prepared.noticeIds.length > 0) outcome = { ...outcome, noticeIds: prepared.noticeIds };
-      // Inline completion (seed 1 §4.1-§4.2 in one transaction): reply pending → delivered, trigger processed.
+      // Inline completion (docs/message-model.md §4.1-§4.2 in one transaction): reply pending → delivered, trigger processed.
       const finishedReply = outcome.kind === 'final' && outcome.finished !== undefined ? outcome.replyId : null;
       try {
         await commit(pool, sessionId, {
@@ -471,7 +471,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       }
       const title = cleanTitle(result.text);
       if (!title) return { title: null, committed: false };
-      // Seed 2 §12: commit only while the title is still the default; a user's title always wins.
+      // docs/message-flow.md §12: commit only while the title is still the default; a user's title always wins.
       const committed = await setAutoTitle(pool, sessionId, title);
       return { title, committed };
     },

@@ -1,5 +1,5 @@
 /**
- * The typed provider error (seed 2 §13, "provider" failures): every failure of a model call leaves
+ * The typed provider error (docs/message-flow.md §13, "provider" failures): every failure of a model call leaves
  * `streamModelStep` as a {@link ModelCallError} whose `kind` the turn logic, the presenter and the Temporal
  * retry policy can act on. Raw provider text stays in `detail`, for logs only.
  */

@@ -1,5 +1,5 @@
 /**
- * The tool activity: runs one stored tool_call and stores its tool_result (seed 1 §3 "工具执行输出").
+ * The tool activity: runs one stored tool_call and stores its tool_result (docs/message-model.md §3 "工具执行输出").
  *
  * A command runs at most once per tool call, however often the activity is retried:
  * - before anything is spawned, a `tool_runs` row records that the call started (and, once spawned, the

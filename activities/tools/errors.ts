@@ -1,5 +1,5 @@
 /**
- * The typed errors the host tools throw (DESIGN.md "Tools"). Each carries a `kind` the activity and the presenter
+ * The typed errors the host tools throw (docs/architecture.md "Tools"). Each carries a `kind` the activity and the presenter
  * map on, so nobody has to parse messages:
  *
  * - `invalid_input`: the model asked for something the tool will not do (bad arguments, unknown tool, a path

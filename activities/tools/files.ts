@@ -1,5 +1,5 @@
 /**
- * The `read_file` and `write_file` tools (DESIGN.md "Tools"): paths are relative to the session's workspace and
+ * The `read_file` and `write_file` tools (docs/architecture.md "Tools"): paths are relative to the session's workspace and
  * must stay inside it, also after following symbolic links.
  *
  * The containment check keeps the model's mistakes inside the workspace; it is not a sandbox (the model also has

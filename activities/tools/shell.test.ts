@@ -112,7 +112,7 @@ function startWithPgid(command: string, signal: AbortSignal) {
 }
 
 describe('run_shell_command', () => {
-  it('returns stdout, exit code 0 and the seed content format, in a workspace it creates', async () => {
+  it('returns stdout, exit code 0 and the spec content format, in a workspace it creates', async () => {
     const result = await runShellCommand({ command: 'echo hello; pwd' }, ctx);
 
     expect(result.exitCode).toBe(0);
@@ -333,7 +333,7 @@ describe('run_shell_command', () => {
 describe('summarizeShellRun', () => {
   const base = { exitCode: 0, signal: null, timedOut: false, durationMs: 420, timeoutMs: 30_000, stderr: '' };
 
-  it('uses the last meaningful stdout line of a successful run, without rule decoration (seed 1 §6.1)', () => {
+  it('uses the last meaningful stdout line of a successful run, without rule decoration (docs/message-model.md §6.1)', () => {
     const stdout = 'collected 5 items\n\n===== 5 passed in 0.42s =====\n';
     expect(summarizeShellRun({ ...base, stdout })).toBe('5 passed in 0.42s');
   });

@@ -1,5 +1,5 @@
 /**
- * The `run_shell_command` tool (DESIGN.md "Tools"): one shell command in the session's workspace, in its own
+ * The `run_shell_command` tool (docs/architecture.md "Tools"): one shell command in the session's workspace, in its own
  * process group, with a timeout, bounded output and a scrubbed environment, killed on cancel.
  */
 import { spawn } from 'node:child_process';
@@ -101,7 +101,7 @@ export interface ShellContext {
  * - `truncated`: some output is not in `stdout`/`stderr`; `fullOutputPath` then names the file with everything
  *   that was kept (up to `maxStoredOutputBytes`), when `outputDir` was given and the write succeeded.
  * - `content`: `=== STDOUT ===\n<stdout>\n=== STDERR ===\n<stderr>`, where `<stdout>` loses one trailing newline
- *   so that output ending in a newline looks exactly like the seed's example (seed 1 §6.1).
+ *   so that output ending in a newline looks exactly like the spec's example (docs/message-model.md §6.1).
  * - `summary`: see {@link summarizeShellRun}.
  */
 export interface ShellResult extends ToolResult {
@@ -124,7 +124,7 @@ export interface ShellResult extends ToolResult {
  * The shell leads its own process group (detached), so a timeout, a cancel or the end of the run reaches
  * everything it started: on timeout the group gets SIGTERM, then SIGKILL after {@link KILL_GRACE_MS}; on abort it
  * gets SIGKILL at once. When the shell exits normally, processes it left running in its group (`sleep 300 &`) get
- * the same SIGTERM-then-SIGKILL: background jobs are a separate feature (DESIGN.md "Tools"), and leftovers would
+ * the same SIGTERM-then-SIGKILL: background jobs are a separate feature (docs/architecture.md "Tools"), and leftovers would
  * otherwise hold the output pipes open and outlive the call.
  *
  * The environment is {@link scrubEnvironment}'s copy of `ctx.env ?? process.env`.
@@ -194,7 +194,7 @@ export function shellTimeoutMs(timeoutS: number | undefined, defaultTimeoutMs: n
  * - timed out: `timed out after 30s`
  * - ended by a signal: `killed by SIGKILL after 2.3s[: <last stderr line>]`
  * - exit 0: the last stdout line that has a letter or digit, stripped of `=`/`-`/`*` rules and at most 120
- *   characters (so a pytest run gives `5 passed in 0.42s`, as in seed 1 §6.1); otherwise `exit 0 in 0.42s`
+ *   characters (so a pytest run gives `5 passed in 0.42s`, as in docs/message-model.md §6.1); otherwise `exit 0 in 0.42s`
  * - other exits: `exit 2 in 1.0s: <last stderr line, or stdout line when stderr is empty>`
  *
  * Durations: two decimals under 1 s, one under 60 s, whole seconds above.

@@ -8,7 +8,7 @@ import { ToolInputError } from './errors.ts';
  * The result of one tool run.
  *
  * - `content`: the text given to the model as the tool_result message's content.
- * - `summary`: one short line for `metadata.tool_result` (seed 1 §6.1), at most 120 characters.
+ * - `summary`: one short line for `metadata.tool_result` (docs/message-model.md §6.1), at most 120 characters.
  * - `fullOutputPath`: set when the model got a truncated slice and the full output was written to disk
  *   (`metadata.full_output_path`).
  */

@@ -1,5 +1,5 @@
 /**
- * The terminal client's view of REST API v1 (DESIGN.md "REST API v1", api/openapi.ts): typed calls, every answer
+ * The terminal client's view of REST API v1 (docs/architecture.md "REST API v1", api/openapi.ts): typed calls, every answer
  * checked with zod (the API is a trust boundary), and one error type whose kind says what the user should hear —
  * the API is not reachable, it answered with a problem (application/problem+json), or it answered nonsense.
  */
@@ -15,7 +15,7 @@ const turnMetricsSchema = z.looseObject({
   turn_time: z.number(),
 });
 
-/** The metadata keys the client reads (seed 1 §3 plus Kesoku's); any other key passes through. */
+/** The metadata keys the client reads (docs/message-model.md §3 plus Kesoku's); any other key passes through. */
 const metadataSchema = z.looseObject({
   turn_metrics: turnMetricsSchema.optional(),
   tool_name: z.string().optional(),
@@ -29,7 +29,7 @@ const metadataSchema = z.looseObject({
   compacted_through_seq: z.number().optional(),
 });
 
-/** A stored message (OpenAPI `Message`, seed 1 field names). */
+/** A stored message (OpenAPI `Message`, docs/message-model.md §3 field names). */
 export const messageSchema = z.looseObject({
   id: z.string(),
   session_id: z.string(),

@@ -3,7 +3,7 @@
  * client runs: reconnects with backoff when the API goes away, resumes with `Last-Event-ID: <revision>`, and
  * turns `turn.committed` events into a gap-free sequence of committed messages — when an event does not start
  * where the last one ended (`previous_revision` above the revision held), the missing delta is read with
- * `GET …/messages?after_revision=` first (seed 2 §11). A session that does not exist yet (404) is waited for.
+ * `GET …/messages?after_revision=` first (docs/message-flow.md §11). A session that does not exist yet (404) is waited for.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Message } from '../../domain/message.ts';

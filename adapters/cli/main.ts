@@ -1,5 +1,5 @@
 /**
- * `npm run chat [-- --session NAME] [--url URL]`: the terminal client of Kesoku (DESIGN.md "Processes"), a
+ * `npm run chat [-- --session NAME] [--url URL]`: the terminal client of Kesoku (docs/architecture.md "Processes"), a
  * REST API v1 client. See adapters/cli/README.md.
  *
  * Exit codes: 0 done; 1 a piped line was not sent or its turn did not end in time; 2 the API was not reachable

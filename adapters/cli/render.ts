@@ -3,9 +3,9 @@
  * the colour level and width come in through {@link RenderOptions}, so the same input always gives the same
  * text (unit-testable without a terminal).
  *
- * Seed 1 §4.3 / §5.3 (the CLI column): the CLI shows every kind a person may see — thoughts in a cyan panel, tool
+ * docs/message-model.md §4.3 / §5.3 (the CLI column): the CLI shows every kind a person may see — thoughts in a cyan panel, tool
  * calls in a yellow panel, tool output in a magenta panel, the final reply with its metrics, notifications, crash
- * notices — and nothing the seed marks invisible (system prompt, background alerts, empty-reply nudges).
+ * notices — and nothing the spec marks invisible (system prompt, background alerts, empty-reply nudges).
  */
 import { stripVTControlCharacters } from 'node:util';
 import boxen from 'boxen';
@@ -45,7 +45,7 @@ const MAX_PANEL_WIDTH = 100;
 const MAX_ARGUMENT_LINES = 20;
 
 /**
- * A message as the terminal shows it, or null for kinds the CLI never shows (seed 1 §5.3: system prompt,
+ * A message as the terminal shows it, or null for kinds the CLI never shows (docs/message-model.md §5.3: system prompt,
  * background alert, empty-reply nudge).
  */
 export function renderMessage(message: Message, opts: RenderOptions): string | null {
@@ -82,12 +82,12 @@ export function renderUserLine(sender: string, content: string, opts: RenderOpti
   return `${s.bold.blue(clean(sender))} ${s.dim('›')} ${clean(content)}`;
 }
 
-/** Seed 1 §4.3: a thought in a cyan panel. */
+/** docs/message-model.md §4.3: a thought in a cyan panel. */
 function renderThought(m: Message, opts: RenderOptions): string {
   return panel(m.content.trim() || '(empty)', '💭 thought', opts.style.cyan, opts);
 }
 
-/** Seed 1 §4.3: a tool call in a yellow panel — the tool's name as title, its arguments as the body. */
+/** docs/message-model.md §4.3: a tool call in a yellow panel — the tool's name as title, its arguments as the body. */
 function renderToolCall(m: Message, opts: RenderOptions): string {
   const name = clean(m.metadata?.tool_name ?? 'tool');
   const args = m.metadata?.tool_arguments;
@@ -96,7 +96,7 @@ function renderToolCall(m: Message, opts: RenderOptions): string {
 }
 
 /**
- * Seed 1 §4.3: tool output in a magenta panel — ✅/❌/⏹️ and the tool's name as title, the summary
+ * docs/message-model.md §4.3: tool output in a magenta panel — ✅/❌/⏹️ and the tool's name as title, the summary
  * (`metadata.tool_result`) first, then a bounded slice of the output unless it says no more than the summary.
  */
 function renderToolResult(m: Message, opts: RenderOptions): string {
@@ -127,7 +127,7 @@ function renderReply(m: Message, opts: RenderOptions): string {
   return metrics ? `${head}\n${s.dim(metricsLine(metrics))}` : head;
 }
 
-/** "⏱ 2.1s · 🔧 1 tool · 1042 tokens · turn 3" (seed 1 §3 `turn_metrics`; `turn_time` in seconds). */
+/** "⏱ 2.1s · 🔧 1 tool · 1042 tokens · turn 3" (docs/message-model.md §3 `turn_metrics`; `turn_time` in seconds). */
 export function metricsLine(m: TurnMetrics): string {
   return `${metricsSummary(m)} · turn ${m.session_turns}`;
 }
@@ -266,7 +266,7 @@ const SECTION = /^=== (STDOUT|STDERR) ===$/;
 
 /**
  * The part of a tool's output a panel shows: at most `outputLines` lines and `outputChars` characters. Shell output
- * (`=== STDOUT ===\n…\n=== STDERR ===\n…`, DESIGN.md "Tools") loses its empty sections and the STDOUT marker.
+ * (`=== STDOUT ===\n…\n=== STDERR ===\n…`, docs/architecture.md "Tools") loses its empty sections and the STDOUT marker.
  * @returns the text and, when something was cut, a note saying how much
  */
 function outputSlice(content: string, opts: RenderOptions): { text: string; omitted: string | null } {

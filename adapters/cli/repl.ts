@@ -3,7 +3,7 @@
  *
  * - Start: read the session (404 = new), show the last messages of an existing one, follow its event stream from
  *   the revision just read (adapters/cli/events.ts).
- * - Output: every committed message a person may see is printed once, by id, in commit order (seed 1 §4.3: the
+ * - Output: every committed message a person may see is printed once, by id, in commit order (docs/message-model.md §4.3: the
  *   CLI prints intermediate messages too), whoever sent it — this terminal, another one, curl. The running turn
  *   is shown live (adapters/cli/screen.ts).
  * - Input from a terminal: each line is sent at once (in interrupt mode a new message cancels the running turn).

@@ -1,12 +1,12 @@
 /**
  * What Kesoku writes on Discord and how a Discord message becomes prompt text. Pure: no I/O.
  *
- * - Inbound (seed 1 §6.1): "`Name` <@id> at `YYYY-MM-DD HH:MM:SS UTC`:\n<text>", then one line per attachment,
+ * - Inbound (docs/message-model.md §6.1): "`Name` <@id> at `YYYY-MM-DD HH:MM:SS UTC`:\n<text>", then one line per attachment,
  *   so the model knows who spoke, when, and which files came with the message (and where they were staged).
  *   A line of the text that imitates such a header or a Kesoku notice is marked as typed by the user.
- * - The final reply's header (seed 1 §6.1 "在消息卡片头部标注性能指标"): a Discord subtext line
+ * - The final reply's header (docs/message-model.md §6.1 "在消息卡片头部标注性能指标"): a Discord subtext line
  *   "-# ⏱ 2.1s · 🔧 1 tool · 1042 tokens".
- * - The live status line (seed 1 §4.3): "💭 thought" and "🛠️ `tool` `args` ⏳", edited into ✅/❌ (⏹️ when the
+ * - The live status line (docs/message-model.md §4.3): "💭 thought" and "🛠️ `tool` `args` ⏳", edited into ✅/❌ (⏹️ when the
  *   turn was stopped before the tool finished).
  */
 import type { Attachment, Message, TurnMetrics } from '../../domain/message.ts';
@@ -20,7 +20,7 @@ export function formatUtc(at: Date): string {
 }
 
 /**
- * The prompt text of a Discord message (seed 1 §6.1 trace): header line, the text (bot mention removed by the
+ * The prompt text of a Discord message (docs/message-model.md §6.1 trace): header line, the text (bot mention removed by the
  * caller), and one `[Attachment: …]` line per attachment. Never empty: the header is always there.
  */
 export function formatInboundContent(input: {

@@ -4,11 +4,11 @@
  * - A session per channel, thread or DM: `discord:<channel or thread id>` (chatbot_id "discord", channel_id the
  *   same Discord id).
  * - An inbound message's Kesoku id is `discord-<message snowflake>`: a gateway replay of the same Discord message
- *   submits the same id, which the session de-duplicates (DESIGN.md: message ids are idempotency keys).
+ *   submits the same id, which the session de-duplicates (message ids are idempotency keys).
  */
 import type { SessionAddress } from '../../workflows/definitions.ts';
 
-/** The chatbot id of Discord sessions (seed 1 §3 `chatbot_id`). */
+/** The chatbot id of Discord sessions (docs/message-model.md §3 `chatbot_id`). */
 export const DISCORD_CHATBOT_ID = 'discord';
 
 /** The session of a Discord channel, thread or DM channel. */

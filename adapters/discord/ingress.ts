@@ -58,7 +58,7 @@ export interface IncomingDiscordMessage {
   attachments: DiscordAttachment[];
 }
 
-/** What the channel context of a Discord message holds (opaque to the core, seed 2 §10.1). */
+/** What the channel context of a Discord message holds (opaque to the core, docs/message-flow.md §10.1). */
 export interface DiscordChannelContext {
   channel_id: string;
   guild_id: string | null;

@@ -35,7 +35,7 @@ export type DiscordConfig = Pick<
   | 'KESOKU_DATA_DIR'
 >;
 
-/** True when the adapter should run (DESIGN.md: "adapter off without a token"). */
+/** True when the adapter should run (the adapter is off without a token). */
 export function discordEnabled(config: Pick<Config, 'DISCORD_TOKEN'>): boolean {
   return config.DISCORD_TOKEN !== undefined;
 }

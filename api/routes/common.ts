@@ -23,7 +23,7 @@ export function checkSessionIdParam(router: Router): void {
   });
 }
 
-/** The `Session` response shape (DESIGN.md REST API v1); `channel_context` stays internal. */
+/** The `Session` response shape (docs/architecture.md "REST API v1"); `channel_context` stays internal. */
 export interface SessionResponse {
   id: string;
   chatbot_id: string;

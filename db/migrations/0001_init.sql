@@ -1,5 +1,5 @@
 -- Up Migration
--- Kesoku schema v1: sessions, messages (seed 1 §3 fields + ordering/sync fields), committed model steps.
+-- Kesoku schema v1: sessions, messages (docs/message-model.md §3 fields + ordering/sync fields), committed model steps.
 
 CREATE TABLE sessions (
   id             text PRIMARY KEY,

@@ -41,7 +41,7 @@ describe('chaos: worker SIGKILLs, rolling restarts (SIGTERM), Postgres outages a
     plan.budgetMs + 180_000,
   );
 
-  // A sweep would reset `processing` messages to `pending_agent` (seed 1 §4.4 recover_orphaned_processing_messages).
+  // A sweep would reset `processing` messages to `pending_agent` (docs/message-model.md §4.4 recover_orphaned_processing_messages).
   const ORPHAN_SWEEP = /recover_?orphan|orphan_?sweep|sweep_?orphan|SET\s+status\s*=\s*'pending_agent'/i;
 
   it('has no orphan-sweep code: nothing ever moves a message from processing back to pending_agent', () => {

@@ -40,7 +40,7 @@ export interface ChaosReport {
   rejectedQueueFull: number;
   retriedSubmits: number;
   outcomes: Record<string, number>;
-  /** Failure kinds of turns that ended `error` (seed 2 §13). */
+  /** Failure kinds of turns that ended `error` (docs/message-flow.md §13). */
   failures: Record<string, number>;
   workerKills: number;
   workerStops: number;

@@ -1,4 +1,4 @@
-// What the terminal client prints for each kind of message (seed 1 §4.3, §5.3 CLI column), as ANSI text.
+// What the terminal client prints for each kind of message (docs/message-model.md §4.3, §5.3 CLI column), as ANSI text.
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../domain/message.ts';
@@ -29,7 +29,7 @@ const byId = (id: string): Message => {
   return m;
 };
 
-/** A message of the seed 1 §6.1 session with the given fields. */
+/** A message of the docs/message-model.md §6.1 session with the given fields. */
 function msg(fields: Partial<Message> & Pick<Message, 'role' | 'type' | 'sender' | 'content'>): Message {
   return {
     ...byId('msg_reply_001'),
@@ -161,7 +161,7 @@ describe('renderMessage', () => {
     expect(stripVTControlCharacters(crash)).toBe('⚠️ 处理您的请求时发生异常: provider');
   });
 
-  it('shows nothing for what the seed keeps from people: system prompt, background alert, empty-reply nudge', () => {
+  it('shows nothing for what the spec keeps from people: system prompt, background alert, empty-reply nudge', () => {
     const hidden = [
       msg({
         role: 'system',

@@ -37,7 +37,7 @@ describe('Discord adapter', () => {
     const question = await bench.waitInbound(id);
     expect(question.status).toBe('processed');
 
-    // Inbound fidelity (seed 2 §10): sender, received_at, reply_to, opaque channel context.
+    // Inbound fidelity (docs/message-flow.md §10): sender, received_at, reply_to, opaque channel context.
     expect(question.session_id).toBe(`discord:${channel}`);
     expect(question.chatbot_id).toBe('discord');
     expect(question.channel_id).toBe(channel);

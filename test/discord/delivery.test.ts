@@ -1,5 +1,5 @@
 /**
- * Delivery to Discord when Discord misbehaves (seed 2 §5: observable delivery, a fallback at most once), on the
+ * Delivery to Discord when Discord misbehaves (docs/message-flow.md §5: observable delivery, a fallback at most once), on the
  * real stack: rate limits, a response lost after Discord created the message, a status message that can no
  * longer be edited, a reply Discord refuses.
  */

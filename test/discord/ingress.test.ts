@@ -141,7 +141,7 @@ describe('commands and formatting', () => {
     expect(withoutBotMention('<@&8> hi', { id: '42', name: 'Kesoku' }, '7')).toBe('<@&8> hi');
   });
 
-  it('formats the prompt like seed 1 §6.1, with one line per attachment', () => {
+  it('formats the prompt like docs/message-model.md §6.1, with one line per attachment', () => {
     const text = formatInboundContent({
       displayName: 'Chii',
       userId: '112233',

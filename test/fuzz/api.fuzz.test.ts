@@ -1,12 +1,12 @@
 /**
- * Property-based bad-input tests of REST API v1 (Kesoku issue 6, item 2) against the real stack: the run's
+ * Property-based bad-input tests of REST API v1 against the real stack: the run's
  * Temporal dev server and Postgres, an in-process worker, the fake model, and the API on a free port.
  *
  * Every route gets random JSON bodies, raw bytes (invalid UTF-8, truncated JSON, wrong content types, bodies past
  * 256 KiB), random query strings and headers, and hostile path segments sent byte for byte. Properties:
  * - no answer is a 5xx; every 4xx is `application/problem+json` with `type, title, status, detail` and the
  *   request id; every answer of a documented route matches the OpenAPI document;
- * - each answer is the one the contract predicts (a small oracle re-states DESIGN.md's limits);
+ * - each answer is the one the contract predicts (a small oracle re-states the REST limits of docs/architecture.md "REST API v1");
  * - an accepted message (202) is readable right away and at the end with the content that was sent, its turn
  *   ends (processed | interrupted | error), no session stays `processing`, and every session workflow still
  *   answers its `state` query and runs one more turn afterwards.
@@ -251,7 +251,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 const ATTACHMENT_KEYS = new Set(['name', 'content_type', 'size', 'url']);
 const POST_KEYS = new Set(['content', 'id', 'sender', 'attachments', 'wait']);
 
-/** DESIGN.md "REST API v1" and api/schemas.ts limits for `POST …/messages`, restated independently. */
+/** docs/architecture.md "REST API v1" and api/schemas.ts limits for `POST …/messages`, restated independently. */
 function judgePost(body: unknown): Verdict {
   const no = (why: string): Verdict => ({ valid: false, why });
   if (!isPlainObject(body)) return no('not an object');

@@ -1,5 +1,5 @@
 /**
- * fast-check arbitraries for bad input (Kesoku issue 6, item 2): hostile strings (NUL, lone surrogates, bidi
+ * fast-check arbitraries for bad input: hostile strings (NUL, lone surrogates, bidi
  * controls, zero-width characters, emoji ZWJ sequences, combining marks, CJK, line breaks, megabyte strings,
  * strings at and one past the 64 KiB UTF-8 content limit), hostile ids (path, percent-encoding and SQL
  * characters, 128/129 characters, empty), random JSON values, request bodies around the real schemas, and
@@ -608,7 +608,7 @@ export const messageArb: fc.Arbitrary<Message> = fc
   }));
 
 /**
- * A well-formed turn (seed 1 §6.1 trace shape) with random tool-call ids, optional results and a reply, as a
+ * A well-formed turn (docs/message-model.md §6.1 trace shape) with random tool-call ids, optional results and a reply, as a
  * function of the turn id (so ids stay deterministic for a seed).
  */
 const turnArb: fc.Arbitrary<(t: string) => Message[]> = fc

@@ -1,5 +1,5 @@
 /**
- * Property-based bad-input tests of the pure message functions (Kesoku issue 6, item 2): random histories (any
+ * Property-based bad-input tests of the pure message functions: random histories (any
  * order, duplicate seqs, dangling tool calls, results without calls, interleaved turns, compaction pairs, hostile
  * and huge contents) through sortHistory → buildCleanHistory → toProviderInput, the token estimate, the factories
  * against the status machine, the inbound and request validators on any JSON value, and ids as directory names.
@@ -452,7 +452,7 @@ describe('factories and the status machine', () => {
     await check(
       'factories: messageKind(factory(kind)) === kind',
       fc.property(built, ([kind, m]) => {
-        // chatbot_id "system" is the seed's system-prompt address; no adapter or route uses it.
+        // chatbot_id "system" is the spec's system-prompt address; no adapter or route uses it.
         fc.pre(m.chatbot_id !== 'system' || kind === 'system_prompt');
         expect(messageKind(m)).toBe(kind);
         for (const channel of CHANNELS)

@@ -1,5 +1,5 @@
 /**
- * Model failures end turns cleanly (issue 4 items 3, 4, 7; seed 2 §13): the empty-reply nudge, context
+ * Model failures end turns cleanly (docs/message-flow.md §13): the empty-reply nudge, context
  * overflow recovery, retried 5xx, an invalid key without a retry storm, a hanging call timing out, and the
  * crash notice's presentation.
  */
@@ -27,7 +27,7 @@ describe('empty model output', () => {
     const msgs = await stack.messages(session);
     const nudge = msgs.find((m) => m.role === 'system');
     expect(nudge).toMatchObject({ sender: 'System', type: 'text', status: 'responded', content: EMPTY_REPLY_NUDGE });
-    // The nudge follows the question directly, so the two user turns merge (roles alternate, seed 1 §5.4).
+    // The nudge follows the question directly, so the two user turns merge (roles alternate, docs/message-model.md §5.4).
     const retry = stack.requestsOf(session)[1]?.body?.messages ?? [];
     expect(retry.at(-1)).toMatchObject({ role: 'user', content: `say something\n\n[System Notification]\n${EMPTY_REPLY_NUDGE}` });
     const replies = msgs.filter((m) => m.sender === 'Kesoku' && m.type === 'text');

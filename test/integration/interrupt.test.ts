@@ -46,7 +46,7 @@ describe('interrupt mode (default)', () => {
     const notices = msgs.filter((m) => m.sender === 'Notification');
     expect(notices).toHaveLength(1);
     expect(notices[0]?.status).toBe('delivered');
-    // The fake model echoes the last user turn: both questions, merged into one user turn (seed 1 §5.4).
+    // The fake model echoes the last user turn: both questions, merged into one user turn (docs/message-model.md §5.4).
     expect(msgs.filter((m) => m.sender === 'Kesoku' && m.type === 'text').map((m) => m.content)).toEqual([
       'echo: tell me a very long story\n\nand what about this?',
     ]);

@@ -1,5 +1,5 @@
 /**
- * `npm start` as a person runs it (issue 2): embedded Postgres and a Temporal dev server of its own, the
+ * `npm start` as a person runs it: embedded Postgres and a Temporal dev server of its own, the
  * URLs printed, a turn answered; Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops
  * every part and frees every port; a second start finds the session again; SIGTERM to the npm process alone
  * (a process manager) stops everything too.

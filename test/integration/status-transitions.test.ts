@@ -1,5 +1,5 @@
 /**
- * The seed 1 §4 state machine enforced by Postgres writes: every status change goes through db/messages.ts
+ * The docs/message-model.md §4 state machine enforced by Postgres writes: every status change goes through db/messages.ts
  * `commit` (a conditional UPDATE). Every pair of statuses is tried on real rows: allowed changes land with a new
  * revision, illegal ones throw IllegalTransitionError and leave the row exactly as it was.
  */
@@ -29,7 +29,7 @@ async function messageIn(from: Status): Promise<string> {
 
 const pairs = STATUSES.flatMap((from) => STATUSES.map((to) => [from, to] as const));
 
-describe('status changes on real Postgres (seed 1 §4)', () => {
+describe('status changes on real Postgres (docs/message-model.md §4)', () => {
   it.each(pairs)('%s → %s', async (from, to) => {
     const id = await messageIn(from);
     const before = await getMessage(pool, id);

@@ -1,5 +1,5 @@
 /**
- * The turn engine on the real dev server and real Postgres with the fake model server (issue 4):
+ * The turn engine on the real dev server and real Postgres with the fake model server:
  * plain turns, tool turns, parallel tool calls, metrics, de-duplication, titles and Web UI metadata.
  */
 import { workflowMetadataQuery } from '@temporalio/workflow';
@@ -49,7 +49,7 @@ describe('a plain turn', () => {
   });
 });
 
-describe('title race (seed 2 §12, §15)', () => {
+describe('title race (docs/message-flow.md §12, §15)', () => {
   it('a title the user sets during the first turn stays; the late automatic title does not overwrite it', async () => {
     const session = uniqueId('s');
     stack.script(session, { kind: 'slow_text', text: 'a slow first answer', chunkDelayMs: 300 });
@@ -159,7 +159,7 @@ describe('tool turns', () => {
 });
 
 describe('/compact', () => {
-  it('runs a compaction turn with the seed prompt row; the next turn sees the summary instead of the history', async () => {
+  it('runs a compaction turn with the spec prompt row; the next turn sees the summary instead of the history', async () => {
     const session = uniqueId('s');
     for (const text of ['the first fact is apples', 'the second fact is pears']) {
       await stack.waitForStatus((await stack.submit(session, text)).message.id, ['processed']);
