@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { Queryable } from '../../db/pool.ts';
+import { storableJson } from '../../domain/storable-text.ts';
 import type { ToolResult } from './tool.ts';
 
 /** What a finished run leaves behind: the model-facing result plus whether it counts as a success. */
@@ -187,6 +188,8 @@ export async function recordRunOutcome(
   await db.query(
     `UPDATE tool_runs SET status = $2, result = $3, finished_at = now()
       WHERE tool_call_message_id = $1 AND result IS NULL`,
-    [toolCallMessageId, status, JSON.stringify(outcome)],
+    // Postgres refuses \u0000 in jsonb: a command's output may hold any bytes (the tool_result row gets the same
+    // replacement when it is committed).
+    [toolCallMessageId, status, JSON.stringify(storableJson(outcome).value)],
   );
 }

@@ -80,7 +80,8 @@ describe('metrics', () => {
     expect(value(after, 'kesoku_model_tokens_total{kind="output"}')).toBeGreaterThan(0);
     expect(value(after, 'kesoku_tool_call_duration_seconds_count{outcome="ok"}')).toBe(1);
     expect(value(after, 'kesoku_activity_duration_seconds_count{activity="runToolCall",outcome="ok"}')).toBe(1);
-    expect(value(after, 'kesoku_queue_depth')).toBe(0);
+    // kesoku_queue_depth counts waiting messages of every session in the database, which other test files share
+    // while this one runs: its presence is checked above, its value is not predictable here.
     expect(after).toMatch(/^temporal_activity_execution_latency_seconds_count\{.*activity_type="runToolCall".*\} 1$/m);
 
     // An SSE client on the API is counted while it is connected.

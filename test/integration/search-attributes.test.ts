@@ -44,7 +44,10 @@ describe('search attributes owned by the app', () => {
       const after = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
       for (const n of KESOKU_SEARCH_ATTRIBUTES) expect(after.customAttributes?.[n]).toBeDefined();
 
-      const sessions = new SessionClient({ client: new Client({ connection, namespace: 'default' }), taskQueue: stack.taskQueue });
+      const sessions = new SessionClient({
+        client: new Client({ connection, namespace: 'default', dataConverter: { payloadCodecs: [stack.payloadCodec] } }),
+        taskQueue: stack.taskQueue,
+      });
       const sessionId = uniqueId('s');
       const r = await sessions.submit(
         { sessionId, chatbotId: 'api', channelId: sessionId },

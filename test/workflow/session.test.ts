@@ -175,11 +175,11 @@ afterAll(async () => {
   await connection.close();
 });
 
-function newSession() {
+function newSession(mode: 'interrupt' | 'queue' = 'interrupt') {
   resetStub();
   const sessionId = `wf-${process.pid}-${Date.now().toString(36)}-${++seq}`;
   const workflowId = sessionWorkflowId(sessionId);
-  const input = { sessionId, chatbotId: 'api', channelId: sessionId, queue: [], inlineDelivery: false, liveProgress: false };
+  const input = { sessionId, chatbotId: 'api', channelId: sessionId, mode, queue: [], inlineDelivery: false, liveProgress: false };
   const start = () => client.workflow.start('sessionWorkflow', { workflowId, taskQueue, args: [input] });
   const handle = client.workflow.getHandle(workflowId);
   const message = (id: string): InboundMessage => ({ id, content: `hello ${id}`, sender: 'tester', receivedAt: new Date().toISOString() });
@@ -197,7 +197,8 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
 
 describe('session workflow with stub activities', () => {
   it('a queue-full userMessage signal whose write fails for good does not fail the session', async () => {
-    const s = newSession();
+    // Queue mode: the waiting messages must stay queued behind the first turn (interrupt mode would supersede them).
+    const s = newSession('queue');
     await s.start();
     // Fill the queue behind a turn that waits.
     let release!: () => void;
@@ -214,8 +215,9 @@ describe('session workflow with stub activities', () => {
     await sleep(500);
     expect((await s.handle.describe()).status.name).toBe('RUNNING');
     release();
-    // Interrupt mode: only the newest admitted message runs (the order of concurrent signals' writes varies).
-    await until(() => stub.calls.some((c) => /^finish m\d+ processed$/.test(c)), 'the queue to drain');
+    // Queue mode: every admitted message runs, in turn; the session is usable once the queue has drained.
+    const admitted = stub.calls.filter((c) => /^accept m\d+$/.test(c)).length;
+    await until(() => stub.calls.filter((c) => /^finish m\d+ processed$/.test(c)).length === admitted, 'the queue to drain', 60_000);
     await s.handle.signal(userMessageSignal, s.message('after'));
     await until(() => stub.calls.includes('deliver after:reply'), 'the next message to run');
     expect((await s.handle.describe()).status.name).toBe('RUNNING');
