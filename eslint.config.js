@@ -16,7 +16,26 @@ export default tseslint.config(
     },
   },
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', fetch: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', setImmediate: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        fetch: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
+        setImmediate: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -31,8 +50,26 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['node:*', 'pg', 'express', 'ai', '@ai-sdk/*', 'discord.js', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'workflow code must not do I/O' },
-            { group: ['../activities/*', '../db/*', '../api/*', '../adapters/*'], message: 'workflows import activities with `import type` only', allowTypeImports: true },
+            {
+              group: [
+                'node:*',
+                'pg',
+                'express',
+                'ai',
+                '@ai-sdk/*',
+                'discord.js',
+                'pino',
+                '@temporalio/client',
+                '@temporalio/worker',
+                '@temporalio/activity',
+              ],
+              message: 'workflow code must not do I/O',
+            },
+            {
+              group: ['../activities/*', '../db/*', '../api/*', '../adapters/*'],
+              message: 'workflows import activities with `import type` only',
+              allowTypeImports: true,
+            },
           ],
         },
       ],
@@ -42,7 +79,17 @@ export default tseslint.config(
     files: ['domain/**/*.ts'],
     ignores: ['domain/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', 'pg', 'express', 'ai', '@ai-sdk/*', '@temporalio/*', 'pino'], message: 'domain code is pure' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', 'pg', 'express', 'ai', '@ai-sdk/*', '@temporalio/*', 'pino'],
+              message: 'domain code is pure',
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -13,7 +13,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['domain/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/cli/{render,live,options,events}.test.ts'],
+          include: [
+            'domain/**/*.test.ts',
+            'test/unit/**/*.test.ts',
+            'test/cli/{render,live,options,events}.test.ts',
+          ],
         },
       },
       {
@@ -21,7 +25,13 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['**/*.test.ts'],
-          exclude: ['node_modules/**', '.kesoku/**', 'domain/**', 'test/unit/**', 'test/cli/{render,live,options,events}.test.ts'],
+          exclude: [
+            'node_modules/**',
+            '.kesoku/**',
+            'domain/**',
+            'test/unit/**',
+            'test/cli/{render,live,options,events}.test.ts',
+          ],
           globalSetup: ['test/global-setup.ts'],
           setupFiles: ['test/support/quiet-runtime.ts'],
         },

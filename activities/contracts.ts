@@ -23,19 +23,33 @@ export interface PersistenceActivities {
    * message id. @returns the stored message and whether this call created it
    * @throws ApplicationFailure type `id_taken` (non-retryable) when the id is taken by another session
    */
-  acceptInbound(input: { address: SessionAddress; message: InboundMessage }): Promise<{ message: Message; created: boolean }>;
+  acceptInbound(input: {
+    address: SessionAddress;
+    message: InboundMessage;
+  }): Promise<{ message: Message; created: boolean }>;
   /**
    * Stores an inbound message that could not be queued: the message ends `error` and a queue-full notice is
    * created. @returns the notice's id (null when the message had been handled before)
    */
-  rejectInbound(input: { address: SessionAddress; message: InboundMessage; capacity: number }): Promise<{ noticeId: string | null }>;
+  rejectInbound(input: {
+    address: SessionAddress;
+    message: InboundMessage;
+    capacity: number;
+  }): Promise<{ noticeId: string | null }>;
   /** Stores the manual compaction prompt (docs/message-model.md §3 "手动压缩提问") as `pending_agent`. */
-  createCompactionPrompt(input: { address: SessionAddress; id: string; receivedAt: string }): Promise<{ message: Message }>;
+  createCompactionPrompt(input: {
+    address: SessionAddress;
+    id: string;
+    receivedAt: string;
+  }): Promise<{ message: Message }>;
   /**
    * Claims a queued trigger: `pending_agent → processing` (docs/message-model.md §4.1). Re-claiming a message already
    * `processing` (a retried activity) succeeds. @returns false when the message already ended
    */
-  claimTurn(input: { sessionId: string; messageId: string }): Promise<{ claimed: boolean; kind: 'user' | 'compaction' }>;
+  claimTurn(input: {
+    sessionId: string;
+    messageId: string;
+  }): Promise<{ claimed: boolean; kind: 'user' | 'compaction' }>;
   /** Marks queued triggers that a newer message superseded (interrupt mode) as `interrupted`. */
   supersede(input: { sessionId: string; messageIds: string[] }): Promise<void>;
   /**
@@ -80,7 +94,11 @@ export interface PersistenceActivities {
 export type StepOutcome = (
   | { kind: 'final'; replyId: string; finished?: { turnCount: number } }
   | { kind: 'skipped' }
-  | { kind: 'tool_calls'; thoughtId?: string; calls: { messageId: string; toolCallId: string; name: string }[] }
+  | {
+      kind: 'tool_calls';
+      thoughtId?: string;
+      calls: { messageId: string; toolCallId: string; name: string }[];
+    }
   | { kind: 'empty'; nudgeId: string | null }
 ) & {
   /** Notifications written while preparing the step (automatic compaction) that the workflow delivers. */
@@ -114,7 +132,11 @@ export interface ModelActivities {
     completeInline?: boolean;
   }): Promise<StepOutcome>;
   /** Runs a manual compaction turn (`/compact`). @returns the summary reply's id, to deliver */
-  compactSession(input: { sessionId: string; turnId: string; turnStartedAt: number }): Promise<{ replyId: string }>;
+  compactSession(input: {
+    sessionId: string;
+    turnId: string;
+    turnStartedAt: number;
+  }): Promise<{ replyId: string }>;
   /** Generates a title and commits it only while the title is still the default. */
   generateTitle(input: { sessionId: string }): Promise<{ title: string | null; committed: boolean }>;
 }
@@ -124,7 +146,11 @@ export interface ToolActivities {
    * Runs the tool call stored as message `toolCallMessageId` and stores its `tool_result`. Idempotent per
    * tool call: a stored result is returned without running the tool again. Cancellable (kills the process group).
    */
-  runToolCall(input: { sessionId: string; turnId: string; toolCallMessageId: string }): Promise<{ resultId: string; ok: boolean; summary: string }>;
+  runToolCall(input: {
+    sessionId: string;
+    turnId: string;
+    toolCallMessageId: string;
+  }): Promise<{ resultId: string; ok: boolean; summary: string }>;
 }
 
 export interface DeliveryActivities {

@@ -60,12 +60,19 @@ function isLastAttempt(): boolean {
 
 export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps): DeliveryActivities {
   // Looked up per call: a process may register a sink after building the activities (the Discord adapter).
-  const sinkFor = (chatbotId: string): ChannelSink | undefined => sinks[chatbotId] ?? (chatbotId === 'api' ? apiSink : undefined);
+  const sinkFor = (chatbotId: string): ChannelSink | undefined =>
+    sinks[chatbotId] ?? (chatbotId === 'api' ? apiSink : undefined);
 
   /** Records the failure on the message and returns the non-retryable error for the workflow. */
   async function fail(message: Message, failure: Omit<DeliveryFailure, 'at'>): Promise<ApplicationFailure> {
-    const stored = await recordDeliveryFailure(pool, message.session_id, message.id, { ...failure, at: new Date().toISOString() });
-    logger.warn({ sessionId: message.session_id, messageId: message.id, failure: stored }, 'message not delivered');
+    const stored = await recordDeliveryFailure(pool, message.session_id, message.id, {
+      ...failure,
+      at: new Date().toISOString(),
+    });
+    logger.warn(
+      { sessionId: message.session_id, messageId: message.id, failure: stored },
+      'message not delivered',
+    );
     return ApplicationFailure.nonRetryable(
       `message ${message.id} could not be delivered (${stored.reason}; fallback: ${stored.fallback ?? 'none'})`,
       deliveryFailureType(stored.reason),
@@ -74,7 +81,11 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
   }
 
   /** The one fallback send: claimed before it is attempted; a claim found from an earlier attempt is not repeated. */
-  async function fallback(sink: ChannelSink, message: Message, session: SessionRow): Promise<FallbackOutcome> {
+  async function fallback(
+    sink: ChannelSink,
+    message: Message,
+    session: SessionRow,
+  ): Promise<FallbackOutcome> {
     if (!sink.sendFallback) return 'unsupported';
     if (!(await claimFallback(pool, message.id))) {
       return (await getDeliveryRecord(pool, message.id))?.fallbackOutcome ?? 'failed';
@@ -84,7 +95,10 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       await sink.sendFallback(message, session);
       outcome = 'sent';
     } catch (err) {
-      logger.warn({ sessionId: message.session_id, messageId: message.id, err: String(err) }, 'fallback send failed');
+      logger.warn(
+        { sessionId: message.session_id, messageId: message.id, err: String(err) },
+        'fallback send failed',
+      );
       outcome = 'failed';
     }
     await setFallbackOutcome(pool, message.id, outcome);
@@ -99,15 +113,23 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       }
       if (message.status === 'delivered') return { delivered: false };
       if (message.status !== 'pending') {
-        throw ApplicationFailure.nonRetryable(`message ${messageId} is ${message.status}, not pending`, failureType('delivery'));
+        throw ApplicationFailure.nonRetryable(
+          `message ${messageId} is ${message.status}, not pending`,
+          failureType('delivery'),
+        );
       }
       const session = await getSession(pool, sessionId);
-      if (!session) throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, failureType('delivery'));
+      if (!session)
+        throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, failureType('delivery'));
 
       const record = await getDeliveryRecord(pool, messageId);
       if (record?.failure) {
         // An earlier attempt already gave up and recorded why: never send again.
-        throw ApplicationFailure.nonRetryable(`message ${messageId} could not be delivered (${record.failure.reason})`, deliveryFailureType(record.failure.reason), record.failure);
+        throw ApplicationFailure.nonRetryable(
+          `message ${messageId} could not be delivered (${record.failure.reason})`,
+          deliveryFailureType(record.failure.reason),
+          record.failure,
+        );
       }
       const sink = sinkFor(message.chatbot_id);
       if (!sink) {
@@ -119,16 +141,26 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       }
       if (record?.fallbackClaimedAt) {
         // An earlier attempt gave up on the normal send and started the fallback, then stopped before recording.
-        throw await fail(message, { reason: 'refused', fallback: record.fallbackOutcome ?? 'failed', error: 'the fallback had been started by an earlier attempt' });
+        throw await fail(message, {
+          reason: 'refused',
+          fallback: record.fallbackOutcome ?? 'failed',
+          error: 'the fallback had been started by an earlier attempt',
+        });
       }
       try {
         await sink.send(message, session);
       } catch (err) {
         const permanent = isPermanentSinkError(err);
         const last = isLastAttempt();
-        logger.warn({ sessionId, messageId, permanent, lastAttempt: last, err: String(err) }, 'delivery failed');
+        logger.warn(
+          { sessionId, messageId, permanent, lastAttempt: last, err: String(err) },
+          'delivery failed',
+        );
         if (!permanent && !last) {
-          throw ApplicationFailure.retryable('the channel did not accept the message', failureType('delivery'));
+          throw ApplicationFailure.retryable(
+            'the channel did not accept the message',
+            failureType('delivery'),
+          );
         }
         const outcome = await fallback(sink, message, session);
         throw await fail(message, {
@@ -148,13 +180,19 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       // Only what the channel shows becomes `delivered`: no sink, or a status that can no longer be edited,
       // leaves the messages `responded`.
       if (!sink?.presentProgress) {
-        logger.warn({ sessionId, chatbotId: session.chatbot_id }, 'no live rendering for this chatbot on this worker');
+        logger.warn(
+          { sessionId, chatbotId: session.chatbot_id },
+          'no live rendering for this chatbot on this worker',
+        );
         return;
       }
       const messages = await getMessages(pool, messageIds);
       const shown = new Set(await sink.presentProgress(messages, session));
       const toMark = messages.filter((m) => m.status === 'responded' && shown.has(m.id));
-      if (toMark.length > 0) await commit(pool, sessionId, { transitions: toMark.map((m) => ({ id: m.id, to: 'delivered' as const })) });
+      if (toMark.length > 0)
+        await commit(pool, sessionId, {
+          transitions: toMark.map((m) => ({ id: m.id, to: 'delivered' as const })),
+        });
     },
 
     async signalActivity({ sessionId, active }) {

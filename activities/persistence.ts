@@ -6,7 +6,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { PersistenceActivities, TurnOutcome } from './contracts.ts';
 import type { NewMessage } from '../domain/factories.ts';
-import { cronPrompt, crashNotice, manualCompactionPrompt, notification, userQuestion } from '../domain/factories.ts';
+import {
+  cronPrompt,
+  crashNotice,
+  manualCompactionPrompt,
+  notification,
+  userQuestion,
+} from '../domain/factories.ts';
 import { failureType, presentFailure, presentInterruption, presentQueueFull } from '../domain/failures.ts';
 import type { Message } from '../domain/message.ts';
 import { indexToolFlows } from '../domain/tool-flow.ts';
@@ -34,7 +40,12 @@ export interface PersistenceDeps {
 
 /** Builds the stored form of an inbound message (docs/message-model.md §3 "标准用户提问" or "定时任务消息"). */
 export function inboundToMessage(address: SessionAddress, m: InboundMessage): NewMessage {
-  const base = { id: m.id, session_id: address.sessionId, chatbot_id: address.chatbotId, channel_id: address.channelId };
+  const base = {
+    id: m.id,
+    session_id: address.sessionId,
+    chatbot_id: address.chatbotId,
+    channel_id: address.channelId,
+  };
   if (m.kind === 'cron') return cronPrompt({ ...base, content: m.content, received_at: m.receivedAt });
   return userQuestion({
     ...base,
@@ -48,11 +59,24 @@ export function inboundToMessage(address: SessionAddress, m: InboundMessage): Ne
   });
 }
 
-export function createPersistenceActivities({ pool, logger, defaultLocale }: PersistenceDeps): PersistenceActivities {
-  async function storeInbound(address: SessionAddress, m: InboundMessage): Promise<{ message: Message; created: boolean }> {
+export function createPersistenceActivities({
+  pool,
+  logger,
+  defaultLocale,
+}: PersistenceDeps): PersistenceActivities {
+  async function storeInbound(
+    address: SessionAddress,
+    m: InboundMessage,
+  ): Promise<{ message: Message; created: boolean }> {
     const existing = await getMessage(pool, m.id);
     if (existing) return ownedBy(existing, address.sessionId, false);
-    await ensureSession(pool, { id: address.sessionId, chatbotId: address.chatbotId, channelId: address.channelId, channelContext: m.channelContext, locale: defaultLocale });
+    await ensureSession(pool, {
+      id: address.sessionId,
+      chatbotId: address.chatbotId,
+      channelId: address.channelId,
+      channelContext: m.channelContext,
+      locale: defaultLocale,
+    });
     try {
       const r = await commit(pool, address.sessionId, { insert: [inboundToMessage(address, m)] });
       const stored = r.inserted[0] ?? r.unchanged[0];
@@ -77,16 +101,20 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
   /** See {@link PersistenceActivities.finishTurn}. */
   async function endTurn(sessionId: string, turnId: string, result: TurnOutcome) {
     const session = await getSession(pool, sessionId);
-    if (!session) throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, 'turn_persistence:unknown_turn');
+    if (!session)
+      throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, 'turn_persistence:unknown_turn');
     const turn = await listTurnMessages(pool, turnId);
     const trigger = turn.find((m) => m.id === turnId);
-    if (!trigger) throw ApplicationFailure.nonRetryable(`unknown turn ${turnId}`, 'turn_persistence:unknown_turn');
+    if (!trigger)
+      throw ApplicationFailure.nonRetryable(`unknown turn ${turnId}`, 'turn_persistence:unknown_turn');
     const address = { session_id: sessionId, chatbot_id: trigger.chatbot_id, channel_id: trigger.channel_id };
 
     // Tool calls left without a result end `interrupted`; the model later sees an interrupted result built in
     // memory by the clean-history step (domain/clean-history.ts), which is never stored.
     const { resultOf } = indexToolFlows(turn);
-    const dangling = turn.filter((m) => m.type === 'tool_call' && !resultOf.has(m.id) && m.status === 'responded');
+    const dangling = turn.filter(
+      (m) => m.type === 'tool_call' && !resultOf.has(m.id) && m.status === 'responded',
+    );
     const insert: NewMessage[] = [];
     const notice = noticeFor(result, session.locale);
     if (notice !== null) {
@@ -98,7 +126,8 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
       );
     }
     const to = result.outcome;
-    const metadata = result.outcome === 'error' ? { failure_kind: failureType(result.kind, result.detail) } : undefined;
+    const metadata =
+      result.outcome === 'error' ? { failure_kind: failureType(result.kind, result.detail) } : undefined;
     const alreadyEnded = trigger.status !== 'processing' && trigger.status !== 'pending_agent';
     await commit(pool, sessionId, {
       insert,
@@ -113,7 +142,10 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
     });
     if (!alreadyEnded) recordTurn(to, trigger.created_at);
     if (alreadyEnded && trigger.status !== to) {
-      logger.warn({ sessionId, turnId, status: trigger.status, wanted: to }, 'turn had already ended differently');
+      logger.warn(
+        { sessionId, turnId, status: trigger.status, wanted: to },
+        'turn had already ended differently',
+      );
     }
     const noticeRow = notice === null ? null : await getMessage(pool, ids.notice(turnId));
     return {
@@ -153,7 +185,12 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
     },
 
     async createCompactionPrompt({ address, id, receivedAt }) {
-      await ensureSession(pool, { id: address.sessionId, chatbotId: address.chatbotId, channelId: address.channelId, locale: defaultLocale });
+      await ensureSession(pool, {
+        id: address.sessionId,
+        chatbotId: address.chatbotId,
+        channelId: address.channelId,
+        locale: defaultLocale,
+      });
       const msg = manualCompactionPrompt({
         id,
         session_id: address.sessionId,
@@ -169,7 +206,8 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
 
     async claimTurn({ sessionId, messageId }) {
       const msg = await getMessage(pool, messageId);
-      if (!msg || msg.session_id !== sessionId) throw ApplicationFailure.nonRetryable(`unknown message ${messageId}`, 'input_persistence');
+      if (!msg || msg.session_id !== sessionId)
+        throw ApplicationFailure.nonRetryable(`unknown message ${messageId}`, 'input_persistence');
       const kind = msg.metadata?.is_compaction === true ? 'compaction' : 'user';
       if (msg.status === 'processing') return { claimed: true, kind }; // a retried claim
       if (msg.status !== 'pending_agent') return { claimed: false, kind };
@@ -178,7 +216,9 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
     },
 
     async supersede({ sessionId, messageIds }) {
-      await commit(pool, sessionId, { transitions: messageIds.map((id) => ({ id, to: 'interrupted' as const })) });
+      await commit(pool, sessionId, {
+        transitions: messageIds.map((id) => ({ id, to: 'interrupted' as const })),
+      });
     },
 
     async finishTurn({ sessionId, turnId, result }) {
@@ -186,7 +226,8 @@ export function createPersistenceActivities({ pool, logger, defaultLocale }: Per
         return await endTurn(sessionId, turnId, result);
       } catch (err) {
         // A status change the state machine forbids will not succeed on a retry.
-        if (err instanceof IllegalTransitionError) throw ApplicationFailure.nonRetryable(err.message, 'IllegalTransitionError');
+        if (err instanceof IllegalTransitionError)
+          throw ApplicationFailure.nonRetryable(err.message, 'IllegalTransitionError');
         throw err;
       }
     },

@@ -34,18 +34,24 @@ export function callerOf(res: Response): Principal {
   return p;
 }
 
-const notFound = (sessionId: string) => new HttpProblem('session_not_found', `session ${sessionId} does not exist`);
+const notFound = (sessionId: string) =>
+  new HttpProblem('session_not_found', `session ${sessionId} does not exist`);
 
 /** The principal that owns `sessionId`, or null when no principal does. */
 export async function sessionOwner(pool: Pool, sessionId: string): Promise<string | null> {
-  const r = await pool.query<{ principal: string }>('SELECT principal FROM session_owners WHERE session_id = $1', [
-    sessionId,
-  ]);
+  const r = await pool.query<{ principal: string }>(
+    'SELECT principal FROM session_owners WHERE session_id = $1',
+    [sessionId],
+  );
   return r.rows[0]?.principal ?? null;
 }
 
 /** True when `principal` may see and act on `session` (whose owner is `owner`). */
-export function mayAccess(principal: Principal, session: Pick<SessionRow, 'chatbot_id'>, owner: string | null): boolean {
+export function mayAccess(
+  principal: Principal,
+  session: Pick<SessionRow, 'chatbot_id'>,
+  owner: string | null,
+): boolean {
   if (principal.admin) return true;
   return session.chatbot_id === API_CHATBOT && owner === principal.name;
 }
@@ -54,18 +60,28 @@ export function mayAccess(principal: Principal, session: Pick<SessionRow, 'chatb
  * The session row when `principal` may reach it.
  * @throws HttpProblem session_not_found (404) when the session does not exist or is not the principal's
  */
-export async function requireSessionRowFor(pool: Pool, principal: Principal, sessionId: string): Promise<SessionRow> {
+export async function requireSessionRowFor(
+  pool: Pool,
+  principal: Principal,
+  sessionId: string,
+): Promise<SessionRow> {
   const session = await getSession(pool, sessionId);
   if (!session) throw notFound(sessionId);
-  if (!principal.admin && !mayAccess(principal, session, await sessionOwner(pool, sessionId))) throw notFound(sessionId);
+  if (!principal.admin && !mayAccess(principal, session, await sessionOwner(pool, sessionId)))
+    throw notFound(sessionId);
   return session;
 }
 
 /** As {@link requireSessionRowFor}, with the live figures (status, queue length). */
-export async function requireSessionFor(pool: Pool, principal: Principal, sessionId: string): Promise<SessionView> {
+export async function requireSessionFor(
+  pool: Pool,
+  principal: Principal,
+  sessionId: string,
+): Promise<SessionView> {
   const view = await getSessionView(pool, sessionId);
   if (!view) throw notFound(sessionId);
-  if (!principal.admin && !mayAccess(principal, view, await sessionOwner(pool, sessionId))) throw notFound(sessionId);
+  if (!principal.admin && !mayAccess(principal, view, await sessionOwner(pool, sessionId)))
+    throw notFound(sessionId);
   return view;
 }
 

@@ -49,23 +49,31 @@ const TOKEN_CHARS = /^[\x21-\x2b\x2d-\x7e]+$/;
  * @throws ConfigError naming the entry (never the token) when an entry has no name, a bad name, a short token,
  *   or repeats a name or token
  */
-export function parseApiTokens(entries: readonly { source: string; value: string }[], admins: readonly string[] = []): ApiToken[] {
+export function parseApiTokens(
+  entries: readonly { source: string; value: string }[],
+  admins: readonly string[] = [],
+): ApiToken[] {
   const out: ApiToken[] = [];
   const problems: string[] = [];
   entries.forEach(({ source, value }, i) => {
     const where = `${source} entry ${i + 1}`;
     const colon = value.indexOf(':');
     if (colon <= 0) {
-      problems.push(`${where}: write name:token (e.g. alice:$(openssl rand -hex 32)); a bare token no longer names a principal`);
+      problems.push(
+        `${where}: write name:token (e.g. alice:$(openssl rand -hex 32)); a bare token no longer names a principal`,
+      );
       return;
     }
     const name = value.slice(0, colon).trim();
     const token = value.slice(colon + 1).trim();
     if (!NAME.test(name)) problems.push(`${where}: the name must be 1-64 characters of A-Z a-z 0-9 _ . @ -`);
     else if (token.length < MIN_TOKEN_LENGTH || !TOKEN_CHARS.test(token))
-      problems.push(`${where} (${name}): the token must be at least ${MIN_TOKEN_LENGTH} printable characters without spaces or commas`);
+      problems.push(
+        `${where} (${name}): the token must be at least ${MIN_TOKEN_LENGTH} printable characters without spaces or commas`,
+      );
     else if (out.some((p) => p.name === name)) problems.push(`${where}: the name ${name} is used twice`);
-    else if (out.some((p) => p.token === token)) problems.push(`${where} (${name}): the same token is given to two names`);
+    else if (out.some((p) => p.token === token))
+      problems.push(`${where} (${name}): the same token is given to two names`);
     else out.push({ name, token, admin: name === 'admin' || admins.includes(name) });
   });
   for (const a of admins) {
@@ -90,7 +98,9 @@ export function loadApiTokens(cfg: {
     try {
       text = fs.readFileSync(cfg.KESOKU_API_TOKENS_FILE, 'utf8');
     } catch (err) {
-      throw new ConfigError(`KESOKU_API_TOKENS_FILE ${cfg.KESOKU_API_TOKENS_FILE} cannot be read: ${(err as Error).message}`);
+      throw new ConfigError(
+        `KESOKU_API_TOKENS_FILE ${cfg.KESOKU_API_TOKENS_FILE} cannot be read: ${(err as Error).message}`,
+      );
     }
     for (const line of text.split(/\r?\n/)) {
       const value = line.trim();
@@ -136,7 +146,9 @@ export function tokenMatch<T>(presented: string, tokens: readonly { digest: Buff
 }
 
 /** Digests of `tokens` for {@link tokenMatch}. */
-export function tokenDigests<T extends { token: string }>(tokens: readonly T[]): { digest: Buffer; value: T }[] {
+export function tokenDigests<T extends { token: string }>(
+  tokens: readonly T[],
+): { digest: Buffer; value: T }[] {
   return tokens.map((t) => ({ digest: digest(t.token), value: t }));
 }
 
@@ -192,7 +204,12 @@ export function authenticate(tokens: readonly ApiToken[]): RequestHandler {
  */
 export const requireAdmin: RequestHandler = (_req: Request, res: Response, next: NextFunction) => {
   if (principalOf(res)?.admin) return next();
-  next(new HttpProblem('forbidden', 'this route is for admin principals (name admin, or listed in KESOKU_API_ADMINS)'));
+  next(
+    new HttpProblem(
+      'forbidden',
+      'this route is for admin principals (name admin, or listed in KESOKU_API_ADMINS)',
+    ),
+  );
 };
 
 /** The `Host` header values a loopback server on `port` accepts. */
@@ -230,7 +247,12 @@ export function loopbackGuard(enabled: boolean, exempt: readonly string[] = []):
     const origin = req.get('origin');
     const site = req.get('sec-fetch-site');
     if ((origin !== undefined && !allowed.includes(originHost(origin))) || site === 'cross-site') {
-      return next(new HttpProblem('forbidden', 'cross-origin requests that change state are refused without API tokens'));
+      return next(
+        new HttpProblem(
+          'forbidden',
+          'cross-origin requests that change state are refused without API tokens',
+        ),
+      );
     }
     next();
   };

@@ -34,7 +34,10 @@ const SESSION_SUMMARY_PROPS: Record<string, Json> = {
   title_source: { type: 'string', enum: ['default', 'auto', 'user'] },
   revision: { type: 'integer', minimum: 0 },
   mode: { type: 'string', enum: ['interrupt', 'queue'] },
-  locale: { type: 'string', description: 'Language of notices and crash notices: en or zh (KESOKU_LOCALE for new sessions).' },
+  locale: {
+    type: 'string',
+    description: 'Language of notices and crash notices: en or zh (KESOKU_LOCALE for new sessions).',
+  },
   turn_count: { type: 'integer', minimum: 0 },
   created_at: isoTime,
   updated_at: isoTime,
@@ -94,7 +97,8 @@ function schemas(waitMaxS: number): Record<string, Json> {
     },
     MessageMetadata: {
       type: 'object',
-      description: 'docs/message-model.md §3 metadata keys, plus Kesoku additions. Keys absent when not applicable.',
+      description:
+        'docs/message-model.md §3 metadata keys, plus Kesoku additions. Keys absent when not applicable.',
       properties: {
         discord_message_id: { type: 'string' },
         attachments: { type: 'array', items: ref('Attachment') },
@@ -200,7 +204,11 @@ function schemas(waitMaxS: number): Record<string, Json> {
           minimum: 0,
           description: 'The revision the client holds after applying `messages`.',
         },
-        messages: { type: 'array', items: ref('Message'), description: 'Phased order (docs/message-model.md §5.1).' },
+        messages: {
+          type: 'array',
+          items: ref('Message'),
+          description: 'Phased order (docs/message-model.md §5.1).',
+        },
         has_more: {
           type: 'boolean',
           description: 'True when `limit` cut the delta: read again with after_revision=revision.',
@@ -269,7 +277,8 @@ function schemas(waitMaxS: number): Record<string, Json> {
           maxItems: 1000,
           items: {
             type: 'object',
-            description: 'A temporal.api.common.v1.Payload in protobuf JSON form: metadata values and data in base64.',
+            description:
+              'A temporal.api.common.v1.Payload in protobuf JSON form: metadata values and data in base64.',
             properties: {
               metadata: { type: 'object', additionalProperties: { type: 'string' } },
               data: { type: 'string' },
@@ -381,13 +390,22 @@ function codecPaths(): Record<string, Json> {
       ...(inPath
         ? {
             parameters: [
-              { name: 'codecToken', in: 'path', required: true, description: 'The codec token.', schema: { type: 'string' } },
+              {
+                name: 'codecToken',
+                in: 'path',
+                required: true,
+                description: 'The codec token.',
+                schema: { type: 'string' },
+              },
             ],
           }
         : {}),
       requestBody: { required: true, content: json(ref('CodecPayloads')) },
       responses: {
-        '200': { description: `The ${direction}d payloads, in the same order.`, content: json(ref('CodecPayloads')) },
+        '200': {
+          description: `The ${direction}d payloads, in the same order.`,
+          content: json(ref('CodecPayloads')),
+        },
         '400': r('BadRequest'),
         '401': r('Unauthorized'),
         '403': r('Forbidden'),
@@ -419,7 +437,7 @@ const RESPONSES: Record<string, Json> = {
       'on the codec endpoint, an origin not in its CORS list.',
   ),
   NotFound: problem(
-    'Unknown session, or one the calling principal may not reach (another principal\'s, or a chat channel\'s for ' +
+    "Unknown session, or one the calling principal may not reach (another principal's, or a chat channel's for " +
       'non-admins): both answer the same. A session exists once its first message was accepted.',
   ),
   Conflict: problem('The message id is already used by another session.'),
@@ -638,7 +656,10 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           operationId: 'listPairings',
           summary: 'Open chat pairing codes and paired chat users (operators)',
           responses: {
-            '200': { description: 'Open codes and paired users, newest first.', content: json(ref('PairingList')) },
+            '200': {
+              description: 'Open codes and paired users, newest first.',
+              content: json(ref('PairingList')),
+            },
             ...COMMON_ERRORS,
           },
         },
@@ -660,7 +681,9 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
             '200': { description: 'The paired user.', content: json(ref('PairingApproval')) },
             ...COMMON_ERRORS,
             '404': problem('There is no pairing request with this code (`reason: unknown_code`).'),
-            '409': problem('The code has expired (`reason: expired`); the user gets a new one by writing again.'),
+            '409': problem(
+              'The code has expired (`reason: expired`); the user gets a new one by writing again.',
+            ),
           },
         },
       },
@@ -702,7 +725,8 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
         codec: {
           type: 'http',
           scheme: 'bearer',
-          description: 'The codec token (KESOKU_CODEC_TOKEN or <data dir>/codec-token); or put it in the path.',
+          description:
+            'The codec token (KESOKU_CODEC_TOKEN or <data dir>/codec-token); or put it in the path.',
         },
       },
       parameters: {

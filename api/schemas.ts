@@ -5,7 +5,13 @@
  */
 import { z } from 'zod';
 import { SESSION_LOCALES } from '../domain/failures.ts';
-import { ID_PATTERN, MESSAGE_ID_PATTERN, LIMITS, inboundProblem, type InboundMessage } from '../domain/inbound.ts';
+import {
+  ID_PATTERN,
+  MESSAGE_ID_PATTERN,
+  LIMITS,
+  inboundProblem,
+  type InboundMessage,
+} from '../domain/inbound.ts';
 import { TITLE_MAX_CHARS, titleProblem } from '../domain/session-settings.ts';
 import { HttpProblem, validationProblem } from './problems.ts';
 
@@ -33,15 +39,29 @@ export const API_SENDER = 'api';
 
 export const attachmentSchema = z
   .strictObject({
-    name: z.string().min(1).max(255).describe('File name shown to people and used in the history placeholder.'),
+    name: z
+      .string()
+      .min(1)
+      .max(255)
+      .describe('File name shown to people and used in the history placeholder.'),
     content_type: z
       .string()
       .min(1)
       .max(255)
       .optional()
-      .describe('MIME type, when known; images (image/png, image/jpeg, image/gif, image/webp) are shown to the model.'),
-    size: z.int().min(0).optional().describe('Size in bytes, when known (with `data`: the decoded size is used).'),
-    url: z.url().max(2048).optional().describe('Where the file can be fetched (a reference only; Kesoku does not download it).'),
+      .describe(
+        'MIME type, when known; images (image/png, image/jpeg, image/gif, image/webp) are shown to the model.',
+      ),
+    size: z
+      .int()
+      .min(0)
+      .optional()
+      .describe('Size in bytes, when known (with `data`: the decoded size is used).'),
+    url: z
+      .url()
+      .max(2048)
+      .optional()
+      .describe('Where the file can be fetched (a reference only; Kesoku does not download it).'),
     data: z
       .base64()
       .max(Math.ceil(API_LIMITS.attachmentDataMaxBytes / 3) * 4)
@@ -51,7 +71,10 @@ export const attachmentSchema = z
           'workspace (attachments/<message id>/) where the agent can read it, and given to the model in full for this turn.',
       ),
   })
-  .refine((a) => a.data === undefined || a.url === undefined, { message: 'give data or url, not both', path: ['data'] });
+  .refine((a) => a.data === undefined || a.url === undefined, {
+    message: 'give data or url, not both',
+    path: ['data'],
+  });
 
 /** Body of `POST /v1/sessions/{sessionId}/messages`; `waitMaxS` bounds `wait` (seconds). */
 export function postMessageSchema(waitMaxS: number = API_LIMITS.waitMaxS) {
@@ -132,7 +155,10 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   }
   const field = issue.path.map(String).join('.');
   // zod 4 does not report the input of an issue by default: look the value up in the body.
-  const value = issue.path.reduce<unknown>((v, key) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined), body);
+  const value = issue.path.reduce<unknown>(
+    (v, key) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined),
+    body,
+  );
   const missing = issue.code === 'invalid_type' && value === undefined;
   throw validationProblem(field, missing ? 'is required' : issue.message);
 }

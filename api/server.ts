@@ -91,7 +91,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       type: problemType('bad_request'),
       title: tooLarge ? 'Request header fields too large' : 'Bad request',
       status,
-      detail: tooLarge ? 'the request headers are too large' : 'the request could not be parsed as HTTP (check the request line and headers)',
+      detail: tooLarge
+        ? 'the request headers are too large'
+        : 'the request could not be parsed as HTTP (check the request line and headers)',
       request_id: requestId,
     });
     logger.info({ requestId, code: err.code }, 'malformed request');
@@ -105,7 +107,13 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${port}`;
   logger.info(
-    { url, host: opts.host, auth: opts.tokens.length > 0, principals: opts.tokens.map((t) => t.name), codec: Boolean(opts.codec) },
+    {
+      url,
+      host: opts.host,
+      auth: opts.tokens.length > 0,
+      principals: opts.tokens.map((t) => t.name),
+      codec: Boolean(opts.codec),
+    },
     'API listening',
   );
 

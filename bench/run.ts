@@ -30,9 +30,20 @@ import { migrate } from '../db/migrate.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { COMMIT_CHANNEL, NotificationListener } from '../db/notify.ts';
 import { createLogger } from '../infra/logger.ts';
-import { ensureDatabase, dropDatabase, resolvePostgres, withDatabase, type PostgresServer } from '../infra/postgres-server.ts';
+import {
+  ensureDatabase,
+  dropDatabase,
+  resolvePostgres,
+  withDatabase,
+  type PostgresServer,
+} from '../infra/postgres-server.ts';
 import { SessionClient, SessionClientError } from '../infra/session-client.ts';
-import { freePort, resolveTemporalBinary, startDevServer, type TemporalServer } from '../infra/temporal-server.ts';
+import {
+  freePort,
+  resolveTemporalBinary,
+  startDevServer,
+  type TemporalServer,
+} from '../infra/temporal-server.ts';
 import { sessionWorkflowId, type InboundMessage } from '../workflows/definitions.ts';
 import { startFakeModelServer, type FakeModelServer } from '../test/fakes/model-server.ts';
 import { startPart, type ChildPart } from '../test/support/processes.ts';
@@ -47,8 +58,20 @@ const only = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? args[args.i
 const want = (s: string) => only.length === 0 || only.includes(s);
 
 const SIZES = quick
-  ? { overheadTurns: 60, throughput: [1, 20, 100], throughputTurns: 200, longSession: [10, 100, 300], idleSessions: 300 }
-  : { overheadTurns: 400, throughput: [1, 100, 1000], throughputTurns: 2000, longSession: [10, 1000, 10_000], idleSessions: 10_000 };
+  ? {
+      overheadTurns: 60,
+      throughput: [1, 20, 100],
+      throughputTurns: 200,
+      longSession: [10, 100, 300],
+      idleSessions: 300,
+    }
+  : {
+      overheadTurns: 400,
+      throughput: [1, 100, 1000],
+      throughputTurns: 2000,
+      longSession: [10, 1000, 10_000],
+      idleSessions: 10_000,
+    };
 // `--idle N`: another number of idle sessions for e (e.g. to compare KESOKU_WORKER_CACHED_SESSIONS settings).
 const idleArg = args.indexOf('--idle');
 if (idleArg >= 0) SIZES.idleSessions = Number(args[idleArg + 1]) || SIZES.idleSessions;
@@ -86,7 +109,8 @@ function modelTimes(fake: FakeModelServer, fromIndex: number): Map<string, numbe
   const out = new Map<string, number>();
   for (const r of fake.requests.slice(fromIndex)) {
     const last = [...(r.body?.messages ?? [])].reverse().find((m) => m.role === 'user');
-    if (last && typeof last.content === 'string' && r.endedAt) out.set(last.content, r.endedAt - r.receivedAt);
+    if (last && typeof last.content === 'string' && r.endedAt)
+      out.set(last.content, r.endedAt - r.receivedAt);
   }
   return out;
 }
@@ -94,7 +118,12 @@ function modelTimes(fake: FakeModelServer, fromIndex: number): Map<string, numbe
 let msgCounter = 0;
 function inbound(content: string): InboundMessage {
   msgCounter += 1;
-  return { id: `b${process.pid}-${msgCounter}`, content, sender: 'bench', receivedAt: new Date().toISOString() };
+  return {
+    id: `b${process.pid}-${msgCounter}`,
+    content,
+    sender: 'bench',
+    receivedAt: new Date().toISOString(),
+  };
 }
 
 /**
@@ -125,7 +154,11 @@ class TurnWaiter {
   async close(): Promise<void> {
     await this.listener?.close();
   }
-  async wait(sessionId: string, id: string, timeoutMs = 120_000): Promise<{ status: string; acceptedAt: number; deliveredAt: number }> {
+  async wait(
+    sessionId: string,
+    id: string,
+    timeoutMs = 120_000,
+  ): Promise<{ status: string; acceptedAt: number; deliveredAt: number }> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       let wake!: () => void;
@@ -146,7 +179,10 @@ class TurnWaiter {
   }
 }
 
-async function turnEnd(pool: Pool, id: string): Promise<{ status: string; acceptedAt: number; deliveredAt: number } | null> {
+async function turnEnd(
+  pool: Pool,
+  id: string,
+): Promise<{ status: string; acceptedAt: number; deliveredAt: number } | null> {
   const r = await pool.query<{ status: string; created_at: Date; delivered_at: Date | null }>(
     `SELECT u.status, u.created_at,
             (SELECT max(a.updated_at) FROM messages a WHERE a.parent_id = u.id AND a.role = 'assistant' AND a.status = 'delivered') AS delivered_at
@@ -155,7 +191,11 @@ async function turnEnd(pool: Pool, id: string): Promise<{ status: string; accept
   );
   const row = r.rows[0];
   if (row && ['processed', 'error', 'interrupted'].includes(row.status) && row.delivered_at) {
-    return { status: row.status, acceptedAt: row.created_at.getTime(), deliveredAt: row.delivered_at.getTime() };
+    return {
+      status: row.status,
+      acceptedAt: row.created_at.getTime(),
+      deliveredAt: row.delivered_at.getTime(),
+    };
   }
   return null;
 }
@@ -183,7 +223,8 @@ async function submit(env: Env, sessionId: string, content: string) {
 async function benchOverhead(env: Env) {
   const session = `bench-a-${Date.now()}`;
   // Warm up (first turn starts the session and its title workflow).
-  for (let i = 0; i < 5; i++) await env.waiter.wait(session, (await submit(env, session, `warm ${i} ${session}`)).id);
+  for (let i = 0; i < 5; i++)
+    await env.waiter.wait(session, (await submit(env, session, `warm ${i} ${session}`)).id);
   await sleep(500);
   const overhead: number[] = [];
   const total: number[] = [];
@@ -197,13 +238,24 @@ async function benchOverhead(env: Env) {
     overhead.push(t.deliveredAt - t.acceptedAt - model);
   }
   const baseline = await benchBaseline(env);
-  const kesoku = { p50: percentile(overhead, 50), p99: percentile(overhead, 99), totalP50: percentile(total, 50) };
+  const kesoku = {
+    p50: percentile(overhead, 50),
+    p99: percentile(overhead, 99),
+    totalP50: percentile(total, 50),
+  };
   // p50 per tenth of the run: shows whether the overhead drifts as the run goes on (see README, "Benchmarks").
   const tenth = Math.max(1, Math.floor(overhead.length / 10));
-  const trend = Array.from({ length: Math.ceil(overhead.length / tenth) }, (_, i) => round(percentile(overhead.slice(i * tenth, (i + 1) * tenth), 50)));
+  const trend = Array.from({ length: Math.ceil(overhead.length / tenth) }, (_, i) =>
+    round(percentile(overhead.slice(i * tenth, (i + 1) * tenth), 50)),
+  );
   return {
     turns: SIZES.overheadTurns,
-    kesoku_ms: { p50: round(kesoku.p50), p99: round(kesoku.p99), end_to_end_p50: round(kesoku.totalP50), p50_by_tenth: trend },
+    kesoku_ms: {
+      p50: round(kesoku.p50),
+      p99: round(kesoku.p99),
+      end_to_end_p50: round(kesoku.totalP50),
+      p50_by_tenth: trend,
+    },
     baseline_ms: { p50: round(baseline.p50), p99: round(baseline.p99) },
     ratio_p50: round(kesoku.p50 / baseline.p50, 2),
     ratio_p99: round(kesoku.p99 / baseline.p99, 2),
@@ -216,7 +268,12 @@ async function benchOverhead(env: Env) {
  */
 async function benchBaseline(env: Env): Promise<{ p50: number; p99: number }> {
   const logger = createLogger('bench-baseline', 'silent');
-  const llm: LlmConfig = { provider: 'openai-compatible', baseUrl: env.fake.url, model: 'fake', requestTimeoutMs: 10_000 };
+  const llm: LlmConfig = {
+    provider: 'openai-compatible',
+    baseUrl: env.fake.url,
+    model: 'fake',
+    requestTimeoutMs: 10_000,
+  };
   const persistence = createPersistenceActivities({ pool: env.pool, logger });
   const model = createModelActivities({
     pool: env.pool,
@@ -247,7 +304,8 @@ async function benchBaseline(env: Env): Promise<{ p50: number; p99: number }> {
       claim: true,
       completeInline: true,
     });
-    if (outcome.kind !== 'final' || !outcome.finished) throw new Error(`baseline expected a finished reply, got ${outcome.kind}`);
+    if (outcome.kind !== 'final' || !outcome.finished)
+      throw new Error(`baseline expected a finished reply, got ${outcome.kind}`);
     const t = await turnEnd(env.pool, msg.id);
     if (!t) throw new Error('baseline turn did not end');
     const modelMs = modelTimes(env.fake, from).get(content) ?? 0;
@@ -263,7 +321,11 @@ async function benchThroughput(env: Env, concurrency: number) {
   // Create the sessions first (their first turns and title workflows are not timed).
   const sessions = Array.from({ length: concurrency }, (_, i) => `${tag}-${i}`);
   for (let i = 0; i < sessions.length; i += 100) {
-    await Promise.all(sessions.slice(i, i + 100).map(async (s) => env.waiter.wait(s, (await submit(env, s, `start ${s}`)).id, 600_000)));
+    await Promise.all(
+      sessions
+        .slice(i, i + 100)
+        .map(async (s) => env.waiter.wait(s, (await submit(env, s, `start ${s}`)).id, 600_000)),
+    );
   }
   await sleep(1000);
   env.retries = 0;
@@ -278,7 +340,13 @@ async function benchThroughput(env: Env, concurrency: number) {
     }),
   );
   const seconds = (Date.now() - started) / 1000;
-  return { sessions: concurrency, turns: done, seconds: round(seconds, 2), turns_per_s: round(done / seconds), submit_retries: env.retries };
+  return {
+    sessions: concurrency,
+    turns: done,
+    seconds: round(seconds, 2),
+    turns_per_s: round(done / seconds),
+    submit_retries: env.retries,
+  };
 }
 
 /** c. Latency of turns at given positions in one long session. */
@@ -297,7 +365,8 @@ async function benchLongSession(env: Env) {
     }
     if (t % 1000 === 0) log(`long session: ${t} turns`);
   }
-  for await (const _ of env.client.workflow.list({ query: `WorkflowId = '${sessionWorkflowId(session)}'` })) runs++;
+  for await (const _ of env.client.workflow.list({ query: `WorkflowId = '${sessionWorkflowId(session)}'` }))
+    runs++;
   const out: Record<string, number> = {};
   for (const m of marks) out[`turn_${m}_ms`] = round(percentile(samples[m] ?? [], 50));
   const first = out[`turn_${marks[0]}_ms`] ?? NaN;
@@ -312,9 +381,13 @@ async function benchHistory(env: Env) {
     await env.waiter.wait(session, (await submit(env, session, `first ${session}`)).id);
     await sleep(300);
     const before = await historyStats(env, session);
-    for (let i = 0; i < 5; i++) await env.waiter.wait(session, (await submit(env, session, `${content} ${i}`)).id);
+    for (let i = 0; i < 5; i++)
+      await env.waiter.wait(session, (await submit(env, session, `${content} ${i}`)).id);
     const after = await historyStats(env, session);
-    return { events: round((after.events - before.events) / 5), payload_bytes: round((after.bytes - before.bytes) / 5, 0) };
+    return {
+      events: round((after.events - before.events) / 5),
+      payload_bytes: round((after.bytes - before.bytes) / 5, 0),
+    };
   };
   return { simple_turn: await measure('simple'), tool_turn: await measure('run: echo bench') };
 }
@@ -358,8 +431,16 @@ async function benchIdle(env: Env) {
   const t0 = Date.now();
   await sleep(30_000);
   const cpu = (cpuSeconds(pid) - cpu0) / ((Date.now() - t0) / 1000);
-  const cached = process.env.KESOKU_WORKER_CACHED_SESSIONS ? Number(process.env.KESOKU_WORKER_CACHED_SESSIONS) : 'sdk default';
-  return { sessions: n, cached_sessions: cached, create_seconds: round(createSeconds), worker_rss_mb: round(rssMb(pid)), worker_cpu_percent_idle: round(cpu * 100, 2) };
+  const cached = process.env.KESOKU_WORKER_CACHED_SESSIONS
+    ? Number(process.env.KESOKU_WORKER_CACHED_SESSIONS)
+    : 'sdk default';
+  return {
+    sessions: n,
+    cached_sessions: cached,
+    create_seconds: round(createSeconds),
+    worker_rss_mb: round(rssMb(pid)),
+    worker_cpu_percent_idle: round(cpu * 100, 2),
+  };
 }
 
 function rssMb(pid: number): number {
@@ -385,7 +466,12 @@ async function main() {
   let dbName: string | null = null;
   let adminUrl: string | null = null;
   try {
-    pgServer = await resolvePostgres({ databaseUrl: process.env.DATABASE_URL, dataDir: path.join(dir, 'pg'), port: await freePort(), database: 'postgres' });
+    pgServer = await resolvePostgres({
+      databaseUrl: process.env.DATABASE_URL,
+      dataDir: path.join(dir, 'pg'),
+      port: await freePort(),
+      database: 'postgres',
+    });
     adminUrl = withDatabase(pgServer.url, 'postgres');
     dbName = `kesoku_bench_${Date.now()}`;
     await ensureDatabase(adminUrl, dbName);
@@ -402,7 +488,8 @@ async function main() {
             port,
             uiPort: null,
             // As `npm start` runs it (state in a SQLite file); KESOKU_BENCH_TEMPORAL_DB=memory for comparison.
-            dbFilename: process.env.KESOKU_BENCH_TEMPORAL_DB === 'memory' ? null : path.join(dir, 'temporal.db'),
+            dbFilename:
+              process.env.KESOKU_BENCH_TEMPORAL_DB === 'memory' ? null : path.join(dir, 'temporal.db'),
             logFile: path.join(dir, 'temporal.log'),
           },
           binary.source,
@@ -423,24 +510,47 @@ async function main() {
       KESOKU_LOG_LEVEL: 'error',
       KESOKU_PAYLOAD_KEYS: payloadKeys,
       // KESOKU_BENCH_WORKER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the worker.
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, process.env.KESOKU_BENCH_WORKER_NODE_OPTIONS].filter(Boolean).join(' '),
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, process.env.KESOKU_BENCH_WORKER_NODE_OPTIONS]
+        .filter(Boolean)
+        .join(' '),
     };
     worker = startPart('workers/worker.ts', workerEnv);
     await worker.waitFor('kesoku worker running', 120_000);
     const pool = createPool(databaseUrl, { max: 20 });
     const connection = await connectTemporal({ address: temporalAddress });
-    const client = new Client({ connection, dataConverter: dataConverterFor(parsePayloadKeys(payloadKeys, 'bench')) });
+    const client = new Client({
+      connection,
+      dataConverter: dataConverterFor(parsePayloadKeys(payloadKeys, 'bench')),
+    });
     const sessions = new SessionClient({ client, taskQueue });
     const waiter = new TurnWaiter(pool, databaseUrl);
     await waiter.start();
-    const env: Env = { pool, databaseUrl, temporalAddress, client, sessions, fake, taskQueue, worker, workerEnv, dataDir: dir, waiter, retries: 0 };
+    const env: Env = {
+      pool,
+      databaseUrl,
+      temporalAddress,
+      client,
+      sessions,
+      fake,
+      taskQueue,
+      worker,
+      workerEnv,
+      dataDir: dir,
+      waiter,
+      retries: 0,
+    };
 
     const results: Record<string, unknown> = {};
     const reportNow = () =>
       writeReport({
         date: runDate,
         quick,
-        machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: round(os.totalmem() / 2 ** 30), node: process.version },
+        machine: {
+          cpus: os.cpus().length,
+          cpu: os.cpus()[0]?.model,
+          memory_gb: round(os.totalmem() / 2 ** 30),
+          node: process.version,
+        },
         postgres: pgServer?.source,
         temporal_store: process.env.KESOKU_BENCH_TEMPORAL_DB === 'memory' ? 'memory' : 'sqlite file (WAL)',
         duration_s: round((Date.now() - started) / 1000),
@@ -513,31 +623,50 @@ type AnyRec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-
 
 function renderMarkdown(report: AnyRec): string {
   const r = report.results as AnyRec;
-  const lines = [`# Kesoku benchmark ${report.date}${report.quick ? ' (quick)' : ''}`, '', `Machine: ${report.machine.cpus} cores (${report.machine.cpu}), ${report.machine.memory_gb} GB, Node ${report.machine.node}; Postgres ${report.postgres}; Temporal dev server store: ${report.temporal_store}.`, ''];
+  const lines = [
+    `# Kesoku benchmark ${report.date}${report.quick ? ' (quick)' : ''}`,
+    '',
+    `Machine: ${report.machine.cpus} cores (${report.machine.cpu}), ${report.machine.memory_gb} GB, Node ${report.machine.node}; Postgres ${report.postgres}; Temporal dev server store: ${report.temporal_store}.`,
+    '',
+  ];
   lines.push('| measure | result | target |', '|---|---|---|');
   if (r.a_overhead) {
     const a = r.a_overhead;
-    lines.push(`| a. overhead per turn p50 / p99 (${a.turns} turns) | ${a.kesoku_ms.p50} ms / ${a.kesoku_ms.p99} ms | ≤ 25 ms / ≤ 100 ms |`);
-    if (a.kesoku_ms.p50_by_tenth) lines.push(`| a. overhead p50 per tenth of the run | ${a.kesoku_ms.p50_by_tenth.join(', ')} ms | |`);
+    lines.push(
+      `| a. overhead per turn p50 / p99 (${a.turns} turns) | ${a.kesoku_ms.p50} ms / ${a.kesoku_ms.p99} ms | ≤ 25 ms / ≤ 100 ms |`,
+    );
+    if (a.kesoku_ms.p50_by_tenth)
+      lines.push(`| a. overhead p50 per tenth of the run | ${a.kesoku_ms.p50_by_tenth.join(', ')} ms | |`);
     lines.push(`| a. in-process baseline p50 / p99 | ${a.baseline_ms.p50} ms / ${a.baseline_ms.p99} ms | |`);
     lines.push(`| a. ratio to baseline p50 / p99 | ${a.ratio_p50}× / ${a.ratio_p99}× | ≤ 3× |`);
   }
-  for (const b of (r.b_throughput ?? []) as AnyRec[]) lines.push(`| b. throughput, ${b.sessions} sessions (${b.turns} turns) | ${b.turns_per_s} turns/s | ≥ 100 turns/s |`);
+  for (const b of (r.b_throughput ?? []) as AnyRec[])
+    lines.push(
+      `| b. throughput, ${b.sessions} sessions (${b.turns} turns) | ${b.turns_per_s} turns/s | ≥ 100 turns/s |`,
+    );
   if (r.c_long_session) {
     const c = r.c_long_session;
     const marks = Object.keys(c).filter((k) => k.startsWith('turn_'));
-    lines.push(`| c. one session: ${marks.map((k) => k.replace('turn_', 'turn ').replace('_ms', '')).join(', ')} (p50 of 10 turns each) | ${marks.map((k) => `${c[k]} ms`).join(', ')}; ${c.runs} runs | last within 10 % of first |`);
+    lines.push(
+      `| c. one session: ${marks.map((k) => k.replace('turn_', 'turn ').replace('_ms', '')).join(', ')} (p50 of 10 turns each) | ${marks.map((k) => `${c[k]} ms`).join(', ')}; ${c.runs} runs | last within 10 % of first |`,
+    );
     lines.push(`| c. last / first | ${c.last_vs_first}× | ≤ 1.1× |`);
   }
   if (r.d_history) {
     const d = r.d_history;
-    lines.push(`| d. history per simple turn | ${d.simple_turn.events} events, ${d.simple_turn.payload_bytes} payload bytes | |`);
-    lines.push(`| d. history per tool turn | ${d.tool_turn.events} events, ${d.tool_turn.payload_bytes} payload bytes | |`);
+    lines.push(
+      `| d. history per simple turn | ${d.simple_turn.events} events, ${d.simple_turn.payload_bytes} payload bytes | |`,
+    );
+    lines.push(
+      `| d. history per tool turn | ${d.tool_turn.events} events, ${d.tool_turn.payload_bytes} payload bytes | |`,
+    );
   }
   if (r.e_idle) {
     const e = r.e_idle;
     const cache = e.cached_sessions === undefined ? '' : `, cache ${e.cached_sessions}`;
-    lines.push(`| e. worker with ${e.sessions} idle sessions${cache} | ${e.worker_rss_mb} MB RSS, ${e.worker_cpu_percent_idle} % CPU idle | |`);
+    lines.push(
+      `| e. worker with ${e.sessions} idle sessions${cache} | ${e.worker_rss_mb} MB RSS, ${e.worker_cpu_percent_idle} % CPU idle | |`,
+    );
   }
   return lines.join('\n') + '\n';
 }

@@ -12,7 +12,14 @@
  * Exit codes: 0 done, 1 refused (unknown or expired code, nothing to revoke), 2 usage or configuration error,
  * 3 the database or the API did not answer.
  */
-import { approvePairing, listPairings, revokePairing, PairingError, type PairedUser, type PendingPairing } from '../db/pairings.ts';
+import {
+  approvePairing,
+  listPairings,
+  revokePairing,
+  PairingError,
+  type PairedUser,
+  type PendingPairing,
+} from '../db/pairings.ts';
 import { createPool } from '../db/pool.ts';
 import { DISCORD_CHATBOT_ID } from '../adapters/discord/ids.ts';
 
@@ -50,8 +57,14 @@ function databaseBackend(url: string): PairingBackend {
     } catch (err) {
       if (err instanceof PairingError) throw new CliError(err.kind === 'invalid' ? 2 : 1, err.message);
       if ((err as { code?: string }).code === '42P01')
-        throw new CliError(3, 'the database has no pairing tables yet: start Kesoku once (it migrates the database)');
-      throw new CliError(3, `the database did not answer: ${err instanceof Error ? err.message : String(err)}`);
+        throw new CliError(
+          3,
+          'the database has no pairing tables yet: start Kesoku once (it migrates the database)',
+        );
+      throw new CliError(
+        3,
+        `the database did not answer: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   };
   return {
@@ -102,7 +115,9 @@ function printListing(out: NodeJS.WriteStream, l: Listing): void {
     out.write(`  ${p.code}  ${p.chatbot_id}:${p.user_id}  ${p.user_name ?? ''}  expires ${p.expires_at}\n`);
   out.write(`Paired users (${l.paired.length}):\n`);
   for (const u of l.paired)
-    out.write(`  ${u.chatbot_id}:${u.user_id}  ${u.user_name ?? ''}  approved ${u.approved_at} (${u.approved_by})\n`);
+    out.write(
+      `  ${u.chatbot_id}:${u.user_id}  ${u.user_name ?? ''}  approved ${u.approved_at} (${u.approved_by})\n`,
+    );
 }
 
 /** Runs one command line. @returns the exit code */
@@ -115,7 +130,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const databaseUrl = env.DATABASE_URL?.trim();
   const backend = databaseUrl
     ? databaseBackend(databaseUrl)
-    : apiBackend(env.KESOKU_API_URL?.trim() || 'http://127.0.0.1:3000', env.KESOKU_API_TOKEN?.trim() || undefined);
+    : apiBackend(
+        env.KESOKU_API_URL?.trim() || 'http://127.0.0.1:3000',
+        env.KESOKU_API_TOKEN?.trim() || undefined,
+      );
   try {
     switch (command) {
       case 'list':
@@ -134,7 +152,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       case 'revoke': {
         if (!arg) throw new CliError(2, USAGE);
         const sep = arg.indexOf(':');
-        const [chatbotId, userId] = sep > 0 ? [arg.slice(0, sep), arg.slice(sep + 1)] : [DISCORD_CHATBOT_ID, arg];
+        const [chatbotId, userId] =
+          sep > 0 ? [arg.slice(0, sep), arg.slice(sep + 1)] : [DISCORD_CHATBOT_ID, arg];
         if (!(await backend.revoke(chatbotId, userId)))
           throw new CliError(1, `${chatbotId}:${userId} is not a paired user`);
         process.stdout.write(`Revoked: ${chatbotId}:${userId} is no longer paired.\n`);

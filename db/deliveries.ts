@@ -38,10 +38,13 @@ export interface DeliveryRecord {
 }
 
 export async function getDeliveryRecord(q: Queryable, messageId: string): Promise<DeliveryRecord | null> {
-  const r = await q.query<{ fallback_claimed_at: Date | null; fallback_outcome: FallbackOutcome | null; failure: DeliveryFailure | null }>(
-    'SELECT fallback_claimed_at, fallback_outcome, failure FROM delivery_records WHERE message_id = $1',
-    [messageId],
-  );
+  const r = await q.query<{
+    fallback_claimed_at: Date | null;
+    fallback_outcome: FallbackOutcome | null;
+    failure: DeliveryFailure | null;
+  }>('SELECT fallback_claimed_at, fallback_outcome, failure FROM delivery_records WHERE message_id = $1', [
+    messageId,
+  ]);
   const row = r.rows[0];
   if (!row) return null;
   return {
@@ -66,8 +69,15 @@ export async function claimFallback(q: Queryable, messageId: string): Promise<bo
   return (r.rowCount ?? 0) > 0;
 }
 
-export async function setFallbackOutcome(q: Queryable, messageId: string, outcome: FallbackOutcome): Promise<void> {
-  await q.query('UPDATE delivery_records SET fallback_outcome = $2, updated_at = now() WHERE message_id = $1', [messageId, outcome]);
+export async function setFallbackOutcome(
+  q: Queryable,
+  messageId: string,
+  outcome: FallbackOutcome,
+): Promise<void> {
+  await q.query(
+    'UPDATE delivery_records SET fallback_outcome = $2, updated_at = now() WHERE message_id = $1',
+    [messageId, outcome],
+  );
 }
 
 /**
@@ -76,7 +86,12 @@ export async function setFallbackOutcome(q: Queryable, messageId: string, outcom
  * change, so event-stream clients see it). The message's status is left as it is (`pending`): it was not
  * delivered. Idempotent: a second call keeps the first failure.
  */
-export async function recordDeliveryFailure(pool: Pool, sessionId: string, messageId: string, failure: DeliveryFailure): Promise<DeliveryFailure> {
+export async function recordDeliveryFailure(
+  pool: Pool,
+  sessionId: string,
+  messageId: string,
+  failure: DeliveryFailure,
+): Promise<DeliveryFailure> {
   return withTransaction(pool, async (client) => {
     const rec = await client.query<{ failure: DeliveryFailure }>(
       `INSERT INTO delivery_records (message_id, failure) VALUES ($1, $2)
@@ -97,7 +112,10 @@ export async function recordDeliveryFailure(pool: Pool, sessionId: string, messa
         WHERE id = $1 AND session_id = $2`,
       [messageId, sessionId, JSON.stringify(stored), revision],
     );
-    await client.query('SELECT pg_notify($1, $2)', [COMMIT_CHANNEL, JSON.stringify({ s: sessionId, r: revision })]);
+    await client.query('SELECT pg_notify($1, $2)', [
+      COMMIT_CHANNEL,
+      JSON.stringify({ s: sessionId, r: revision }),
+    ]);
     return stored;
   });
 }
@@ -112,7 +130,10 @@ export async function listPlatformPosts(q: Queryable, key: string): Promise<Map<
 }
 
 /** Records the platform message posted for chunk `chunk` under `key` (the first record wins). */
-export async function recordPlatformPost(q: Queryable, p: { key: string; chunk: number; channelId: string; platformMessageId: string }): Promise<void> {
+export async function recordPlatformPost(
+  q: Queryable,
+  p: { key: string; chunk: number; channelId: string; platformMessageId: string },
+): Promise<void> {
   await q.query(
     `INSERT INTO platform_posts (key, chunk, channel_id, platform_message_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
     [p.key, p.chunk, p.channelId, p.platformMessageId],
@@ -126,7 +147,10 @@ export interface StoredLiveStatus {
 }
 
 export async function loadLiveStatus(q: Queryable, turnId: string): Promise<StoredLiveStatus | null> {
-  const r = await q.query<{ state: unknown; last_edit_at: Date | null }>('SELECT state, last_edit_at FROM live_statuses WHERE turn_id = $1', [turnId]);
+  const r = await q.query<{ state: unknown; last_edit_at: Date | null }>(
+    'SELECT state, last_edit_at FROM live_statuses WHERE turn_id = $1',
+    [turnId],
+  );
   const row = r.rows[0];
   return row ? { state: row.state, lastEditAt: row.last_edit_at ? row.last_edit_at.getTime() : 0 } : null;
 }
@@ -138,7 +162,13 @@ export async function saveLiveStatus(
   await q.query(
     `INSERT INTO live_statuses (turn_id, session_id, channel_id, state, last_edit_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (turn_id) DO UPDATE SET state = EXCLUDED.state, last_edit_at = EXCLUDED.last_edit_at, updated_at = now()`,
-    [s.turnId, s.sessionId, s.channelId, JSON.stringify(s.state), s.lastEditAt > 0 ? new Date(s.lastEditAt) : null],
+    [
+      s.turnId,
+      s.sessionId,
+      s.channelId,
+      JSON.stringify(s.state),
+      s.lastEditAt > 0 ? new Date(s.lastEditAt) : null,
+    ],
   );
 }
 
@@ -154,7 +184,12 @@ export class LockTimeoutError extends Error {
  * older view never overwrites a newer one. A connection that breaks releases the lock with it.
  * @throws LockTimeoutError when the lock is not granted within `waitMs`
  */
-export async function withLiveStatusLock<T>(pool: Pool, turnId: string, waitMs: number, fn: (q: Queryable) => Promise<T>): Promise<T> {
+export async function withLiveStatusLock<T>(
+  pool: Pool,
+  turnId: string,
+  waitMs: number,
+  fn: (q: Queryable) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   const onError = (err: Error) => {
@@ -166,18 +201,24 @@ export async function withLiveStatusLock<T>(pool: Pool, turnId: string, waitMs: 
   try {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [key]);
+      const r = await client.query<{ ok: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok',
+        [key],
+      );
       if (r.rows[0]?.ok) break;
-      if (Date.now() >= deadline) throw new LockTimeoutError(`the live status of ${turnId} stayed locked for ${waitMs} ms`);
+      if (Date.now() >= deadline)
+        throw new LockTimeoutError(`the live status of ${turnId} stayed locked for ${waitMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     locked = true;
     return await fn(client);
   } finally {
     if (locked && !broken) {
-      await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch((err: unknown) => {
-        broken ??= err instanceof Error ? err : new Error(String(err));
-      });
+      await client
+        .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key])
+        .catch((err: unknown) => {
+          broken ??= err instanceof Error ? err : new Error(String(err));
+        });
     }
     client.off('error', onError);
     client.release(broken);
@@ -197,12 +238,18 @@ export async function startTyping(q: Queryable, channelKey: string): Promise<num
 
 /** Marks typing no longer wanted on `channelKey` (whichever worker runs the refresh loop stops it). */
 export async function stopTyping(q: Queryable, channelKey: string): Promise<void> {
-  await q.query('UPDATE typing_indicators SET active = false, updated_at = now() WHERE channel_key = $1 AND active', [channelKey]);
+  await q.query(
+    'UPDATE typing_indicators SET active = false, updated_at = now() WHERE channel_key = $1 AND active',
+    [channelKey],
+  );
 }
 
 /** True while typing is still wanted on `channelKey` for the loop started as `generation`. */
 export async function typingWanted(q: Queryable, channelKey: string, generation: number): Promise<boolean> {
-  const r = await q.query<{ active: boolean; generation: number }>('SELECT active, generation FROM typing_indicators WHERE channel_key = $1', [channelKey]);
+  const r = await q.query<{ active: boolean; generation: number }>(
+    'SELECT active, generation FROM typing_indicators WHERE channel_key = $1',
+    [channelKey],
+  );
   const row = r.rows[0];
   return row !== undefined && row.active && row.generation === generation;
 }
@@ -212,7 +259,13 @@ export interface LockedStatusStore {
   listPosts(key: string): Promise<Map<number, string>>;
   recordPost(p: { key: string; chunk: number; channelId: string; platformMessageId: string }): Promise<void>;
   loadLiveStatus(turnId: string): Promise<StoredLiveStatus | null>;
-  saveLiveStatus(s: { turnId: string; sessionId: string; channelId: string; state: unknown; lastEditAt: number }): Promise<void>;
+  saveLiveStatus(s: {
+    turnId: string;
+    sessionId: string;
+    channelId: string;
+    state: unknown;
+    lastEditAt: number;
+  }): Promise<void>;
 }
 
 /** The delivery records a sink needs, bound to one pool. */
@@ -220,7 +273,11 @@ export interface DeliveryStore {
   listPosts(key: string): Promise<Map<number, string>>;
   recordPost(p: { key: string; chunk: number; channelId: string; platformMessageId: string }): Promise<void>;
   /** Runs `fn` with the turn's live status lock held (see {@link withLiveStatusLock}). */
-  withLiveStatusLock<T>(turnId: string, waitMs: number, fn: (locked: LockedStatusStore) => Promise<T>): Promise<T>;
+  withLiveStatusLock<T>(
+    turnId: string,
+    waitMs: number,
+    fn: (locked: LockedStatusStore) => Promise<T>,
+  ): Promise<T>;
   startTyping(channelKey: string): Promise<number>;
   stopTyping(channelKey: string): Promise<void>;
   typingWanted(channelKey: string, generation: number): Promise<boolean>;
@@ -240,7 +297,8 @@ export function createDeliveryStore(pool: Pool): DeliveryStore {
   return {
     listPosts: (key) => listPlatformPosts(pool, key),
     recordPost: (p) => recordPlatformPost(pool, p),
-    withLiveStatusLock: (turnId, waitMs, fn) => withLiveStatusLock(pool, turnId, waitMs, (q) => fn(statusStoreOn(q))),
+    withLiveStatusLock: (turnId, waitMs, fn) =>
+      withLiveStatusLock(pool, turnId, waitMs, (q) => fn(statusStoreOn(q))),
     startTyping: (key) => startTyping(pool, key),
     stopTyping: (key) => stopTyping(pool, key),
     typingWanted: (key, generation) => typingWanted(pool, key, generation),

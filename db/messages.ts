@@ -7,7 +7,11 @@
 import type { NewMessage } from '../domain/factories.ts';
 import type { Message, MessageMetadata, Status } from '../domain/message.ts';
 import { sortHistory } from '../domain/history.ts';
-import { ALLOWED_TRANSITIONS, IllegalTransitionError, isAllowedTransition } from '../domain/status-machine.ts';
+import {
+  ALLOWED_TRANSITIONS,
+  IllegalTransitionError,
+  isAllowedTransition,
+} from '../domain/status-machine.ts';
 import { storableJson, storableText } from '../domain/storable-text.ts';
 import type { Pool, PoolClient, Queryable } from './pool.ts';
 import { withTransaction } from './pool.ts';
@@ -46,7 +50,10 @@ export interface CommitInput {
    * Extra statements run in the same transaction after the messages changed (skipped when nothing changed),
    * e.g. counting a finished turn together with its final status.
    */
-  alsoInTransaction?: (client: PoolClient, changes: { inserted: Message[]; updated: Message[] }) => Promise<void>;
+  alsoInTransaction?: (
+    client: PoolClient,
+    changes: { inserted: Message[]; updated: Message[] },
+  ) => Promise<void>;
 }
 
 export interface CommitResult {
@@ -104,7 +111,9 @@ export async function commit(pool: Pool, sessionId: string, input: CommitInput):
         ...(input.insert ?? []).map((m) => m.id),
         ...(input.transitions ?? []).map((t) => t.id),
       ]);
-      const r = await pool.query<{ revision: number }>('SELECT revision FROM sessions WHERE id = $1', [sessionId]);
+      const r = await pool.query<{ revision: number }>('SELECT revision FROM sessions WHERE id = $1', [
+        sessionId,
+      ]);
       return { revision: r.rows[0]?.revision ?? 0, inserted: [], updated: [], unchanged };
     }
     throw err;
@@ -158,7 +167,8 @@ async function commitIn(client: PoolClient, sessionId: string, input: CommitInpu
   const inserted: Message[] = [];
   const unchanged: Message[] = [];
   for (const m of (input.insert ?? []).map(storableMessage)) {
-    if (m.session_id !== sessionId) throw new Error(`message ${m.id} belongs to session ${m.session_id}, not ${sessionId}`);
+    if (m.session_id !== sessionId)
+      throw new Error(`message ${m.id} belongs to session ${m.session_id}, not ${sessionId}`);
     const r = await client.query<Row>(
       `INSERT INTO messages (id, session_id, parent_id, chatbot_id, channel_id, sender, role, type, status, content,
                              metadata, turn_id, step, revision, received_at)
@@ -200,15 +210,24 @@ async function commitIn(client: PoolClient, sessionId: string, input: CommitInpu
               metadata = CASE WHEN $5::jsonb IS NULL THEN metadata ELSE coalesce(metadata, '{}'::jsonb) || $5::jsonb END
         WHERE id = $1 AND session_id = $2 AND status = ANY($6::text[])
         RETURNING ${COLUMNS}`,
-      [t.id, sessionId, t.to, revision, t.metadata ? JSON.stringify(storableJson(t.metadata).value) : null, sourcesOf(t.to)],
+      [
+        t.id,
+        sessionId,
+        t.to,
+        revision,
+        t.metadata ? JSON.stringify(storableJson(t.metadata).value) : null,
+        sourcesOf(t.to),
+      ],
     );
     if (r.rows[0]) {
       updated.push(toMessage(r.rows[0]));
       continue;
     }
     const current = await getMessage(client, t.id);
-    if (!current || current.session_id !== sessionId) throw new Error(`unknown message ${t.id} in session ${sessionId}`);
-    if (!isAllowedTransition(current.status, t.to)) throw new IllegalTransitionError(t.id, current.status, t.to);
+    if (!current || current.session_id !== sessionId)
+      throw new Error(`unknown message ${t.id} in session ${sessionId}`);
+    if (!isAllowedTransition(current.status, t.to))
+      throw new IllegalTransitionError(t.id, current.status, t.to);
     unchanged.push(current);
   }
 
@@ -217,7 +236,15 @@ async function commitIn(client: PoolClient, sessionId: string, input: CommitInpu
     const r = await client.query(
       `INSERT INTO turn_steps (turn_id, step, session_id, result, input_tokens, output_tokens, context_tokens)
        VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-      [s.turnId, s.step, sessionId, JSON.stringify(storableJson(s.result).value), s.inputTokens, s.outputTokens, s.contextTokens],
+      [
+        s.turnId,
+        s.step,
+        sessionId,
+        JSON.stringify(storableJson(s.result).value),
+        s.inputTokens,
+        s.outputTokens,
+        s.contextTokens,
+      ],
     );
     if (r.rowCount === 0 && inserted.length === 0 && updated.length === 0) throw new NothingChanged();
   } else if (inserted.length === 0 && updated.length === 0) {
@@ -225,7 +252,10 @@ async function commitIn(client: PoolClient, sessionId: string, input: CommitInpu
   }
 
   await input.alsoInTransaction?.(client, { inserted, updated });
-  await client.query('SELECT pg_notify($1, $2)', [COMMIT_CHANNEL, JSON.stringify({ s: sessionId, r: revision })]);
+  await client.query('SELECT pg_notify($1, $2)', [
+    COMMIT_CHANNEL,
+    JSON.stringify({ s: sessionId, r: revision }),
+  ]);
   return { revision, inserted, updated, unchanged };
 }
 
@@ -281,7 +311,9 @@ export async function listSessionMessages(
 
 /** Every message of one turn (trigger included), in phased order. */
 export async function listTurnMessages(q: Queryable, turnId: string): Promise<Message[]> {
-  const r = await q.query<Row>(`SELECT ${COLUMNS} FROM messages WHERE turn_id = $1 OR id = $1 ORDER BY seq`, [turnId]);
+  const r = await q.query<Row>(`SELECT ${COLUMNS} FROM messages WHERE turn_id = $1 OR id = $1 ORDER BY seq`, [
+    turnId,
+  ]);
   return sortHistory(r.rows.map(toMessage));
 }
 
@@ -300,15 +332,18 @@ export async function getStep(
   turnId: string,
   step: number,
 ): Promise<{ result: unknown; input_tokens: number; output_tokens: number; context_tokens: number } | null> {
-  const r = await q.query('SELECT result, input_tokens, output_tokens, context_tokens FROM turn_steps WHERE turn_id = $1 AND step = $2', [
-    turnId,
-    step,
-  ]);
+  const r = await q.query(
+    'SELECT result, input_tokens, output_tokens, context_tokens FROM turn_steps WHERE turn_id = $1 AND step = $2',
+    [turnId, step],
+  );
   return r.rows[0] ?? null;
 }
 
 /** Token totals of a turn's committed steps. */
-export async function turnTokenTotals(q: Queryable, turnId: string): Promise<{ tokens: number; contextTokens: number }> {
+export async function turnTokenTotals(
+  q: Queryable,
+  turnId: string,
+): Promise<{ tokens: number; contextTokens: number }> {
   const r = await q.query<{ tokens: number; context_tokens: number }>(
     `SELECT coalesce(sum(input_tokens + output_tokens), 0)::int AS tokens,
             coalesce((array_agg(context_tokens ORDER BY step DESC))[1], 0)::int AS context_tokens

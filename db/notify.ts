@@ -12,10 +12,25 @@ export const TURN_CHANNEL = 'kesoku_turn';
 
 /** A transient event about a running turn. Deltas are batched by the sender (≤ ~4 KB per event). */
 export type TurnEvent =
-  | { s: string; t: string; type: 'status'; status: 'started' | 'thinking' | 'running_tools' | 'finished'; step?: number }
+  | {
+      s: string;
+      t: string;
+      type: 'status';
+      status: 'started' | 'thinking' | 'running_tools' | 'finished';
+      step?: number;
+    }
   | { s: string; t: string; type: 'delta'; step: number; text: string }
   | { s: string; t: string; type: 'tool_started'; step: number; call_id: string; name: string }
-  | { s: string; t: string; type: 'tool_finished'; step: number; call_id: string; name: string; ok: boolean; summary: string };
+  | {
+      s: string;
+      t: string;
+      type: 'tool_finished';
+      step: number;
+      call_id: string;
+      name: string;
+      ok: boolean;
+      summary: string;
+    };
 
 /** NOTIFY's payload limit is 8000 bytes; deltas are cut below this. */
 export const MAX_EVENT_TEXT = 3000;

@@ -39,7 +39,10 @@ export function newPairingCode(): string {
 export function normalizePairingCode(input: string): string {
   const code = input.replace(/[\s-]/g, '').toUpperCase();
   if (code.length !== PAIRING_CODE_LENGTH || [...code].some((c) => !CODE_ALPHABET.includes(c)))
-    throw new PairingError('invalid', `"${input}" is not a pairing code (${PAIRING_CODE_LENGTH} letters and digits)`);
+    throw new PairingError(
+      'invalid',
+      `"${input}" is not a pairing code (${PAIRING_CODE_LENGTH} letters and digits)`,
+    );
   return code;
 }
 
@@ -210,7 +213,9 @@ export async function approvePairing(
 }
 
 /** Open pairing requests and paired users, newest first. */
-export async function listPairings(q: Queryable): Promise<{ pending: PendingPairing[]; paired: PairedUser[] }> {
+export async function listPairings(
+  q: Queryable,
+): Promise<{ pending: PendingPairing[]; paired: PairedUser[] }> {
   const pending = await q.query<PendingPairing>(
     `SELECT code, chatbot_id, user_id, user_name, channel_id,
             to_json(created_at)#>>'{}' AS created_at, to_json(expires_at)#>>'{}' AS expires_at

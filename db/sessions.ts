@@ -27,10 +27,15 @@ export interface SessionView extends SessionRow {
   queue_length: number;
 }
 
-const COLUMNS = 'id, chatbot_id, channel_id, title, title_source, mode, locale, revision, turn_count, channel_context, created_at, updated_at';
+const COLUMNS =
+  'id, chatbot_id, channel_id, title, title_source, mode, locale, revision, turn_count, channel_context, created_at, updated_at';
 
 type Row = Omit<SessionRow, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date };
-const toSession = (r: Row): SessionRow => ({ ...r, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() });
+const toSession = (r: Row): SessionRow => ({
+  ...r,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
+});
 
 /**
  * Creates the session row unless it exists. The channel context is kept from the first message; `locale` is the
@@ -42,7 +47,13 @@ export async function ensureSession(
 ): Promise<void> {
   await q.query(
     `INSERT INTO sessions (id, chatbot_id, channel_id, channel_context, locale) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
-    [s.id, s.chatbotId, s.channelId, s.channelContext === undefined ? null : JSON.stringify(storableJson(s.channelContext).value), s.locale ?? 'en'],
+    [
+      s.id,
+      s.chatbotId,
+      s.channelId,
+      s.channelContext === undefined ? null : JSON.stringify(storableJson(s.channelContext).value),
+      s.locale ?? 'en',
+    ],
   );
 }
 
@@ -116,7 +127,10 @@ export async function setAutoTitle(q: Queryable, id: string, title: string): Pro
 
 /** Sets a title chosen by the user; it wins over any automatic one. */
 export async function setUserTitle(q: Queryable, id: string, title: string): Promise<void> {
-  await q.query(`UPDATE sessions SET title = $2, title_source = 'user', updated_at = now() WHERE id = $1`, [id, storableText(title)]);
+  await q.query(`UPDATE sessions SET title = $2, title_source = 'user', updated_at = now() WHERE id = $1`, [
+    id,
+    storableText(title),
+  ]);
 }
 
 export async function setMode(q: Queryable, id: string, mode: 'interrupt' | 'queue'): Promise<void> {

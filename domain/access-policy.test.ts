@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { accessPolicy, decideAccess, type ChatPlace } from './access-policy.ts';
 
-const dm: ChatPlace = { chatbotId: 'x', userId: 'u1', channelId: 'd1', parentId: null, groupId: null, isDirect: true };
-const room: ChatPlace = { chatbotId: 'x', userId: 'u1', channelId: 'c1', parentId: null, groupId: 'g1', isDirect: false };
+const dm: ChatPlace = {
+  chatbotId: 'x',
+  userId: 'u1',
+  channelId: 'd1',
+  parentId: null,
+  groupId: null,
+  isDirect: true,
+};
+const room: ChatPlace = {
+  chatbotId: 'x',
+  userId: 'u1',
+  channelId: 'c1',
+  parentId: null,
+  groupId: 'g1',
+  isDirect: false,
+};
 const thread: ChatPlace = { ...room, channelId: 't1', parentId: 'c1' };
 
 describe('chat access policy', () => {

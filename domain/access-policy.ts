@@ -95,6 +95,9 @@ export function passesLists(p: AccessPolicy, place: ChatPlace, paired: boolean):
 }
 
 /** Whether the place is a listed channel or a thread of one. */
-export function inListedChannel(p: Pick<AccessPolicy, 'channels'>, place: Pick<ChatPlace, 'channelId' | 'parentId'>): boolean {
+export function inListedChannel(
+  p: Pick<AccessPolicy, 'channels'>,
+  place: Pick<ChatPlace, 'channelId' | 'parentId'>,
+): boolean {
   return p.channels.has(place.channelId) || (place.parentId !== null && p.channels.has(place.parentId));
 }

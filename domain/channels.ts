@@ -22,5 +22,8 @@ const INLINE_DELIVERY_CHATBOTS: ReadonlySet<string> = new Set(['api']);
 
 /** The capabilities of chatbot `chatbotId` (`api`, `discord`, …); unknown chatbots get neither. */
 export function channelCapabilities(chatbotId: string): ChannelCapabilities {
-  return { liveProgress: LIVE_PROGRESS_CHATBOTS.has(chatbotId), inlineDelivery: INLINE_DELIVERY_CHATBOTS.has(chatbotId) };
+  return {
+    liveProgress: LIVE_PROGRESS_CHATBOTS.has(chatbotId),
+    inlineDelivery: INLINE_DELIVERY_CHATBOTS.has(chatbotId),
+  };
 }

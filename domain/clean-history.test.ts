@@ -301,12 +301,29 @@ describe('queued inputs', () => {
   it('leaves out triggers still waiting for their own turn, but keeps the current one', async () => {
     const { buildCleanHistory: clean } = await import('./clean-history.ts');
     const base = {
-      session_id: 's', parent_id: null, chatbot_id: 'api', channel_id: 's', sender: 'u', role: 'user' as const,
-      type: 'text' as const, metadata: null, step: null, revision: 1, received_at: null,
-      created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+      session_id: 's',
+      parent_id: null,
+      chatbot_id: 'api',
+      channel_id: 's',
+      sender: 'u',
+      role: 'user' as const,
+      type: 'text' as const,
+      metadata: null,
+      step: null,
+      revision: 1,
+      received_at: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
     };
     const current = { ...base, id: 'a', turn_id: 'a', seq: 1, status: 'processing' as const, content: 'now' };
-    const queued = { ...base, id: 'b', turn_id: 'b', seq: 2, status: 'pending_agent' as const, content: 'later' };
+    const queued = {
+      ...base,
+      id: 'b',
+      turn_id: 'b',
+      seq: 2,
+      status: 'pending_agent' as const,
+      content: 'later',
+    };
     expect(clean([current, queued], { currentTurnId: 'a' }).map((m) => m.id)).toEqual(['a']);
     expect(clean([current, queued], { currentTurnId: 'b' }).map((m) => m.id)).toEqual(['a', 'b']);
   });

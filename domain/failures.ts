@@ -130,7 +130,9 @@ export function presentInterruption(
   const zh = isChineseLocale(locale);
   if (reason === 'stop') return zh ? '⏹️ 已停止。' : '⏹️ Stopped.';
   if (reason === 'restart')
-    return zh ? '⏹️ 会话已重启，此消息的处理被中断，请重新发送。' : '⏹️ The session restarted while handling this message; please send it again.';
+    return zh
+      ? '⏹️ 会话已重启，此消息的处理被中断，请重新发送。'
+      : '⏹️ The session restarted while handling this message; please send it again.';
   return zh ? '↪️ 已中断，正在处理您的新消息。' : '↪️ Interrupted: handling your new message.';
 }
 
@@ -154,10 +156,17 @@ export function presentAutoCompaction(locale: string | null | undefined): string
  * - `id_taken`: the message id belongs to another session
  * - `input_persistence`: the message (or compaction prompt, or setting) could not be stored; nothing changed
  */
-export const WORKFLOW_FAILURE_TYPES = ['invalid_message', 'queue_full', 'id_taken', 'input_persistence'] as const;
+export const WORKFLOW_FAILURE_TYPES = [
+  'invalid_message',
+  'queue_full',
+  'id_taken',
+  'input_persistence',
+] as const;
 export type WorkflowFailureType = (typeof WORKFLOW_FAILURE_TYPES)[number];
 
 /** Narrows an ApplicationFailure type to a {@link WorkflowFailureType}, or null for any other value. */
 export function asWorkflowFailureType(type: string | null | undefined): WorkflowFailureType | null {
-  return (WORKFLOW_FAILURE_TYPES as readonly string[]).includes(type ?? '') ? (type as WorkflowFailureType) : null;
+  return (WORKFLOW_FAILURE_TYPES as readonly string[]).includes(type ?? '')
+    ? (type as WorkflowFailureType)
+    : null;
 }

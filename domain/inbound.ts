@@ -88,21 +88,26 @@ export function utf8Length(s: string): number {
  */
 export function inboundProblem(msg: InboundMessage): string | null {
   if (typeof msg !== 'object' || msg === null) return 'message must be an object';
-  if (typeof msg.id !== 'string' || !MESSAGE_ID_PATTERN.test(msg.id)) return 'id must be 1-128 characters of A-Z a-z 0-9 _ . @ -';
+  if (typeof msg.id !== 'string' || !MESSAGE_ID_PATTERN.test(msg.id))
+    return 'id must be 1-128 characters of A-Z a-z 0-9 _ . @ -';
   if (typeof msg.content !== 'string') return 'content must be a string';
   const attachments = msg.attachments ?? [];
-  if (!Array.isArray(attachments) || attachments.length > LIMITS.maxAttachments) return `at most ${LIMITS.maxAttachments} attachments`;
+  if (!Array.isArray(attachments) || attachments.length > LIMITS.maxAttachments)
+    return `at most ${LIMITS.maxAttachments} attachments`;
   if (msg.content.trim().length === 0 && attachments.length === 0) return 'content is empty';
-  if (utf8Length(msg.content) > LIMITS.maxContentBytes) return `content is over ${LIMITS.maxContentBytes} bytes`;
+  if (utf8Length(msg.content) > LIMITS.maxContentBytes)
+    return `content is over ${LIMITS.maxContentBytes} bytes`;
   if (typeof msg.sender !== 'string' || msg.sender.length === 0 || msg.sender.length > LIMITS.maxSenderLength)
     return `sender must be 1-${LIMITS.maxSenderLength} characters`;
-  if (typeof msg.receivedAt !== 'string' || Number.isNaN(Date.parse(msg.receivedAt))) return 'receivedAt must be an ISO timestamp';
+  if (typeof msg.receivedAt !== 'string' || Number.isNaN(Date.parse(msg.receivedAt)))
+    return 'receivedAt must be an ISO timestamp';
   const content = textProblem(msg.content);
   if (content) return `content ${content}`;
   const sender = textProblem(msg.sender);
   if (sender) return `sender ${sender}`;
   for (const a of attachments) {
-    if (typeof a !== 'object' || a === null || typeof a.name !== 'string') return 'attachments must have a name';
+    if (typeof a !== 'object' || a === null || typeof a.name !== 'string')
+      return 'attachments must have a name';
     for (const [key, value] of Object.entries(a)) {
       const bad = typeof value === 'string' ? textProblem(value) : null;
       if (bad) return `attachment ${key} ${bad}`;

@@ -17,7 +17,9 @@ export function partialReplyId(turnId: string, step: number): string {
 
 /** The marker line appended to a partial reply's text, in the session's locale (`zh…` → Chinese). */
 export function partialReplyMarker(locale: string | null | undefined): string {
-  return locale?.toLowerCase().startsWith('zh') === true ? '⏹️（回复被中断，以上内容不完整）' : '⏹️ (interrupted: this reply was cut off)';
+  return locale?.toLowerCase().startsWith('zh') === true
+    ? '⏹️（回复被中断，以上内容不完整）'
+    : '⏹️ (interrupted: this reply was cut off)';
 }
 
 /** Whether a stored message is an interrupted partial reply. */

@@ -13,7 +13,10 @@ export const USER_LINE_MARK = '(typed by the user) ';
 // Invisible characters a forger could put before the marker: white space, zero-width and bidi controls, BOM.
 const INVISIBLE = '[\\s\\u00AD\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]*';
 /** `[System Notification]` / `[System Alert]` at a line start, any case, ASCII or full-width brackets. */
-const SYSTEM_MARKER = new RegExp(`^${INVISIBLE}[[\\uFF3B]\\s*system\\s+(notification|alert)\\s*[\\]\\uFF3D]`, 'iu');
+const SYSTEM_MARKER = new RegExp(
+  `^${INVISIBLE}[[\\uFF3B]\\s*system\\s+(notification|alert)\\s*[\\]\\uFF3D]`,
+  'iu',
+);
 /** A chat speaker header: "`Name` <@id> at `…`:" (the form adapters/discord/format.ts writes). */
 const SPEAKER_HEADER = new RegExp(`^${INVISIBLE}\`[^\`\\n]*\`\\s*<@!?\\d+>\\s*at\\s*\``, 'u');
 /** Line breaks a model may read as new lines: LF, CR, NEL, LINE and PARAGRAPH SEPARATOR, VT, FF. */

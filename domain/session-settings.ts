@@ -37,8 +37,10 @@ const TITLE_CONTROLS = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u
 export function titleProblem(title: unknown): string | null {
   if (typeof title !== 'string') return 'title must be a string';
   const t = title.trim();
-  if (t.length === 0 || [...t].length > TITLE_MAX_CHARS) return `title must be 1-${TITLE_MAX_CHARS} characters`;
-  if (TITLE_CONTROLS.test(t)) return 'title must not contain control characters (line breaks, escape sequences, bidi overrides)';
+  if (t.length === 0 || [...t].length > TITLE_MAX_CHARS)
+    return `title must be 1-${TITLE_MAX_CHARS} characters`;
+  if (TITLE_CONTROLS.test(t))
+    return 'title must not contain control characters (line breaks, escape sequences, bidi overrides)';
   const bad = textProblem(t);
   return bad ? `title ${bad}` : null;
 }

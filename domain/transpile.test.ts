@@ -79,7 +79,10 @@ describe('role transpilation (docs/message-model.md §5.4)', () => {
       persist(emptyReplyNudge({ ...AT, id: 'nudge', turn_id: 'q1', step: 1 }), 0),
       reply('a1', 'q1', 2, 'answer'),
       // Later turns that already ran (a trigger still pending_agent after the current turn would be queued).
-      { ...persist(cronPrompt({ ...AT, id: 'cron', content: 'Run status diagnostics' }), 0), status: 'processed' as const },
+      {
+        ...persist(cronPrompt({ ...AT, id: 'cron', content: 'Run status diagnostics' }), 0),
+        status: 'processed' as const,
+      },
       reply('a2', 'cron', 0, 'all good'),
       { ...persist(backgroundAlert({ ...AT, id: 'alert', job_id: 'job_1' }), 0), status: 'error' as const },
       persist(

@@ -105,7 +105,9 @@ export function toolFlowAsText(call: Message, result: Message | undefined): stri
 function thoughtVisibleText(message: Message): { content: string; reasoning?: string } {
   const reasoning = message.metadata?.reasoning_content;
   if (typeof reasoning !== 'string' || reasoning === '') return { content: message.content };
-  const content = message.content.startsWith(reasoning) ? message.content.slice(reasoning.length).replace(/^\n\n/, '') : '';
+  const content = message.content.startsWith(reasoning)
+    ? message.content.slice(reasoning.length).replace(/^\n\n/, '')
+    : '';
   return { content, reasoning };
 }
 
@@ -140,7 +142,11 @@ function userText(message: Message): string {
  * - with `opts.pastToolFlowsAsText`, tool flows of other turns become assistant text ({@link toolFlowAsText}).
  * - finally consecutive user/user and assistant/assistant (the first without tool_calls) are joined with "\n\n".
  */
-export function toProviderInput(clean: readonly Message[], systemPrompt: string, opts: TranspileOptions = {}): ProviderInput {
+export function toProviderInput(
+  clean: readonly Message[],
+  systemPrompt: string,
+  opts: TranspileOptions = {},
+): ProviderInput {
   const { resultOf } = indexToolFlows(clean);
   const ids = providerIds(clean);
   const idOf = (call: Message) => ids.get(call.id) ?? toolCallIdOf(call);
@@ -156,7 +162,12 @@ export function toProviderInput(clean: readonly Message[], systemPrompt: string,
       out.push({ role: 'assistant', content: message.content, ...reasoning });
       return;
     }
-    out.push({ role: 'assistant', content: message.content, tool_calls: calls.map((c) => toProviderToolCall(c, idOf(c))), ...reasoning });
+    out.push({
+      role: 'assistant',
+      content: message.content,
+      tool_calls: calls.map((c) => toProviderToolCall(c, idOf(c))),
+      ...reasoning,
+    });
     for (const call of calls) {
       const result = resultOf.get(call.id);
       out.push({
@@ -171,7 +182,11 @@ export function toProviderInput(clean: readonly Message[], systemPrompt: string,
   const current = opts.pastToolFlowsAsText;
   for (const message of clean) {
     const kind = messageKind(message);
-    if (current !== undefined && message.turn_id !== current && (kind === 'tool_call' || kind === 'tool_result')) {
+    if (
+      current !== undefined &&
+      message.turn_id !== current &&
+      (kind === 'tool_call' || kind === 'tool_result')
+    ) {
       if (kind === 'tool_call') {
         flush();
         out.push({ role: 'assistant', content: toolFlowAsText(message, resultOf.get(message.id)) });
@@ -182,7 +197,10 @@ export function toProviderInput(clean: readonly Message[], systemPrompt: string,
       case 'thought': {
         flush();
         const { content, reasoning } = thoughtVisibleText(message);
-        const assistant: AssistantMessage = reasoning === undefined ? { role: 'assistant', content } : { role: 'assistant', content, reasoning };
+        const assistant: AssistantMessage =
+          reasoning === undefined
+            ? { role: 'assistant', content }
+            : { role: 'assistant', content, reasoning };
         open = { message: assistant, calls: [], key: stepKey(message) };
         break;
       }
@@ -207,7 +225,11 @@ export function toProviderInput(clean: readonly Message[], systemPrompt: string,
         flush();
         const attachments = message.metadata?.attachments;
         const content = userText(message);
-        out.push(attachments !== undefined && attachments.length > 0 ? { role: 'user', content, attachments } : { role: 'user', content });
+        out.push(
+          attachments !== undefined && attachments.length > 0
+            ? { role: 'user', content, attachments }
+            : { role: 'user', content },
+        );
         break;
       }
       case 'cron_prompt':

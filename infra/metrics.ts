@@ -29,7 +29,12 @@ client.collectDefaultMetrics({ register: registry, prefix: 'kesoku_' });
 
 const SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900];
 
-const turns = new client.Counter({ name: 'kesoku_turns_total', help: 'Turns ended, by final status of the trigger message.', labelNames: ['outcome'], registers: [registry] });
+const turns = new client.Counter({
+  name: 'kesoku_turns_total',
+  help: 'Turns ended, by final status of the trigger message.',
+  labelNames: ['outcome'],
+  registers: [registry],
+});
 const turnDuration = new client.Histogram({
   name: 'kesoku_turn_duration_seconds',
   help: 'Time from the trigger message arriving to the turn ending, in seconds.',
@@ -44,7 +49,12 @@ const modelDuration = new client.Histogram({
   buckets: SECONDS_BUCKETS,
   registers: [registry],
 });
-const modelTokens = new client.Counter({ name: 'kesoku_model_tokens_total', help: 'Tokens the model reported, by kind (input, output).', labelNames: ['kind'], registers: [registry] });
+const modelTokens = new client.Counter({
+  name: 'kesoku_model_tokens_total',
+  help: 'Tokens the model reported, by kind (input, output).',
+  labelNames: ['kind'],
+  registers: [registry],
+});
 const toolDuration = new client.Histogram({
   name: 'kesoku_tool_call_duration_seconds',
   help: 'Duration of one tool call, in seconds; outcome ok, failed (the tool reported failure) or error (the activity failed).',
@@ -59,8 +69,16 @@ const activityDuration = new client.Histogram({
   buckets: SECONDS_BUCKETS,
   registers: [registry],
 });
-const deliveryFailures = new client.Counter({ name: 'kesoku_delivery_failures_total', help: 'Failed attempts to hand a message to its channel.', registers: [registry] });
-const sseClients = new client.Gauge({ name: 'kesoku_sse_clients', help: 'Open server-sent event streams on this API process.', registers: [registry] });
+const deliveryFailures = new client.Counter({
+  name: 'kesoku_delivery_failures_total',
+  help: 'Failed attempts to hand a message to its channel.',
+  registers: [registry],
+});
+const sseClients = new client.Gauge({
+  name: 'kesoku_sse_clients',
+  help: 'Open server-sent event streams on this API process.',
+  registers: [registry],
+});
 
 let queuePool: Pool | null = null;
 new client.Gauge({
@@ -70,7 +88,9 @@ new client.Gauge({
   async collect() {
     if (!queuePool) return;
     try {
-      const r = await queuePool.query<{ n: string }>(`SELECT count(*)::text AS n FROM messages WHERE status = 'pending_agent'`);
+      const r = await queuePool.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM messages WHERE status = 'pending_agent'`,
+      );
       this.set(Number(r.rows[0]?.n ?? 0));
     } catch {
       // Postgres not answering: keep the last value; /healthz says why.
@@ -122,7 +142,10 @@ export function activityMetricsInterceptor(ctx: Context): { inbound: ActivityInb
   const type = ctx.info.activityType;
   return {
     inbound: {
-      async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+      async execute(
+        input: ActivityExecuteInput,
+        next: Next<ActivityInboundCallsInterceptor, 'execute'>,
+      ): Promise<unknown> {
         const started = performance.now();
         let outcome = 'ok';
         let result: unknown;
@@ -139,7 +162,10 @@ export function activityMetricsInterceptor(ctx: Context): { inbound: ActivityInb
           if (MODEL_ACTIVITIES.has(type)) modelDuration.observe({ outcome }, seconds);
           if (type === 'runToolCall') {
             const ok = (result as { ok?: unknown } | undefined)?.ok;
-            toolDuration.observe({ outcome: outcome !== 'ok' ? 'error' : ok === false ? 'failed' : 'ok' }, seconds);
+            toolDuration.observe(
+              { outcome: outcome !== 'ok' ? 'error' : ok === false ? 'failed' : 'ok' },
+              seconds,
+            );
           }
         }
       },
@@ -193,7 +219,9 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
         res.writeHead(200, { 'content-type': registry.contentType });
         res.end(text);
       } else if (req.method === 'GET' && path === '/healthz') {
-        const components = (await opts.health?.().catch((err: unknown) => ({ health: { ok: false, error: String(err) } }))) ?? {};
+        const components =
+          (await opts.health?.().catch((err: unknown) => ({ health: { ok: false, error: String(err) } }))) ??
+          {};
         const ok = Object.values(components).every((c) => c.ok);
         res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', ...components }));

@@ -68,13 +68,16 @@ export function parsePayloadKeys(text: string, source: string): PayloadKey[] {
     const colon = entry.indexOf(':');
     const id = colon > 0 ? entry.slice(0, colon) : '';
     const key = Buffer.from(colon > 0 ? entry.slice(colon + 1) : '', 'base64');
-    if (!KEY_ID_PATTERN.test(id)) problems.push(`entry ${i + 1}: write id:<base64 of 32 random bytes> (id: A-Z a-z 0-9 _ . -)`);
-    else if (key.length !== 32) problems.push(`entry ${i + 1} (${id}): the key must be 32 bytes in base64 (openssl rand -base64 32)`);
+    if (!KEY_ID_PATTERN.test(id))
+      problems.push(`entry ${i + 1}: write id:<base64 of 32 random bytes> (id: A-Z a-z 0-9 _ . -)`);
+    else if (key.length !== 32)
+      problems.push(`entry ${i + 1} (${id}): the key must be 32 bytes in base64 (openssl rand -base64 32)`);
     else if (keys.some((k) => k.id === id)) problems.push(`entry ${i + 1}: the key id ${id} is used twice`);
     else keys.push({ id, key });
   });
   if (keys.length === 0 && problems.length === 0) problems.push('no key given');
-  if (problems.length > 0) throw new ConfigError(`invalid payload keys in ${source}:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0)
+    throw new ConfigError(`invalid payload keys in ${source}:\n  ${problems.join('\n  ')}`);
   return keys;
 }
 
@@ -120,7 +123,8 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   /** @param keys the first encrypts; all decrypt. @throws ConfigError when empty or a key is not 32 bytes */
   constructor(keys: readonly PayloadKey[]) {
     if (keys.length === 0) throw new ConfigError('the payload codec needs at least one key');
-    for (const k of keys) if (k.key.length !== 32) throw new ConfigError(`payload key ${k.id} is not 32 bytes`);
+    for (const k of keys)
+      if (k.key.length !== 32) throw new ConfigError(`payload key ${k.id} is not 32 bytes`);
     this.keys = [...keys];
   }
 
@@ -161,16 +165,23 @@ export class AesGcmPayloadCodec implements PayloadCodec {
         );
       }
       const data = Buffer.from(p.data ?? new Uint8Array());
-      if (data.length < IV_BYTES + TAG_BYTES) throw new PayloadDecryptionError('corrupt', 'an encrypted payload is too short');
+      if (data.length < IV_BYTES + TAG_BYTES)
+        throw new PayloadDecryptionError('corrupt', 'an encrypted payload is too short');
       try {
         const decipher = createDecipheriv('aes-256-gcm', k.key, data.subarray(0, IV_BYTES));
         decipher.setAAD(Buffer.from(id, 'utf8'));
         decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-        const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+        const plain = Buffer.concat([
+          decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+          decipher.final(),
+        ]);
         const inner = temporal.api.common.v1.Payload.decode(plain);
         return { metadata: inner.metadata ?? {}, data: inner.data ?? new Uint8Array() };
       } catch (err) {
-        throw new PayloadDecryptionError('corrupt', `an encrypted payload (key ${id}) failed authentication: ${(err as Error).message}`);
+        throw new PayloadDecryptionError(
+          'corrupt',
+          `an encrypted payload (key ${id}) failed authentication: ${(err as Error).message}`,
+        );
       }
     });
   }

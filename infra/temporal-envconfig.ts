@@ -43,7 +43,10 @@ export interface TemporalClientSettings extends TemporalConnectionSettings {
  */
 export function resolveTemporalSettings(env: NodeJS.ProcessEnv = process.env): TemporalClientSettings {
   const vars = Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string' && (e[1] !== '' || e[0].startsWith('TEMPORAL_GRPC_META_'))),
+    Object.entries(env).filter(
+      (e): e is [string, string] =>
+        typeof e[1] === 'string' && (e[1] !== '' || e[0].startsWith('TEMPORAL_GRPC_META_')),
+    ),
   );
   const profile = vars.TEMPORAL_PROFILE ?? 'default';
   try {
@@ -54,12 +57,16 @@ export function resolveTemporalSettings(env: NodeJS.ProcessEnv = process.env): T
       address: connectionOptions.address?.trim() || undefined,
       namespace: namespace?.trim() || 'default',
       profile,
-      ...(connectionOptions.tls !== undefined && connectionOptions.tls !== null ? { tls: asBuffers(connectionOptions.tls) } : {}),
+      ...(connectionOptions.tls !== undefined && connectionOptions.tls !== null
+        ? { tls: asBuffers(connectionOptions.tls) }
+        : {}),
       ...(connectionOptions.apiKey ? { apiKey: connectionOptions.apiKey } : {}),
       ...(metadata ? { metadata } : {}),
     };
   } catch (err) {
-    throw new ConfigError(`Temporal configuration (profile "${profile}"): ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigError(
+      `Temporal configuration (profile "${profile}"): ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -73,7 +80,14 @@ function asBuffers(tls: TLSConfig | boolean): TLSConfig | boolean {
   return {
     ...(tls.serverNameOverride ? { serverNameOverride: tls.serverNameOverride } : {}),
     ...(tls.serverRootCACertificate ? { serverRootCACertificate: buf(tls.serverRootCACertificate) } : {}),
-    ...(tls.clientCertPair ? { clientCertPair: { crt: Buffer.from(tls.clientCertPair.crt), key: Buffer.from(tls.clientCertPair.key) } } : {}),
+    ...(tls.clientCertPair
+      ? {
+          clientCertPair: {
+            crt: Buffer.from(tls.clientCertPair.crt),
+            key: Buffer.from(tls.clientCertPair.key),
+          },
+        }
+      : {}),
   };
 }
 
@@ -88,5 +102,11 @@ export function connectionSettingsOf(settings: TemporalConnectionSettings): Temp
 
 /** A one-line description for logs, without secrets: address, namespace, profile, TLS on/off, API key set. */
 export function describeTemporalSettings(s: TemporalClientSettings): Record<string, unknown> {
-  return { address: s.address, namespace: s.namespace, profile: s.profile, tls: Boolean(s.tls), apiKey: s.apiKey ? 'set' : 'unset' };
+  return {
+    address: s.address,
+    namespace: s.namespace,
+    profile: s.profile,
+    tls: Boolean(s.tls),
+    apiKey: s.apiKey ? 'set' : 'unset',
+  };
 }

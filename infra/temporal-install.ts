@@ -8,7 +8,9 @@ import { binaryVersion, resolveTemporalBinary } from './temporal-server.ts';
 const started = Date.now();
 const found = await resolveTemporalBinary({ cliPath: process.env.KESOKU_TEMPORAL_CLI });
 if (!found) {
-  process.stderr.write('kesoku: no Temporal CLI found and Go is not installed: install Go or set KESOKU_TEMPORAL_CLI\n');
+  process.stderr.write(
+    'kesoku: no Temporal CLI found and Go is not installed: install Go or set KESOKU_TEMPORAL_CLI\n',
+  );
   process.exit(1);
 }
 process.stdout.write(
@@ -19,5 +21,7 @@ if (process.argv.includes('--server')) {
   const { installServerBinaries, TEMPORAL_SERVER_VERSION } = await import('./temporal-cluster.ts');
   const t = Date.now();
   const bins = installServerBinaries();
-  process.stdout.write(`temporal server ${TEMPORAL_SERVER_VERSION}: ${bins.server}, ${bins.sqlTool}, resolved in ${((Date.now() - t) / 1000).toFixed(1)}s\n`);
+  process.stdout.write(
+    `temporal server ${TEMPORAL_SERVER_VERSION}: ${bins.server}, ${bins.sqlTool}, resolved in ${((Date.now() - t) / 1000).toFixed(1)}s\n`,
+  );
 }

@@ -23,7 +23,8 @@ import { WORKFLOWS_PATH } from '../workers/build-worker.ts';
 
 const { temporal } = proto;
 export const HISTORY_FORMAT = 'temporal.api.history.v1.History/protobuf+base64';
-export const DEFAULT_EXPORT_QUERY = "WorkflowType IN ('sessionWorkflow', 'titleWorkflow') AND ExecutionStatus = 'Running'";
+export const DEFAULT_EXPORT_QUERY =
+  "WorkflowType IN ('sessionWorkflow', 'titleWorkflow') AND ExecutionStatus = 'Running'";
 
 /** Encodes a history in the replay file format. */
 export function encodeHistoryFile(history: TemporalProto.api.history.v1.IHistory): string {
@@ -34,7 +35,8 @@ export function encodeHistoryFile(history: TemporalProto.api.history.v1.IHistory
 /** Decodes a replay file. @throws Error naming the file when it is not in the replay format */
 export function decodeHistoryFile(file: string): TemporalProto.api.history.v1.History {
   const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { format?: string; data?: string };
-  if (typeof parsed.data !== 'string') throw new Error(`${file}: not a history file (expected {"format":"${HISTORY_FORMAT}","data":…})`);
+  if (typeof parsed.data !== 'string')
+    throw new Error(`${file}: not a history file (expected {"format":"${HISTORY_FORMAT}","data":…})`);
   return temporal.api.history.v1.History.decode(Buffer.from(parsed.data, 'base64'));
 }
 
@@ -51,12 +53,20 @@ export function historyFiles(dir: string): string[] {
  * Exports the histories of the executions `query` selects into `dir` (one file per workflow id).
  * @returns the number of histories written
  */
-export async function exportHistories(client: Client, dir: string, query = DEFAULT_EXPORT_QUERY, limit = 10_000): Promise<number> {
+export async function exportHistories(
+  client: Client,
+  dir: string,
+  query = DEFAULT_EXPORT_QUERY,
+  limit = 10_000,
+): Promise<number> {
   fs.mkdirSync(dir, { recursive: true });
   let n = 0;
   for await (const { workflowId, history } of client.workflow.list({ query }).intoHistories()) {
     if (!history) continue;
-    fs.writeFileSync(path.join(dir, `${workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`), encodeHistoryFile(history));
+    fs.writeFileSync(
+      path.join(dir, `${workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`),
+      encodeHistoryFile(history),
+    );
     if (++n >= limit) break;
   }
   return n;
@@ -83,7 +93,11 @@ export async function replayDirectory(dir: string, workflowsPath = WORKFLOWS_PAT
   });
   const outcomes: ReplayOutcome[] = [];
   for await (const r of Worker.runReplayHistories({ workflowsPath }, histories)) {
-    outcomes.push({ file: byId.get(r.workflowId) ?? r.workflowId, workflowId: r.workflowId, ...(r.error ? { error: String(r.error) } : {}) });
+    outcomes.push({
+      file: byId.get(r.workflowId) ?? r.workflowId,
+      workflowId: r.workflowId,
+      ...(r.error ? { error: String(r.error) } : {}),
+    });
   }
   return outcomes;
 }
@@ -101,19 +115,33 @@ async function main(argv: string[]): Promise<number> {
   const limit = Number(take('--limit') ?? 10_000);
   const dir = exportDir ?? args[0];
   if (!dir) {
-    process.stderr.write('usage: npm run replay -- <dir>   |   npm run replay -- --export <dir> [--query Q] [--limit N]\n');
+    process.stderr.write(
+      'usage: npm run replay -- <dir>   |   npm run replay -- --export <dir> [--query Q] [--limit N]\n',
+    );
     return 2;
   }
   if (exportDir) {
     const settings = resolveTemporalSettings();
     if (!settings.address) {
-      process.stderr.write('kesoku replay: set TEMPORAL_ADDRESS (or a Temporal config profile) to export from a deployment\n');
+      process.stderr.write(
+        'kesoku replay: set TEMPORAL_ADDRESS (or a Temporal config profile) to export from a deployment\n',
+      );
       return 2;
     }
-    const connection = await connectTemporal({ address: settings.address, ...connectionSettingsOf(settings) });
+    const connection = await connectTemporal({
+      address: settings.address,
+      ...connectionSettingsOf(settings),
+    });
     try {
-      const n = await exportHistories(new Client({ connection, namespace: settings.namespace }), exportDir, query, limit);
-      process.stdout.write(`exported ${n} histories from ${settings.address} (namespace ${settings.namespace}) to ${exportDir}\n`);
+      const n = await exportHistories(
+        new Client({ connection, namespace: settings.namespace }),
+        exportDir,
+        query,
+        limit,
+      );
+      process.stdout.write(
+        `exported ${n} histories from ${settings.address} (namespace ${settings.namespace}) to ${exportDir}\n`,
+      );
     } finally {
       await connection.close();
     }
@@ -121,7 +149,9 @@ async function main(argv: string[]): Promise<number> {
   const outcomes = await replayDirectory(dir);
   const failed = outcomes.filter((o) => o.error);
   for (const o of failed) process.stdout.write(`FAIL ${o.file}\n  ${o.error?.split('\n')[0]}\n`);
-  process.stdout.write(`replayed ${outcomes.length} histories: ${outcomes.length - failed.length} ok, ${failed.length} failed\n`);
+  process.stdout.write(
+    `replayed ${outcomes.length} histories: ${outcomes.length - failed.length} ok, ${failed.length} failed\n`,
+  );
   return failed.length === 0 ? 0 : 1;
 }
 

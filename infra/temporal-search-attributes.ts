@@ -59,11 +59,17 @@ function grpcCode(err: unknown): number | undefined {
 function grpcCodeName(err: unknown): string {
   const code = grpcCode(err);
   const name = code === undefined ? undefined : (GrpcStatus as unknown as Record<number, string>)[code];
-  return name ? `the server answered ${name}` : `the call failed: ${err instanceof Error ? err.message : String(err)}`;
+  return name
+    ? `the server answered ${name}`
+    : `the call failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 /** Codes meaning "you may not add attributes here", as opposed to a transient failure. */
-const NOT_ALLOWED = new Set<number>([GrpcStatus.PERMISSION_DENIED, GrpcStatus.UNIMPLEMENTED, GrpcStatus.UNAUTHENTICATED]);
+const NOT_ALLOWED = new Set<number>([
+  GrpcStatus.PERMISSION_DENIED,
+  GrpcStatus.UNIMPLEMENTED,
+  GrpcStatus.UNAUTHENTICATED,
+]);
 
 export interface EnsureSearchAttributesOptions {
   connection: Connection;
@@ -95,17 +101,22 @@ export async function ensureSearchAttributes(opts: EnsureSearchAttributesOptions
         connection.operatorService.listSearchAttributes({ namespace }),
       );
       const custom = listed.customAttributes ?? {};
-      const wrongType = KESOKU_SEARCH_ATTRIBUTES.filter((n) => custom[n] !== undefined && custom[n] !== KEYWORD);
+      const wrongType = KESOKU_SEARCH_ATTRIBUTES.filter(
+        (n) => custom[n] !== undefined && custom[n] !== KEYWORD,
+      );
       if (wrongType.length > 0) {
         throw Object.assign(
-          new Error(`Temporal namespace "${namespace}" has ${wrongType.join(', ')} with a type other than Keyword; Kesoku needs Keyword`),
+          new Error(
+            `Temporal namespace "${namespace}" has ${wrongType.join(', ')} with a type other than Keyword; Kesoku needs Keyword`,
+          ),
           { kind: 'search_attributes_wrong_type' },
         );
       }
       missing = KESOKU_SEARCH_ATTRIBUTES.filter((n) => custom[n] === undefined);
     } catch (err) {
       if (grpcCode(err) === undefined) throw err;
-      if (NOT_ALLOWED.has(grpcCode(err)!)) throw new SearchAttributesMissingError(namespace, [...KESOKU_SEARCH_ATTRIBUTES], err);
+      if (NOT_ALLOWED.has(grpcCode(err)!))
+        throw new SearchAttributesMissingError(namespace, [...KESOKU_SEARCH_ATTRIBUTES], err);
       lastError = err;
       await backoff(attempt);
       continue;
@@ -124,7 +135,8 @@ export async function ensureSearchAttributes(opts: EnsureSearchAttributesOptions
       added.push(...missing);
     } catch (err) {
       const code = grpcCode(err);
-      if (code !== undefined && NOT_ALLOWED.has(code)) throw new SearchAttributesMissingError(namespace, missing, err);
+      if (code !== undefined && NOT_ALLOWED.has(code))
+        throw new SearchAttributesMissingError(namespace, missing, err);
       // ALREADY_EXISTS: another worker added them first; anything else (a concurrent namespace update, a
       // server still starting): list again and retry what is still missing.
       if (code !== GrpcStatus.ALREADY_EXISTS) lastError = err;
@@ -132,7 +144,12 @@ export async function ensureSearchAttributes(opts: EnsureSearchAttributesOptions
     // The list is read from the namespace registry, which the server refreshes shortly after an add.
     await backoff(attempt);
   }
-  throw lastError ?? new Error(`Kesoku's search attributes did not appear in namespace "${namespace}" after ${attempts} attempts`);
+  throw (
+    lastError ??
+    new Error(
+      `Kesoku's search attributes did not appear in namespace "${namespace}" after ${attempts} attempts`,
+    )
+  );
 }
 
 function backoff(attempt: number): Promise<void> {

@@ -131,8 +131,13 @@ export async function buildTemporalCli(go: string, logger?: Logger): Promise<str
   const target = path.join(dir, 'temporal');
   const tmpBin = fs.mkdtempSync(path.join(dir, 'build-'));
   const started = Date.now();
-  logger?.info({ module: `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}` }, 'building the Temporal CLI with Go (first run only, takes a few minutes)');
-  process.stderr.write(`kesoku: building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go (first run only; takes a few minutes)…\n`);
+  logger?.info(
+    { module: `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}` },
+    'building the Temporal CLI with Go (first run only, takes a few minutes)',
+  );
+  process.stderr.write(
+    `kesoku: building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go (first run only; takes a few minutes)…\n`,
+  );
   const out = await new Promise<{ code: number | null; output: string }>((resolve) => {
     const child = spawn(go, ['install', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`], {
       env: { ...process.env, GOBIN: tmpBin, GOFLAGS: process.env.GOFLAGS ?? '-buildvcs=false' },
@@ -192,12 +197,18 @@ export function freePort(): Promise<number> {
  * Waits until the frontend at `address` answers a gRPC call.
  * @throws TemporalUnavailableError after `timeoutMs`
  */
-export async function waitForTemporal(address: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+export async function waitForTemporal(
+  address: string,
+  timeoutMs: number,
+  child?: ChildProcess,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (child && child.exitCode !== null) {
-      throw new TemporalUnavailableError(`the Temporal dev server exited with code ${child.exitCode} during start-up`);
+      throw new TemporalUnavailableError(
+        `the Temporal dev server exited with code ${child.exitCode} during start-up`,
+      );
     }
     try {
       const conn = await connectTemporal({ address, connectTimeout: 1000 });
@@ -212,7 +223,9 @@ export async function waitForTemporal(address: string, timeoutMs: number, child?
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  throw new TemporalUnavailableError(`Temporal at ${address} did not answer within ${timeoutMs} ms: ${String(lastError)}`);
+  throw new TemporalUnavailableError(
+    `Temporal at ${address} did not answer within ${timeoutMs} ms: ${String(lastError)}`,
+  );
 }
 
 /** The `temporal server start-dev` arguments for Kesoku. */
@@ -222,7 +235,16 @@ export function devServerArgs(
     searchAttributes?: boolean;
   },
 ): string[] {
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--log-level',
+    'warn',
+  ];
   if (opts.uiPort === null) args.push('--headless');
   else {
     args.push('--ui-port', String(opts.uiPort));
@@ -231,10 +253,18 @@ export function devServerArgs(
   if (opts.dbFilename) {
     // WAL with synchronous=NORMAL: no fsync per write (the default journal costs several ms on every state
     // change); the file stays consistent, and a power cut can lose at most the last moments.
-    args.push('--db-filename', opts.dbFilename, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
+    args.push(
+      '--db-filename',
+      opts.dbFilename,
+      '--sqlite-pragma',
+      'journal_mode=wal',
+      '--sqlite-pragma',
+      'synchronous=normal',
+    );
   }
   if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
-  if (opts.searchAttributes !== false) for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
+  if (opts.searchAttributes !== false)
+    for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   args.push('--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true');
   args.push('--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true');
   // Eager activity dispatch: a worker that schedules an activity on its own task queue gets the task back in
@@ -318,7 +348,9 @@ async function startDownloadedServer(opts: StartOptions): Promise<TemporalServer
       uiPort: opts.uiPort ?? undefined,
       dbFilename: opts.dbFilename ?? undefined,
       namespace: opts.namespace,
-      searchAttributes: SEARCH_ATTRIBUTE_NAMES.map((n) => defineSearchAttributeKey(n, SearchAttributeType.KEYWORD)),
+      searchAttributes: SEARCH_ATTRIBUTE_NAMES.map((n) =>
+        defineSearchAttributeKey(n, SearchAttributeType.KEYWORD),
+      ),
     },
   });
   return {

@@ -15,7 +15,10 @@ import path from 'node:path';
  */
 export function sessionDirName(sessionId: string): string {
   if (/^\.{1,2}$/.test(sessionId)) return sessionId.replaceAll('.', '%2E');
-  return sessionId.replace(/[^A-Za-z0-9_.-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  return sessionId.replace(
+    /[^A-Za-z0-9_.-]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
 }
 
 /** `<dataDir>/workspaces/<session dir>`: the session's working directory. */

@@ -32,7 +32,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   fs.chmodSync(tmp, 0o755);
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch((err) => process.stderr.write(`[test infra] cleanup: ${err}\n`));
+    for (const fn of cleanups.reverse())
+      await fn().catch((err) => process.stderr.write(`[test infra] cleanup: ${err}\n`));
     fs.rmSync(tmp, { recursive: true, force: true });
   };
   try {

@@ -19,7 +19,11 @@ export function codecOrigins(cfg: Config): string[] {
  * refused) and serves only loopback Host names; the log says which.
  * @throws ConfigError for invalid tokens or a non-loopback host without tokens
  */
-export async function startApiService(cfg: Config, infra: Infrastructure, logger: Logger): Promise<Service & { url: string }> {
+export async function startApiService(
+  cfg: Config,
+  infra: Infrastructure,
+  logger: Logger,
+): Promise<Service & { url: string }> {
   const tokens = loadApiTokens(cfg);
   const host = apiHost(cfg, tokens.length > 0);
   const api = await startApiServer({
@@ -49,9 +53,15 @@ export async function startApiService(cfg: Config, infra: Infrastructure, logger
     },
   });
   if (tokens.length === 0) {
-    logger.info({ host }, 'KESOKU_API_TOKENS is not set: the API serves loopback requests only and asks for no token');
+    logger.info(
+      { host },
+      'KESOKU_API_TOKENS is not set: the API serves loopback requests only and asks for no token',
+    );
   } else {
-    logger.info({ host, principals: tokens.map((t) => `${t.name}${t.admin ? ' (admin)' : ''}`) }, 'the API requires bearer tokens');
+    logger.info(
+      { host, principals: tokens.map((t) => `${t.name}${t.admin ? ' (admin)' : ''}`) },
+      'the API requires bearer tokens',
+    );
   }
   return { name: 'api', url: api.url, stop: () => api.close() };
 }

@@ -1,7 +1,14 @@
 /** `npm run api`: the REST API alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { installTemporalLogging, runProcess, startInfrastructure, startMetricsService, stopAll, type Service } from './services.ts';
+import {
+  installTemporalLogging,
+  runProcess,
+  startInfrastructure,
+  startMetricsService,
+  stopAll,
+  type Service,
+} from './services.ts';
 import { startApiService } from './api-service.ts';
 
 const cfg = loadConfig();

@@ -17,12 +17,22 @@ import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
 import { createToolActivities, workspaceDirFor } from '../activities/tools/activities.ts';
 import { toolSpecs } from '../activities/tools/registry.ts';
-import { defaultSandboxSettings, prepareSandbox, sandboxWarning, type SandboxSettings } from '../activities/tools/sandbox.ts';
+import {
+  defaultSandboxSettings,
+  prepareSandbox,
+  sandboxWarning,
+  type SandboxSettings,
+} from '../activities/tools/sandbox.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { DataConverter } from '@temporalio/common';
 
-export const WORKFLOWS_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'workflows', 'index.ts');
+export const WORKFLOWS_PATH = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'workflows',
+  'index.ts',
+);
 
 export interface WorkerSettings {
   connection: NativeConnection;
@@ -104,7 +114,13 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
       workspaceDirFor: (sessionId) => workspaceDirFor(s.dataDir, sessionId),
       deltaIntervalMs: s.deltaIntervalMs,
     }),
-    ...createToolActivities({ pool: s.pool, logger: s.logger, dataDir: s.dataDir, defaultTimeoutMs: s.shellTimeoutMs, sandbox }),
+    ...createToolActivities({
+      pool: s.pool,
+      logger: s.logger,
+      dataDir: s.dataDir,
+      defaultTimeoutMs: s.shellTimeoutMs,
+      sandbox,
+    }),
     ...createDeliveryActivities({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
   };
   return Worker.create({

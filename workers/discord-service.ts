@@ -14,10 +14,19 @@ export async function startDiscordService(
   infra: Infrastructure,
   logger: Logger,
 ): Promise<Service & { sink: ChannelSink; health: () => Promise<ComponentHealth> }> {
-  const adapter = await startDiscordAdapter({ config: cfg, sessions: infra.sessions, pool: infra.pool, logger });
+  const adapter = await startDiscordAdapter({
+    config: cfg,
+    sessions: infra.sessions,
+    pool: infra.pool,
+    logger,
+  });
   // The gateway connection's state for /healthz: ready, the discord.js status name, and the heartbeat ping.
   const health = async (): Promise<ComponentHealth> => ({
-    discord: { ok: adapter.client.isReady(), gateway: Status[adapter.client.ws.status] ?? String(adapter.client.ws.status), pingMs: adapter.client.ws.ping },
+    discord: {
+      ok: adapter.client.isReady(),
+      gateway: Status[adapter.client.ws.status] ?? String(adapter.client.ws.status),
+      pingMs: adapter.client.ws.ping,
+    },
   });
   return { name: 'discord', sink: adapter.sink, health, stop: () => adapter.stop() };
 }
@@ -26,6 +35,10 @@ export async function startDiscordService(
  * A REST-only Discord sink for a worker running apart from the adapter, or null without DISCORD_TOKEN. Close it
  * after the worker stopped and before the pool does: it writes pending live status edits.
  */
-export function discordSinkFromConfig(cfg: Config, infra: Infrastructure, logger: Logger): DiscordSink | null {
+export function discordSinkFromConfig(
+  cfg: Config,
+  infra: Infrastructure,
+  logger: Logger,
+): DiscordSink | null {
   return cfg.DISCORD_TOKEN ? createDiscordSinkFromConfig(cfg, { logger, pool: infra.pool }) : null;
 }

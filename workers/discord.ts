@@ -1,7 +1,14 @@
 /** `npm run discord`: the Discord adapter alone (needs DISCORD_TOKEN, DATABASE_URL and TEMPORAL_ADDRESS). */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { installTemporalLogging, runProcess, startInfrastructure, startMetricsService, stopAll, type Service } from './services.ts';
+import {
+  installTemporalLogging,
+  runProcess,
+  startInfrastructure,
+  startMetricsService,
+  stopAll,
+  type Service,
+} from './services.ts';
 import { startDiscordService } from './discord-service.ts';
 
 const cfg = loadConfig();

@@ -17,14 +17,24 @@ import { resolvePostgres, type PostgresServer } from '../infra/postgres-server.t
 import { killStartedChildren } from '../infra/child-process.ts';
 import { SessionClient } from '../infra/session-client.ts';
 import { resolveTemporalServer, type TemporalServer } from '../infra/temporal-server.ts';
-import { connectionSettingsOf, describeTemporalSettings, resolveTemporalSettings, type TemporalConnectionSettings } from '../infra/temporal-envconfig.ts';
+import {
+  connectionSettingsOf,
+  describeTemporalSettings,
+  resolveTemporalSettings,
+  type TemporalConnectionSettings,
+} from '../infra/temporal-envconfig.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createKesokuWorker } from './build-worker.ts';
 import { ensureSearchAttributes } from '../infra/temporal-search-attributes.ts';
 import { AesGcmPayloadCodec, resolvePayloadKeys } from '../infra/payload-codec.ts';
 import { ensurePrivateDir, readOrCreateSecret, tightenFileMode } from '../infra/private-files.ts';
 import { randomBytes } from 'node:crypto';
-import { activityMetricsInterceptor, startMetricsServer, useMetricsPool, type ComponentHealth } from '../infra/metrics.ts';
+import {
+  activityMetricsInterceptor,
+  startMetricsServer,
+  useMetricsPool,
+  type ComponentHealth,
+} from '../infra/metrics.ts';
 import { freePort } from '../infra/temporal-server.ts';
 import { defaultSandboxSettings, type SandboxSettings } from '../activities/tools/sandbox.ts';
 
@@ -48,13 +58,26 @@ export function sandboxSettingsFrom(cfg: Config): SandboxSettings {
  * An `error` in the entry's metadata becomes pino's `err` (message and stack). Call once, before the first
  * connection.
  */
-export function installTemporalLogging(level: string, logger: Logger, opts: { prometheusBindAddress?: string } = {}): void {
+export function installTemporalLogging(
+  level: string,
+  logger: Logger,
+  opts: { prometheusBindAddress?: string } = {},
+): void {
   const sdkLevel = level === 'debug' || level === 'trace' ? 'DEBUG' : level === 'info' ? 'INFO' : 'WARN';
   const sdk = logger.child({ temporal: true });
   const write = new DefaultLogger(sdkLevel, (entry) => {
     const { error, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
     const fields = error === undefined ? meta : { ...meta, err: error };
-    const method = entry.level === 'TRACE' ? 'trace' : entry.level === 'DEBUG' ? 'debug' : entry.level === 'INFO' ? 'info' : entry.level === 'WARN' ? 'warn' : 'error';
+    const method =
+      entry.level === 'TRACE'
+        ? 'trace'
+        : entry.level === 'DEBUG'
+          ? 'debug'
+          : entry.level === 'INFO'
+            ? 'info'
+            : entry.level === 'WARN'
+              ? 'warn'
+              : 'error';
     sdk[method](fields, entry.message);
   });
   try {
@@ -65,7 +88,16 @@ export function installTemporalLogging(level: string, logger: Logger, opts: { pr
         logging: { filter: { core: sdkLevel, other: 'ERROR' }, forward: {} },
         // The SDK runtime's own Prometheus exporter (worker and task-queue series), re-served on /metrics.
         ...(opts.prometheusBindAddress
-          ? { metrics: { prometheus: { bindAddress: opts.prometheusBindAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } }
+          ? {
+              metrics: {
+                prometheus: {
+                  bindAddress: opts.prometheusBindAddress,
+                  countersTotalSuffix: true,
+                  unitSuffix: true,
+                  useSecondsForDurations: true,
+                },
+              },
+            }
           : {}),
       },
     });
@@ -112,14 +144,20 @@ export function resolveCodecToken(cfg: Config, create: boolean): string | null {
   if (cfg.KESOKU_CODEC_TOKEN) return cfg.KESOKU_CODEC_TOKEN;
   const file = path.join(cfg.KESOKU_DATA_DIR, CODEC_TOKEN_FILE);
   if (!create && !fs.existsSync(file)) return null;
-  return readOrCreateSecret(cfg.KESOKU_DATA_DIR, CODEC_TOKEN_FILE, () => randomBytes(32).toString('hex')).value;
+  return readOrCreateSecret(cfg.KESOKU_DATA_DIR, CODEC_TOKEN_FILE, () => randomBytes(32).toString('hex'))
+    .value;
 }
 
 /** The URL the Temporal Web UI calls for the codec (the API's codec endpoint with the token in the path). */
 export function codecEndpointUrl(cfg: Config, token: string): string | null {
   if (cfg.KESOKU_API_PORT === 0) return null;
   const h = cfg.KESOKU_API_HOST;
-  const host = !h || h === '0.0.0.0' || h === '::' || h === 'localhost' || h.startsWith('127.') ? '127.0.0.1' : h.includes(':') ? `[${h}]` : h;
+  const host =
+    !h || h === '0.0.0.0' || h === '::' || h === 'localhost' || h.startsWith('127.')
+      ? '127.0.0.1'
+      : h.includes(':')
+        ? `[${h}]`
+        : h;
   return `http://${host}:${cfg.KESOKU_API_PORT}/codec/${token}`;
 }
 
@@ -129,25 +167,39 @@ export function codecEndpointUrl(cfg: Config, token: string): string | null {
  * TLS and API key come from Temporal's environment configuration (infra/temporal-envconfig.ts).
  * @throws ConfigError naming the missing variable; TemporalUnavailableError / PostgresUnavailableError
  */
-export async function startInfrastructure(cfg: Config, logger: Logger, embedded: boolean): Promise<Infrastructure> {
+export async function startInfrastructure(
+  cfg: Config,
+  logger: Logger,
+  embedded: boolean,
+): Promise<Infrastructure> {
   const temporalSettings = resolveTemporalSettings();
   if (!embedded) {
-    const missing = [!cfg.DATABASE_URL && 'DATABASE_URL', !temporalSettings.address && 'TEMPORAL_ADDRESS (or a profile in the Temporal config file)'].filter(Boolean);
+    const missing = [
+      !cfg.DATABASE_URL && 'DATABASE_URL',
+      !temporalSettings.address && 'TEMPORAL_ADDRESS (or a profile in the Temporal config file)',
+    ].filter(Boolean);
     if (missing.length > 0) {
-      throw new ConfigError(`set ${missing.join(' and ')} (or run everything with \`npm start\`, which starts embedded servers)`);
+      throw new ConfigError(
+        `set ${missing.join(' and ')} (or run everything with \`npm start\`, which starts embedded servers)`,
+      );
     }
   }
   // Everything this process and its children (Temporal's SQLite file, Postgres, workspaces) create under the
   // data dir is readable by this user only.
   process.umask(0o077);
   ensurePrivateDir(cfg.KESOKU_DATA_DIR);
-  const keys = resolvePayloadKeys({ env: cfg.KESOKU_PAYLOAD_KEYS, dataDir: cfg.KESOKU_DATA_DIR, create: embedded });
+  const keys = resolvePayloadKeys({
+    env: cfg.KESOKU_PAYLOAD_KEYS,
+    dataDir: cfg.KESOKU_DATA_DIR,
+    create: embedded,
+  });
   if (keys.source === 'created') logger.info({ file: keys.file }, 'created a payload encryption key');
   const payloadCodec = new AesGcmPayloadCodec(keys.keys);
   const codecToken = resolveCodecToken(cfg, embedded);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
-    for (const s of stops.reverse()) await s().catch((err) => logger.warn({ err: String(err) }, 'stop failed'));
+    for (const s of stops.reverse())
+      await s().catch((err) => logger.warn({ err: String(err) }, 'stop failed'));
   };
   try {
     const [temporal, postgres] = await Promise.all([
@@ -165,7 +217,12 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
         stops.push(() => t.stop());
         return t;
       }),
-      resolvePostgres({ databaseUrl: cfg.DATABASE_URL, dataDir: cfg.KESOKU_DATA_DIR, port: cfg.KESOKU_POSTGRES_PORT, logger }).then((p) => {
+      resolvePostgres({
+        databaseUrl: cfg.DATABASE_URL,
+        dataDir: cfg.KESOKU_DATA_DIR,
+        port: cfg.KESOKU_POSTGRES_PORT,
+        logger,
+      }).then((p) => {
         stops.push(() => p.stop());
         return p;
       }),
@@ -179,7 +236,8 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     let closing = false;
     const pool = createPool(postgres.url, {
-      onError: (err) => (closing ? logger.debug : logger.warn).call(logger, { err: err.message }, 'idle pg client error'),
+      onError: (err) =>
+        (closing ? logger.debug : logger.warn).call(logger, { err: err.message }, 'idle pg client error'),
     });
     stops.push(() => pool.end());
     useMetricsPool(pool);
@@ -189,12 +247,32 @@ export async function startInfrastructure(cfg: Config, logger: Logger, embedded:
     });
     // A server this process started is plaintext on loopback; an external one gets the configured TLS and key.
     const temporalConnection = temporal.source === 'external' ? connectionSettingsOf(temporalSettings) : {};
-    if (temporal.source === 'external') logger.info(describeTemporalSettings(temporalSettings), 'using an external Temporal');
+    if (temporal.source === 'external')
+      logger.info(describeTemporalSettings(temporalSettings), 'using an external Temporal');
     const connection = await connectTemporal({ address: temporal.address, ...temporalConnection });
     stops.push(() => connection.close());
-    const client = new Client({ connection, namespace: temporal.namespace, dataConverter: { payloadCodecs: [payloadCodec] } });
-    const sessions = new SessionClient({ client, taskQueue: taskQueueOf(), continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS });
-    return { temporal, postgres, pool, connection, temporalConnection, client, sessions, payloadCodec, codecToken, stop: stopAll };
+    const client = new Client({
+      connection,
+      namespace: temporal.namespace,
+      dataConverter: { payloadCodecs: [payloadCodec] },
+    });
+    const sessions = new SessionClient({
+      client,
+      taskQueue: taskQueueOf(),
+      continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS,
+    });
+    return {
+      temporal,
+      postgres,
+      pool,
+      connection,
+      temporalConnection,
+      client,
+      sessions,
+      payloadCodec,
+      codecToken,
+      stop: stopAll,
+    };
   } catch (err) {
     await stopAll();
     throw err;
@@ -224,7 +302,10 @@ export async function startWorkerService(
   // Session workflows set Kesoku's search attributes when they start: make sure the namespace has them before
   // polling, or stop here with the command to add them (never a rejected start per message).
   await ensureSearchAttributes({ connection: infra.connection, namespace: infra.temporal.namespace, logger });
-  const connection = await NativeConnection.connect({ address: infra.temporal.address, ...infra.temporalConnection });
+  const connection = await NativeConnection.connect({
+    address: infra.temporal.address,
+    ...infra.temporalConnection,
+  });
   const worker = await createKesokuWorker({
     connection,
     namespace: infra.temporal.namespace,
@@ -244,12 +325,19 @@ export async function startWorkerService(
     sandbox: sandboxSettingsFrom(cfg),
     sinks,
     activityInterceptors: [activityMetricsInterceptor],
-    ...(cfg.KESOKU_WORKER_BUILD_ID ? { deployment: { name: cfg.KESOKU_WORKER_DEPLOYMENT, buildId: cfg.KESOKU_WORKER_BUILD_ID } } : {}),
+    ...(cfg.KESOKU_WORKER_BUILD_ID
+      ? { deployment: { name: cfg.KESOKU_WORKER_DEPLOYMENT, buildId: cfg.KESOKU_WORKER_BUILD_ID } }
+      : {}),
   });
   const running = worker.run();
   running.catch((err) => logger.error({ err: String(err) }, 'worker stopped with an error'));
   logger.info(
-    { taskQueue: taskQueueOf(), deployment: cfg.KESOKU_WORKER_BUILD_ID ? `${cfg.KESOKU_WORKER_DEPLOYMENT}.${cfg.KESOKU_WORKER_BUILD_ID}` : 'unversioned' },
+    {
+      taskQueue: taskQueueOf(),
+      deployment: cfg.KESOKU_WORKER_BUILD_ID
+        ? `${cfg.KESOKU_WORKER_DEPLOYMENT}.${cfg.KESOKU_WORKER_BUILD_ID}`
+        : 'unversioned',
+    },
     'worker running',
   );
   return {
@@ -292,7 +380,11 @@ export async function startMetricsService(
 }
 
 /** Stops services in reverse order, then the infrastructure; never throws. */
-export async function stopAll(services: Service[], infra: Infrastructure | null, logger: Logger): Promise<void> {
+export async function stopAll(
+  services: Service[],
+  infra: Infrastructure | null,
+  logger: Logger,
+): Promise<void> {
   for (const s of [...services].reverse()) {
     await s.stop().catch((err) => logger.warn({ service: s.name, err: String(err) }, 'stop failed'));
   }
@@ -338,7 +430,9 @@ export function runProcess(name: string, logger: Logger, main: () => Promise<() 
   startup = main();
   startup.catch((err: unknown) => {
     logger.error({ err: String(err) }, `${name} could not start`);
-    process.stderr.write(`kesoku: ${name} could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(
+      `kesoku: ${name} could not start: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
     process.exit(1);
   });
 }

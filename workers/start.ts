@@ -5,7 +5,16 @@
  */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { coreMetricsAddress, installTemporalLogging, runProcess, startInfrastructure, startMetricsService, startWorkerService, stopAll, type Service } from './services.ts';
+import {
+  coreMetricsAddress,
+  installTemporalLogging,
+  runProcess,
+  startInfrastructure,
+  startMetricsService,
+  startWorkerService,
+  stopAll,
+  type Service,
+} from './services.ts';
 import { startApiService } from './api-service.ts';
 import { startDiscordService } from './discord-service.ts';
 
@@ -26,13 +35,18 @@ runProcess('kesoku', logger, async () => {
     services.push(await startWorkerService(cfg, infra, logger, discord ? { discord: discord.sink } : {}));
     const api = await startApiService(cfg, infra, logger);
     services.push(api);
-    const metrics = await startMetricsService(cfg, logger, { coreMetricsAddress: prometheusBindAddress, health: discord?.health });
+    const metrics = await startMetricsService(cfg, logger, {
+      coreMetricsAddress: prometheusBindAddress,
+      health: discord?.health,
+    });
     if (metrics) services.push(metrics);
     const lines = [
       '',
       'Kesoku is running.',
       `  REST API         ${api.url}   (try: curl ${api.url}/healthz)`,
-      infra.temporal.uiUrl ? `  Temporal Web UI  ${infra.temporal.uiUrl}` : `  Temporal         ${infra.temporal.address} (external)`,
+      infra.temporal.uiUrl
+        ? `  Temporal Web UI  ${infra.temporal.uiUrl}`
+        : `  Temporal         ${infra.temporal.address} (external)`,
       `  Postgres         ${infra.postgres.source === 'embedded' ? 'embedded, data in ' + cfg.KESOKU_DATA_DIR : 'DATABASE_URL'}`,
       `  Discord          ${discord ? 'connected' : 'off (set DISCORD_TOKEN to enable)'}`,
       '  Terminal chat    npm run chat',

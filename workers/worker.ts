@@ -1,7 +1,16 @@
 /** `npm run worker`: a worker alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import { coreMetricsAddress, installTemporalLogging, runProcess, startInfrastructure, startMetricsService, startWorkerService, stopAll, type Service } from './services.ts';
+import {
+  coreMetricsAddress,
+  installTemporalLogging,
+  runProcess,
+  startInfrastructure,
+  startMetricsService,
+  startWorkerService,
+  stopAll,
+  type Service,
+} from './services.ts';
 import { discordSinkFromConfig } from './discord-service.ts';
 
 const cfg = loadConfig();
@@ -12,10 +21,12 @@ installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger, { prometheusBindAddress });
 runProcess('worker', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, false);
   const sink = discordSinkFromConfig(cfg, infra, logger);
-  const worker = await startWorkerService(cfg, infra, logger, sink ? { discord: sink } : {}).catch(async (err) => {
-    await infra.stop();
-    throw err;
-  });
+  const worker = await startWorkerService(cfg, infra, logger, sink ? { discord: sink } : {}).catch(
+    async (err) => {
+      await infra.stop();
+      throw err;
+    },
+  );
   const services: Service[] = [worker];
   const metrics = await startMetricsService(cfg, logger, { coreMetricsAddress: prometheusBindAddress });
   if (metrics) services.push(metrics);

@@ -8,11 +8,20 @@
  * keeps failing ends with an error the session records, never a wedged session.
  */
 import * as wf from '@temporalio/workflow';
-import type { DeliveryActivities, ModelActivities, PersistenceActivities, ToolActivities } from '../activities/contracts.ts';
+import type {
+  DeliveryActivities,
+  ModelActivities,
+  PersistenceActivities,
+  ToolActivities,
+} from '../activities/contracts.ts';
 import { TOOL_ACTIVITY_TIMEOUT_S, TOOL_HEARTBEAT_TIMEOUT_S } from '../domain/tool-limits.ts';
 
 /** Error types that a retry cannot fix: a status change the state machine forbids, an unknown row. */
-const DETERMINISTIC_WRITE_ERRORS = ['IllegalTransitionError', 'StaleTurnError', 'turn_persistence:unknown_turn'];
+const DETERMINISTIC_WRITE_ERRORS = [
+  'IllegalTransitionError',
+  'StaleTurnError',
+  'turn_persistence:unknown_turn',
+];
 
 /**
  * Model calls of a turn (one step, or a manual compaction). Database outages get up to 10 attempts (about
@@ -28,7 +37,13 @@ export const modelCalls = wf.proxyActivities<ModelActivities>({
     maximumInterval: '30 seconds',
     maximumAttempts: 10,
     // StaleTurnError: the step's commit was refused because the turn was stopped (db/messages.ts guardTurn).
-    nonRetryableErrorTypes: ['provider:auth', 'provider:bad_request', 'provider:context_overflow', 'agent_creation', 'StaleTurnError'],
+    nonRetryableErrorTypes: [
+      'provider:auth',
+      'provider:bad_request',
+      'provider:context_overflow',
+      'agent_creation',
+      'StaleTurnError',
+    ],
   },
 });
 
@@ -46,7 +61,12 @@ export const toolRuns = wf.proxyActivities<ToolActivities>({
   startToCloseTimeout: `${TOOL_ACTIVITY_TIMEOUT_S} seconds`,
   heartbeatTimeout: `${TOOL_HEARTBEAT_TIMEOUT_S} seconds`,
   cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 10,
+  },
 });
 
 /**
@@ -80,10 +100,18 @@ export const handlerWrites = wf.proxyActivities<PersistenceActivities>({
   },
 });
 
-const REPLY_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 25 };
+const REPLY_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '30 seconds',
+  maximumAttempts: 25,
+};
 
 /** Delivery of a final reply to a platform sink: about ten minutes of retries, then the turn fails (`delivery`). */
-export const replyDelivery = wf.proxyActivities<DeliveryActivities>({ startToCloseTimeout: '1 minute', retry: REPLY_RETRY });
+export const replyDelivery = wf.proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: REPLY_RETRY,
+});
 
 /** Delivery of a final reply to an inline sink (a database write). */
 export const inlineReplyDelivery = wf.proxyLocalActivities<DeliveryActivities>({
@@ -92,13 +120,21 @@ export const inlineReplyDelivery = wf.proxyLocalActivities<DeliveryActivities>({
   retry: REPLY_RETRY,
 });
 
-const NOTICE_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 };
+const NOTICE_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '30 seconds',
+  maximumAttempts: 8,
+};
 
 /**
  * Notices (stop, interruption, crash, queue full, partial answers): about three minutes of retries; a channel
  * that refuses for good ends the attempt, the session records it and moves on.
  */
-export const notices = wf.proxyActivities<DeliveryActivities>({ startToCloseTimeout: '1 minute', retry: NOTICE_RETRY });
+export const notices = wf.proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: NOTICE_RETRY,
+});
 
 /** Notices to inline sinks from the turn loop (never from handlers, which use {@link notices}). */
 export const inlineNotices = wf.proxyLocalActivities<DeliveryActivities>({

@@ -17,9 +17,22 @@
  */
 import type { PersistenceActivities, TurnOutcome } from '../activities/contracts.ts';
 import { LIMITS, inboundProblem, type InboundMessage } from '../domain/inbound.ts';
-import { DEFAULT_SESSION_MODE, isSessionMode, titleProblem, type SessionMode, type TitleSource } from '../domain/session-settings.ts';
+import {
+  DEFAULT_SESSION_MODE,
+  isSessionMode,
+  titleProblem,
+  type SessionMode,
+  type TitleSource,
+} from '../domain/session-settings.ts';
 import type { WorkflowFailureType } from '../domain/failures.ts';
-import type { QueueItem, SessionAddress, SessionProblem, SessionState, SessionWorkflowInput, SubmitResult } from './definitions.ts';
+import type {
+  QueueItem,
+  SessionAddress,
+  SessionProblem,
+  SessionState,
+  SessionWorkflowInput,
+  SubmitResult,
+} from './definitions.ts';
 import { SessionQueue } from './session-queue.ts';
 import type { TurnEnd, TurnInput } from './turn.ts';
 
@@ -35,7 +48,10 @@ export interface Cancellable<T> {
 /** What the session needs from Temporal; the workflow passes the real thing, unit tests pass fakes. */
 export interface SessionPorts {
   /** Writes of handlers (normal activities). */
-  handlerWrites: Pick<PersistenceActivities, 'acceptInbound' | 'rejectInbound' | 'createCompactionPrompt' | 'updateSession' | 'requestStop'>;
+  handlerWrites: Pick<
+    PersistenceActivities,
+    'acceptInbound' | 'rejectInbound' | 'createCompactionPrompt' | 'updateSession' | 'requestStop'
+  >;
   /** Writes of the turn loop (local activities). */
   turnWrites: Pick<PersistenceActivities, 'supersede' | 'finishTurn' | 'restoreSession'>;
   /** Delivers a notice; `fromHandler` picks a normal activity (handlers never run local activities). */
@@ -56,7 +72,11 @@ export interface SessionPorts {
   fail(type: WorkflowFailureType, message: string): Error;
   uuid(): string;
   now(): Date;
-  log: { info(msg: string, attrs?: object): void; warn(msg: string, attrs?: object): void; error(msg: string, attrs?: object): void };
+  log: {
+    info(msg: string, attrs?: object): void;
+    warn(msg: string, attrs?: object): void;
+    error(msg: string, attrs?: object): void;
+  };
 }
 
 /** The running turn. */
@@ -116,7 +136,11 @@ export class SessionManager {
   async submit(msg: InboundMessage): Promise<SubmitResult> {
     if (this.queue.isSeen(msg.id)) {
       const stored = await this.store(msg, false);
-      return { message: stored.message, queue_position: this.queuePosition(this.queue.positionOf(msg.id)), duplicate: true };
+      return {
+        message: stored.message,
+        queue_position: this.queuePosition(this.queue.positionOf(msg.id)),
+        duplicate: true,
+      };
     }
     this.reserve(msg.id);
     const stored = await this.store(msg, true);
@@ -127,7 +151,8 @@ export class SessionManager {
   async receiveSignal(msg: InboundMessage): Promise<void> {
     try {
       const problem = inboundProblem(msg);
-      if (problem !== null) return this.ports.log.warn('userMessage signal ignored: invalid payload', { problem });
+      if (problem !== null)
+        return this.ports.log.warn('userMessage signal ignored: invalid payload', { problem });
       if (this.queue.isSeen(msg.id)) return;
       if (!this.queue.hasRoom()) return await this.rejectQueueFull(msg);
       this.reserve(msg.id);
@@ -139,7 +164,11 @@ export class SessionManager {
 
   private async rejectQueueFull(msg: InboundMessage): Promise<void> {
     this.queue.markSeen(msg.id);
-    const { noticeId } = await this.ports.handlerWrites.rejectInbound({ address: this.address, message: msg, capacity: LIMITS.queueCapacity });
+    const { noticeId } = await this.ports.handlerWrites.rejectInbound({
+      address: this.address,
+      message: msg,
+      capacity: LIMITS.queueCapacity,
+    });
     if (noticeId) await this.deliverNotice(noticeId, true);
   }
 
@@ -157,17 +186,26 @@ export class SessionManager {
         this.queue.release(msg.id);
         this.reservedAt.delete(msg.id);
       }
-      if (failureTypeIn(err) === 'id_taken') throw this.ports.fail('id_taken', 'this message id is already used by another session');
+      if (failureTypeIn(err) === 'id_taken')
+        throw this.ports.fail('id_taken', 'this message id is already used by another session');
       throw this.ports.fail('input_persistence', 'the message could not be stored; nothing was queued');
     }
   }
 
-  private admitStored(id: string, stored: Awaited<ReturnType<PersistenceActivities['acceptInbound']>>): SubmitResult {
+  private admitStored(
+    id: string,
+    stored: Awaited<ReturnType<PersistenceActivities['acceptInbound']>>,
+  ): SubmitResult {
     const gen = this.reservedAt.get(id) ?? this.stopGeneration;
     this.reservedAt.delete(id);
     const index = this.queue.commit(id, stored.message.status === 'pending_agent', 'user', gen);
     // A new user message interrupts a running user turn (interrupt mode); compaction turns run to the end.
-    if (index !== null && this.mode === 'interrupt' && this.current?.item.kind === 'user' && this.current.item.messageId !== id) {
+    if (
+      index !== null &&
+      this.mode === 'interrupt' &&
+      this.current?.item.kind === 'user' &&
+      this.current.item.messageId !== id
+    ) {
       this.cancelTurn('interrupt');
     }
     return { message: stored.message, queue_position: this.queuePosition(index), duplicate: !stored.created };
@@ -180,7 +218,10 @@ export class SessionManager {
   }
 
   private queueFull(): Error {
-    return this.ports.fail('queue_full', `queue full: the session already holds ${LIMITS.queueCapacity} messages`);
+    return this.ports.fail(
+      'queue_full',
+      `queue full: the session already holds ${LIMITS.queueCapacity} messages`,
+    );
   }
 
   // ---- commands --------------------------------------------------------------------------------------------
@@ -208,7 +249,9 @@ export class SessionManager {
     c.cancel();
     if (first && c.item.kind === 'user') {
       const turnId = c.item.messageId;
-      void this.ports.handlerWrites.requestStop({ sessionId: this.address.sessionId, turnId }).catch((err) => this.record('stop_record', turnId, err));
+      void this.ports.handlerWrites
+        .requestStop({ sessionId: this.address.sessionId, turnId })
+        .catch((err) => this.record('stop_record', turnId, err));
     }
     return true;
   }
@@ -223,7 +266,11 @@ export class SessionManager {
     const id = `compact-${this.ports.uuid()}`;
     this.reserve(id);
     try {
-      const { message } = await this.ports.handlerWrites.createCompactionPrompt({ address: this.address, id, receivedAt: this.ports.now().toISOString() });
+      const { message } = await this.ports.handlerWrites.createCompactionPrompt({
+        address: this.address,
+        id,
+        receivedAt: this.ports.now().toISOString(),
+      });
       this.queue.commit(message.id, true, 'compaction', this.reservedAt.get(id) ?? this.stopGeneration);
       this.reservedAt.delete(id);
       return { queued: true, message_id: message.id };
@@ -334,7 +381,9 @@ export class SessionManager {
     ];
     if (dropped.length > 0) {
       const messageIds = dropped.map((i) => i.messageId);
-      await this.ports.turnWrites.supersede({ sessionId: this.address.sessionId, messageIds }).catch((err) => this.record('supersede', messageIds[0] ?? null, err));
+      await this.ports.turnWrites
+        .supersede({ sessionId: this.address.sessionId, messageIds })
+        .catch((err) => this.record('supersede', messageIds[0] ?? null, err));
     }
     return this.queue.shift() ?? null;
   }
@@ -376,7 +425,8 @@ export class SessionManager {
   }
 
   private outcomeOf(err: unknown): TurnOutcome {
-    if (this.ports.isCancellation(err)) return { outcome: 'interrupted', reason: this.current?.stopReason ?? 'stop' };
+    if (this.ports.isCancellation(err))
+      return { outcome: 'interrupted', reason: this.current?.stopReason ?? 'stop' };
     return this.ports.failureOutcome(err, this.current?.item.messageId ?? '');
   }
 
@@ -386,7 +436,11 @@ export class SessionManager {
    */
   private async finish(item: QueueItem, result: TurnOutcome): Promise<void> {
     try {
-      const r = await this.ports.turnWrites.finishTurn({ sessionId: this.address.sessionId, turnId: item.messageId, result });
+      const r = await this.ports.turnWrites.finishTurn({
+        sessionId: this.address.sessionId,
+        turnId: item.messageId,
+        result,
+      });
       this.turnCount = r.turnCount;
       for (const id of r.partialIds ?? []) await this.deliverNotice(id, false);
       if (r.noticeId) await this.deliverNotice(r.noticeId, false);
@@ -408,7 +462,10 @@ export class SessionManager {
   record(what: SessionProblem['what'], messageId: string | null, err: unknown): void {
     const error = String((err as Error)?.message ?? err).slice(0, 300);
     this.ports.log.error('session problem', { what, messageId, error });
-    this.recentProblems = [...this.recentProblems, { what, messageId, error, at: this.ports.now().toISOString() }].slice(-MAX_RECENT_PROBLEMS);
+    this.recentProblems = [
+      ...this.recentProblems,
+      { what, messageId, error, at: this.ports.now().toISOString() },
+    ].slice(-MAX_RECENT_PROBLEMS);
     if (!this.current) this.showIdle();
   }
 
@@ -437,14 +494,22 @@ export class SessionManager {
   showIdle(): void {
     if (this.current) return;
     const problem = this.recentProblems.at(-1);
-    const tail = problem ? ` · last problem: ${problem.what} ${problem.messageId ?? ''} at ${problem.at}` : '';
-    this.ports.show('idle', `idle · ${this.title ?? this.address.sessionId} · ${this.turnCount} turns · mode ${this.mode}${tail}`);
+    const tail = problem
+      ? ` · last problem: ${problem.what} ${problem.messageId ?? ''} at ${problem.at}`
+      : '';
+    this.ports.show(
+      'idle',
+      `idle · ${this.title ?? this.address.sessionId} · ${this.turnCount} turns · mode ${this.mode}${tail}`,
+    );
   }
 
   private showBusy(): void {
     const c = this.current;
     if (!c) return;
-    this.ports.show('processing', `turn ${c.item.messageId} · step ${c.step}: ${c.activity} · queue ${this.queue.length}`);
+    this.ports.show(
+      'processing',
+      `turn ${c.item.messageId} · step ${c.step}: ${c.activity} · queue ${this.queue.length}`,
+    );
   }
 }
 

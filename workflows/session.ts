@@ -40,13 +40,19 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     ]);
   }
 
-  wf.setHandler(submitMessageUpdate, (msg) => session.submit(msg), { validator: (msg) => session.validateSubmit(msg) });
+  wf.setHandler(submitMessageUpdate, (msg) => session.submit(msg), {
+    validator: (msg) => session.validateSubmit(msg),
+  });
   wf.setHandler(userMessageSignal, (msg) => session.receiveSignal(msg));
   wf.setHandler(stopSignal, () => void session.stop());
   wf.setHandler(stopUpdate, () => session.stop());
   wf.setHandler(compactUpdate, () => session.compact(), { validator: () => session.validateCompact() });
-  wf.setHandler(setTitleUpdate, (title) => session.setTitle(title), { validator: (title) => session.validateTitle(title) });
-  wf.setHandler(setModeUpdate, (mode) => session.setMode(mode), { validator: (mode) => session.validateMode(mode) });
+  wf.setHandler(setTitleUpdate, (title) => session.setTitle(title), {
+    validator: (title) => session.validateTitle(title),
+  });
+  wf.setHandler(setModeUpdate, (mode) => session.setMode(mode), {
+    validator: (mode) => session.validateMode(mode),
+  });
   wf.setHandler(titleChangedSignal, (title) => session.titleChanged(title));
   wf.setHandler(stateQuery, () => session.state());
 
@@ -87,12 +93,19 @@ function temporalPorts(input: SessionWorkflowInput): SessionPorts {
     isCancellation: (err) => wf.isCancellation(err),
     failureOutcome: (err, turnId) => {
       const f = toTurnFailure(err, 'provider');
-      wf.log.warn('turn failed', { turnId, kind: f.kind, detail: f.detail, failure: describeFailureChain(err) });
+      wf.log.warn('turn failed', {
+        turnId,
+        kind: f.kind,
+        detail: f.detail,
+        failure: describeFailureChain(err),
+      });
       return { outcome: 'error', kind: f.kind, detail: f.detail };
     },
     runTurn,
     endTyping: () =>
-      progress.signalActivity({ sessionId: input.sessionId, active: false }).catch((err) => wf.log.info('typing indicator not ended', { error: String(err) })),
+      progress
+        .signalActivity({ sessionId: input.sessionId, active: false })
+        .catch((err) => wf.log.info('typing indicator not ended', { error: String(err) })),
     show: (status, details) => {
       // Search attributes are written only when they change (each upsert is a history event); the current
       // details (Web UI) are free and follow every step.

@@ -11,7 +11,10 @@ import { titleChangedSignal } from './definitions.ts';
  * @returns the committed title, or null when none was committed. A failure only logs (a title never changes a
  * turn's status or reaches the user); the session tries again after its next processed turn.
  */
-export async function titleWorkflow(input: { sessionId: string; parentWorkflowId: string }): Promise<string | null> {
+export async function titleWorkflow(input: {
+  sessionId: string;
+  parentWorkflowId: string;
+}): Promise<string | null> {
   try {
     const { title, committed } = await titleGeneration.generateTitle({ sessionId: input.sessionId });
     if (!committed || !title) return null;

@@ -40,7 +40,8 @@ export function toTurnFailure(err: unknown, fallback: TurnFailureKind): TurnFail
       const parsed = parseFailureType(cur.type);
       if (parsed) return new TurnFailure(parsed.kind, parsed.detail, err);
     }
-    if (cur instanceof wf.TimeoutFailure) return new TurnFailure(fallback, fallback === 'provider' ? 'timeout' : undefined, err);
+    if (cur instanceof wf.TimeoutFailure)
+      return new TurnFailure(fallback, fallback === 'provider' ? 'timeout' : undefined, err);
     cur = (cur as { cause?: unknown }).cause;
   }
   return new TurnFailure(fallback, undefined, err);

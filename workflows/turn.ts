@@ -5,7 +5,14 @@
  */
 import * as wf from '@temporalio/workflow';
 import type { StepOutcome } from '../activities/contracts.ts';
-import { inlineReplyDelivery, modelCalls, progress, replyDelivery, toolRuns, turnWrites } from './activity-options.ts';
+import {
+  inlineReplyDelivery,
+  modelCalls,
+  progress,
+  replyDelivery,
+  toolRuns,
+  turnWrites,
+} from './activity-options.ts';
 import { TurnFailure, call } from './turn-failure.ts';
 
 /** Hard ceiling on steps inside the workflow; the model activity applies the configured bound below it. */
@@ -78,7 +85,12 @@ export async function runTurn(t: TurnInput): Promise<TurnEnd> {
  * compacts first through the same preparation path). A step that ends after a stop is stale: it throws a
  * CancelledFailure so that nothing of it is delivered.
  */
-async function modelStep(t: TurnInput, step: number, turnStartedAt: number, canNudge: boolean): Promise<StepOutcome> {
+async function modelStep(
+  t: TurnInput,
+  step: number,
+  turnStartedAt: number,
+  canNudge: boolean,
+): Promise<StepOutcome> {
   const run = (recovery: boolean) =>
     call(() =>
       modelCalls.runModelStep({
@@ -97,7 +109,8 @@ async function modelStep(t: TurnInput, step: number, turnStartedAt: number, canN
     outcome = await run(false);
   } catch (err) {
     // A step that failed after a stop (e.g. its commit was refused as stale) ends the turn as stopped.
-    if (t.stopRequested() && !wf.isCancellation(err)) throw new wf.CancelledFailure('the turn was stopped while its model step ran');
+    if (t.stopRequested() && !wf.isCancellation(err))
+      throw new wf.CancelledFailure('the turn was stopped while its model step ran');
     if (!(err instanceof TurnFailure && err.detail === 'context_overflow')) throw err;
     outcome = await run(true);
   }
@@ -113,15 +126,28 @@ async function modelStep(t: TurnInput, step: number, turnStartedAt: number, canN
  * turn keeps running; the calls left without a result end `interrupted`. `/stop` cancels the turn's scope,
  * which reaches every call.
  */
-async function runTools(t: TurnInput, step: number, outcome: Extract<StepOutcome, { kind: 'tool_calls' }>): Promise<void> {
+async function runTools(
+  t: TurnInput,
+  step: number,
+  outcome: Extract<StepOutcome, { kind: 'tool_calls' }>,
+): Promise<void> {
   t.onProgress({ step, activity: [...new Set(outcome.calls.map((c) => c.name))].join(', ') });
   if (t.liveProgress) {
-    const shown = [...(outcome.thoughtId ? [outcome.thoughtId] : []), ...outcome.calls.map((c) => c.messageId)];
+    const shown = [
+      ...(outcome.thoughtId ? [outcome.thoughtId] : []),
+      ...outcome.calls.map((c) => c.messageId),
+    ];
     await presentProgress(t, shown);
   }
   const scope = new wf.CancellationScope();
   const runs = outcome.calls.map((c) =>
-    scope.run(() => call(() => toolRuns.runToolCall({ sessionId: t.sessionId, turnId: t.turnId, toolCallMessageId: c.messageId }), 'tool')),
+    scope.run(() =>
+      call(
+        () =>
+          toolRuns.runToolCall({ sessionId: t.sessionId, turnId: t.turnId, toolCallMessageId: c.messageId }),
+        'tool',
+      ),
+    ),
   );
   let firstFailure: unknown = null;
   for (const r of runs) {
@@ -137,19 +163,27 @@ async function runTools(t: TurnInput, step: number, outcome: Extract<StepOutcome
   const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (rejected) throw rejected.reason;
   const results = settled.map((s) => (s as PromiseFulfilledResult<{ resultId: string }>).value);
-  if (t.liveProgress) await presentProgress(t, results.map((r) => r.resultId));
+  if (t.liveProgress)
+    await presentProgress(
+      t,
+      results.map((r) => r.resultId),
+    );
 }
 
 /** A `/compact` turn: claims the manual compaction prompt, then runs the compaction and delivers its summary. */
 async function runCompaction(t: TurnInput): Promise<TurnEnd> {
   // The claim is outside the turn's cancellation: cancelling a local activity that is about to resolve can make
   // the SDK core fail the workflow task; a /stop that arrives now takes effect at the next activity.
-  const claim = await wf.CancellationScope.nonCancellable(() => turnWrites.claimTurn({ sessionId: t.sessionId, messageId: t.turnId }));
+  const claim = await wf.CancellationScope.nonCancellable(() =>
+    turnWrites.claimTurn({ sessionId: t.sessionId, messageId: t.turnId }),
+  );
   if (!claim.claimed) return { ended: 'skipped' };
   const turnStartedAt = Date.now();
   await showTyping(t, true);
   t.onProgress({ step: 0, activity: 'compacting history' });
-  const { replyId } = await call(() => modelCalls.compactSession({ sessionId: t.sessionId, turnId: t.turnId, turnStartedAt }));
+  const { replyId } = await call(() =>
+    modelCalls.compactSession({ sessionId: t.sessionId, turnId: t.turnId, turnStartedAt }),
+  );
   if (t.stopRequested()) throw new wf.CancelledFailure('the compaction was stopped; its summary is stale');
   await deliverReply(t, replyId);
   return { ended: 'processed' };
@@ -160,9 +194,14 @@ async function runCompaction(t: TurnInput): Promise<TurnEnd> {
  * happens next, so this runs outside the turn's cancellation: cancelled turns never drop or duplicate a
  * committed body.
  */
-export async function deliverReply(t: Pick<TurnInput, 'sessionId' | 'inlineDelivery'>, replyId: string): Promise<void> {
+export async function deliverReply(
+  t: Pick<TurnInput, 'sessionId' | 'inlineDelivery'>,
+  replyId: string,
+): Promise<void> {
   const d = t.inlineDelivery ? inlineReplyDelivery : replyDelivery;
-  await wf.CancellationScope.nonCancellable(() => call(() => d.deliverMessage({ sessionId: t.sessionId, messageId: replyId }), 'delivery'));
+  await wf.CancellationScope.nonCancellable(() =>
+    call(() => d.deliverMessage({ sessionId: t.sessionId, messageId: replyId }), 'delivery'),
+  );
 }
 
 /** Pushes intermediate messages to a live channel; best effort (a failure is logged, the turn goes on). */
@@ -174,9 +213,14 @@ async function presentProgress(t: TurnInput, messageIds: string[]): Promise<void
 }
 
 /** Starts or ends the typing indicator of a live channel; best effort, never cancelled. */
-export async function showTyping(t: Pick<TurnInput, 'sessionId' | 'liveProgress'>, active: boolean): Promise<void> {
+export async function showTyping(
+  t: Pick<TurnInput, 'sessionId' | 'liveProgress'>,
+  active: boolean,
+): Promise<void> {
   if (!t.liveProgress) return;
   await wf.CancellationScope.nonCancellable(() =>
-    progress.signalActivity({ sessionId: t.sessionId, active }).catch((err: unknown) => wf.log.info('typing indicator not changed', { error: String(err) })),
+    progress
+      .signalActivity({ sessionId: t.sessionId, active })
+      .catch((err: unknown) => wf.log.info('typing indicator not changed', { error: String(err) })),
   );
 }

@@ -8,14 +8,34 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ModelActivities, StepOutcome } from '../contracts.ts';
 import { buildCleanHistory, estimateTokens, selectCompactionCut } from '../../domain/clean-history.ts';
-import { emptyReplyNudge, finalReply, manualCompactionPrompt, notification, thought, toolCall } from '../../domain/factories.ts';
+import {
+  emptyReplyNudge,
+  finalReply,
+  manualCompactionPrompt,
+  notification,
+  thought,
+  toolCall,
+} from '../../domain/factories.ts';
 import type { NewMessage } from '../../domain/factories.ts';
 import { failureType, presentAutoCompaction } from '../../domain/failures.ts';
 import type { Message, TurnMetrics } from '../../domain/message.ts';
-import { AUTO_COMPACTION_PROMPT, TITLE_SYSTEM_PROMPT, cleanTitle, systemPrompt } from '../../domain/prompts.ts';
+import {
+  AUTO_COMPACTION_PROMPT,
+  TITLE_SYSTEM_PROMPT,
+  cleanTitle,
+  systemPrompt,
+} from '../../domain/prompts.ts';
 import type { ProviderInput } from '../../domain/provider-messages.ts';
 import { toProviderInput } from '../../domain/transpile.ts';
-import { StaleTurnError, commit, getMessage, getStep, listSessionMessages, loadModelHistory, turnTokenTotals } from '../../db/messages.ts';
+import {
+  StaleTurnError,
+  commit,
+  getMessage,
+  getStep,
+  listSessionMessages,
+  loadModelHistory,
+  turnTokenTotals,
+} from '../../db/messages.ts';
 import { MAX_EVENT_TEXT, publishTurnEvent } from '../../db/notify.ts';
 import type { Pool } from '../../db/pool.ts';
 import { getSession, incrementTurnCount, setAutoTitle } from '../../db/sessions.ts';
@@ -79,7 +99,10 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
 
   function requireLlm(): LlmConfig {
     if (!deps.llm) {
-      throw ApplicationFailure.nonRetryable('the model is not configured (KESOKU_LLM_*)', failureType('agent_creation'));
+      throw ApplicationFailure.nonRetryable(
+        'the model is not configured (KESOKU_LLM_*)',
+        failureType('agent_creation'),
+      );
     }
     return deps.llm;
   }
@@ -97,7 +120,10 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
     step: number,
     input: ProviderInput,
     tools: readonly ModelToolSpec[],
-    opts: { fallback?: () => Promise<ProviderInput | null>; onCancelled?: (text: string) => Promise<void> } = {},
+    opts: {
+      fallback?: () => Promise<ProviderInput | null>;
+      onCancelled?: (text: string) => Promise<void>;
+    } = {},
   ): Promise<ModelStepResult> {
     const llm = requireLlm();
     const ctx = Context.current();
@@ -107,7 +133,9 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       if (!buffer) return;
       const text = buffer.slice(0, MAX_EVENT_TEXT);
       buffer = buffer.slice(text.length);
-      void publishTurnEvent(pool, { s: sessionId, t: turnId, type: 'delta', step, text }).catch(() => undefined);
+      void publishTurnEvent(pool, { s: sessionId, t: turnId, type: 'delta', step, text }).catch(
+        () => undefined,
+      );
     };
     const beat = setInterval(() => {
       ctx.heartbeat({ step });
@@ -123,14 +151,29 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         },
       });
     try {
-      void publishTurnEvent(pool, { s: sessionId, t: turnId, type: 'status', status: 'thinking', step }).catch(() => undefined);
+      void publishTurnEvent(pool, {
+        s: sessionId,
+        t: turnId,
+        type: 'status',
+        status: 'thinking',
+        step,
+      }).catch(() => undefined);
       try {
         return await stream(input);
       } catch (err) {
-        if (!(err instanceof ModelCallError) || err.kind !== 'bad_request' || !opts.fallback || ctx.cancellationSignal.aborted) throw err;
+        if (
+          !(err instanceof ModelCallError) ||
+          err.kind !== 'bad_request' ||
+          !opts.fallback ||
+          ctx.cancellationSignal.aborted
+        )
+          throw err;
         const plainer = await opts.fallback();
         if (plainer === null) throw err;
-        logger.warn({ sessionId, turnId, step, detail: err.detail }, 'the provider refused the request; trying once more with a plainer history');
+        logger.warn(
+          { sessionId, turnId, step, detail: err.detail },
+          'the provider refused the request; trying once more with a plainer history',
+        );
         streamed = '';
         const result = await stream(plainer);
         plainHistoryModels.add(modelKey(llm));
@@ -152,7 +195,10 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         throw new CancelledFailure('model call cancelled');
       }
       const e = err instanceof ModelCallError ? err : new ModelCallError({ kind: 'network', cause: err });
-      logger.warn({ sessionId, turnId, step, kind: e.kind, status: e.status, detail: e.detail }, 'model call failed');
+      logger.warn(
+        { sessionId, turnId, step, kind: e.kind, status: e.status, detail: e.detail },
+        'model call failed',
+      );
       throw ApplicationFailure.create({
         message: e.message,
         type: failureType('provider', e.kind),
@@ -195,7 +241,10 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       prepared = await build();
     } catch (err) {
       logger.warn({ sessionId, turnId, err: String(err) }, 'context preparation failed');
-      throw ApplicationFailure.retryable('the conversation history could not be read', failureType('context_preparation'));
+      throw ApplicationFailure.retryable(
+        'the conversation history could not be read',
+        failureType('context_preparation'),
+      );
     }
     const noticeIds: string[] = [];
     if (recovery || prepared.contextTokens > deps.compactTokens) {
@@ -219,7 +268,10 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
           parent_id: turnId,
         });
         // An inline sink's notice is delivered by its commit (like the reply it precedes).
-        await commit(pool, sessionId, { insert: [notice], transitions: inline ? [{ id: notice.id, to: 'delivered' }] : [] });
+        await commit(pool, sessionId, {
+          insert: [notice],
+          transitions: inline ? [{ id: notice.id, to: 'delivered' }] : [],
+        });
         noticeIds.push(notice.id);
         prepared = await build();
       }
@@ -235,14 +287,22 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
   async function compact(
     sessionId: string,
     history: Message[],
-    opts: { keepFromTurnId: string; triggerId: string; summaryId: string; step: number; auto: boolean; turnStartedAt?: number },
+    opts: {
+      keepFromTurnId: string;
+      triggerId: string;
+      summaryId: string;
+      step: number;
+      auto: boolean;
+      turnStartedAt?: number;
+    },
   ): Promise<boolean> {
     if (await getMessage(pool, opts.summaryId)) return true; // a retried activity: already compacted
     const cut = selectCompactionCut(history, opts.keepFromTurnId);
     if (cut === null) return false;
-    const older = buildCleanHistory(history.filter((m) => m.seq <= cut || m.turn_id === null), { currentTurnId: null }).filter(
-      (m) => m.seq <= cut,
-    );
+    const older = buildCleanHistory(
+      history.filter((m) => m.seq <= cut || m.turn_id === null),
+      { currentTurnId: null },
+    ).filter((m) => m.seq <= cut);
     const trigger = await getMessage(pool, opts.keepFromTurnId);
     const address = {
       session_id: sessionId,
@@ -250,18 +310,37 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       channel_id: trigger?.channel_id ?? sessionId,
     };
     const promptText = opts.auto ? AUTO_COMPACTION_PROMPT : (trigger?.content ?? AUTO_COMPACTION_PROMPT);
-    const base = toProviderInput(older, systemPrompt({ workspaceDir: deps.workspaceDirFor(sessionId), now: new Date().toISOString(), tools: [] }));
-    const input: ProviderInput = { system: base.system, messages: [...base.messages, { role: 'user', content: promptText }] };
+    const base = toProviderInput(
+      older,
+      systemPrompt({
+        workspaceDir: deps.workspaceDirFor(sessionId),
+        now: new Date().toISOString(),
+        tools: [],
+      }),
+    );
+    const input: ProviderInput = {
+      system: base.system,
+      messages: [...base.messages, { role: 'user', content: promptText }],
+    };
     const result = await callModel(sessionId, opts.triggerId, opts.step, input, []);
     recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
     const summaryText = result.text.trim() || '(empty summary)';
     const insert: NewMessage[] = [];
     const transitions: { id: string; to: 'processing' | 'processed' | 'delivered' }[] = [];
     if (opts.auto) {
-      insert.push({ ...manualCompactionPrompt({ id: opts.triggerId, ...address }), content: AUTO_COMPACTION_PROMPT });
+      insert.push({
+        ...manualCompactionPrompt({ id: opts.triggerId, ...address }),
+        content: AUTO_COMPACTION_PROMPT,
+      });
       transitions.push({ id: opts.triggerId, to: 'processing' }, { id: opts.triggerId, to: 'processed' });
     }
-    const metrics = await metricsFor(sessionId, opts.triggerId, opts.turnStartedAt, result, estimateTokens(JSON.stringify(input)));
+    const metrics = await metricsFor(
+      sessionId,
+      opts.triggerId,
+      opts.turnStartedAt,
+      result,
+      estimateTokens(JSON.stringify(input)),
+    );
     insert.push(
       finalReply({
         id: opts.summaryId,
@@ -279,7 +358,10 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       await commit(pool, sessionId, { insert, transitions });
     } catch (err) {
       logger.error({ sessionId, err: String(err) }, 'compaction could not be stored');
-      throw ApplicationFailure.retryable('the compaction could not be saved', failureType('turn_persistence'));
+      throw ApplicationFailure.retryable(
+        'the compaction could not be saved',
+        failureType('turn_persistence'),
+      );
     }
     return true;
   }
@@ -294,7 +376,10 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
     const [session, totals, calls] = await Promise.all([
       getSession(pool, sessionId),
       turnTokenTotals(pool, turnId),
-      pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE turn_id = $1 AND type = 'tool_call'`, [turnId]),
+      pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM messages WHERE turn_id = $1 AND type = 'tool_call'`,
+        [turnId],
+      ),
     ]);
     return {
       session_turns: (session?.turn_count ?? 0) + 1,
@@ -306,22 +391,42 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
   }
 
   return {
-    async runModelStep({ sessionId, turnId, step, recovery, turnStartedAt, canNudge, claim, completeInline }) {
+    async runModelStep({
+      sessionId,
+      turnId,
+      step,
+      recovery,
+      turnStartedAt,
+      canNudge,
+      claim,
+      completeInline,
+    }) {
       const done = await getStep(pool, turnId, step);
       if (done) return done.result as StepOutcome; // seed: idempotent per (turn, step)
       requireLlm();
       if (claim) {
         const trigger = await getMessage(pool, turnId);
         if (!trigger || trigger.session_id !== sessionId) {
-          throw ApplicationFailure.nonRetryable(`unknown message ${turnId}`, failureType('context_preparation'));
+          throw ApplicationFailure.nonRetryable(
+            `unknown message ${turnId}`,
+            failureType('context_preparation'),
+          );
         }
-        if (trigger.status === 'pending_agent') await commit(pool, sessionId, { transitions: [{ id: turnId, to: 'processing' }] });
+        if (trigger.status === 'pending_agent')
+          await commit(pool, sessionId, { transitions: [{ id: turnId, to: 'processing' }] });
         else if (trigger.status !== 'processing') return { kind: 'skipped' }; // it ended before its turn began
       }
 
       const llm = requireLlm();
       const plainFirst = plainHistoryModels.has(modelKey(llm));
-      const prepared = await prepareInput(sessionId, turnId, step, recovery, completeInline === true, plainFirst);
+      const prepared = await prepareInput(
+        sessionId,
+        turnId,
+        step,
+        recovery,
+        completeInline === true,
+        plainFirst,
+      );
       const lastStep = step >= deps.maxSteps - 1;
       const trigger = await getMessage(pool, turnId);
       const pos = {
@@ -337,8 +442,17 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         fallback: plainFirst
           ? undefined
           : async () => {
-              const plainer = await prepareInput(sessionId, turnId, step, false, completeInline === true, true);
-              return JSON.stringify(plainer.input, imageSize) === JSON.stringify(prepared.input, imageSize) ? null : plainer.input;
+              const plainer = await prepareInput(
+                sessionId,
+                turnId,
+                step,
+                false,
+                completeInline === true,
+                true,
+              );
+              return JSON.stringify(plainer.input, imageSize) === JSON.stringify(prepared.input, imageSize)
+                ? null
+                : plainer.input;
             },
         onCancelled: async (streamedText) => {
           const session = await getSession(pool, sessionId);
@@ -354,7 +468,9 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       let outcome: StepOutcome;
       // The model's reasoning (streamed reasoning or inline <think> text) is the step's thought; it is kept
       // apart in metadata so it goes back to the provider in the form it needs during this turn.
-      const thoughtText = [reasoning, result.toolCalls.length > 0 ? text : ''].filter((t) => t !== '').join('\n\n');
+      const thoughtText = [reasoning, result.toolCalls.length > 0 ? text : '']
+        .filter((t) => t !== '')
+        .join('\n\n');
       const thoughtId = thoughtText !== '' ? stepIds.thought(turnId, step) : undefined;
       if (thoughtId) {
         const m = thought({ id: thoughtId, ...pos, content: thoughtText });
@@ -364,14 +480,25 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       if (result.toolCalls.length > 0) {
         // docs/message-model.md §2.2: text before tool calls is the turn's thought.
         const calls = result.toolCalls.map((c, i) => {
-          const m = toolCall({ id: stepIds.call(turnId, step, i), ...pos, tool_name: c.name, tool_arguments: c.arguments, tool_call_id: c.id });
+          const m = toolCall({
+            id: stepIds.call(turnId, step, i),
+            ...pos,
+            tool_name: c.name,
+            tool_arguments: c.arguments,
+            tool_call_id: c.id,
+          });
           insert.push(m);
           return { messageId: m.id, toolCallId: c.id, name: c.name };
         });
         outcome = thoughtId ? { kind: 'tool_calls', thoughtId, calls } : { kind: 'tool_calls', calls };
       } else if (text) {
         const metrics = await metricsFor(sessionId, turnId, turnStartedAt, result, prepared.contextTokens);
-        const reply = finalReply({ id: stepIds.reply(turnId, step), ...pos, content: result.text, turn_metrics: metrics });
+        const reply = finalReply({
+          id: stepIds.reply(turnId, step),
+          ...pos,
+          content: result.text,
+          turn_metrics: metrics,
+        });
         insert.push(reply);
         outcome = completeInline
           ? { kind: 'final', replyId: reply.id, finished: { turnCount: metrics.session_turns } }
@@ -386,7 +513,8 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       }
       if (prepared.noticeIds.length > 0) outcome = { ...outcome, noticeIds: prepared.noticeIds };
       // Inline completion (docs/message-model.md §4.1-§4.2 in one transaction): reply pending → delivered, trigger processed.
-      const finishedReply = outcome.kind === 'final' && outcome.finished !== undefined ? outcome.replyId : null;
+      const finishedReply =
+        outcome.kind === 'final' && outcome.finished !== undefined ? outcome.replyId : null;
       try {
         await commit(pool, sessionId, {
           // A step that ends after /stop or an interrupt must not commit (the stale-commit guard).
@@ -414,11 +542,17 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         });
       } catch (err) {
         if (err instanceof StaleTurnError) {
-          logger.info({ sessionId, turnId, step }, 'model step not committed: the turn was stopped meanwhile');
+          logger.info(
+            { sessionId, turnId, step },
+            'model step not committed: the turn was stopped meanwhile',
+          );
           throw ApplicationFailure.nonRetryable(err.message, 'StaleTurnError');
         }
         logger.error({ sessionId, turnId, step, err: String(err) }, 'model step could not be stored');
-        throw ApplicationFailure.retryable('the model step could not be saved', failureType('turn_persistence'));
+        throw ApplicationFailure.retryable(
+          'the model step could not be saved',
+          failureType('turn_persistence'),
+        );
       }
       if (finishedReply) recordTurn('processed', trigger?.created_at ?? turnStartedAt);
       return outcome;
@@ -428,7 +562,14 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       requireLlm();
       const history = await listSessionMessages(pool, sessionId);
       const summaryId = stepIds.compactSummary(turnId, 0);
-      const compacted = await compact(sessionId, history, { keepFromTurnId: turnId, triggerId: turnId, summaryId, step: 0, auto: false, turnStartedAt });
+      const compacted = await compact(sessionId, history, {
+        keepFromTurnId: turnId,
+        triggerId: turnId,
+        summaryId,
+        step: 0,
+        auto: false,
+        turnStartedAt,
+      });
       if (!compacted) {
         // Nothing to compact: answer the /compact request with a short reply instead.
         const trigger = await getMessage(pool, turnId);
@@ -440,7 +581,13 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
           turn_id: turnId,
           step: 0,
           content: 'Nothing to compact yet.',
-          turn_metrics: { session_turns: 0, context_tokens: 0, turn_tool_calls: 0, turn_tokens: 0, turn_time: 0 },
+          turn_metrics: {
+            session_turns: 0,
+            context_tokens: 0,
+            turn_tool_calls: 0,
+            turn_tokens: 0,
+            turn_time: 0,
+          },
         });
         await commit(pool, sessionId, { insert: [reply] });
       }
@@ -453,7 +600,9 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       if (!session || session.title_source !== 'default') return { title: null, committed: false };
       const history = await listSessionMessages(pool, sessionId, { limit: 50 });
       const firstUser = history.find((m) => m.role === 'user' && m.type === 'text');
-      const firstReply = history.find((m) => m.role === 'assistant' && m.type === 'text' && m.sender === 'Kesoku');
+      const firstReply = history.find(
+        (m) => m.role === 'assistant' && m.type === 'text' && m.sender === 'Kesoku',
+      );
       if (!firstUser) return { title: null, committed: false };
       // The user's first message is the request; the first answer goes along as context in the instruction.
       const system = firstReply
@@ -462,12 +611,21 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
       const ctx = Context.current();
       let result;
       try {
-        result = await streamModelStep(llm, { system, messages: [{ role: 'user', content: firstUser.content.slice(0, 4000) }] }, [], {
-          signal: ctx.cancellationSignal,
-        });
+        result = await streamModelStep(
+          llm,
+          { system, messages: [{ role: 'user', content: firstUser.content.slice(0, 4000) }] },
+          [],
+          {
+            signal: ctx.cancellationSignal,
+          },
+        );
       } catch (err) {
         const e = err instanceof ModelCallError ? err : new ModelCallError({ kind: 'network', cause: err });
-        throw ApplicationFailure.create({ message: e.message, type: failureType('provider', e.kind), nonRetryable: !e.retryable });
+        throw ApplicationFailure.create({
+          message: e.message,
+          type: failureType('provider', e.kind),
+          nonRetryable: !e.retryable,
+        });
       }
       const title = cleanTitle(result.text);
       if (!title) return { title: null, committed: false };

@@ -28,7 +28,8 @@ const IMAGE_TYPES: Record<string, string> = {
   '.gif': 'image/gif',
   '.webp': 'image/webp',
 };
-const TEXT_TYPE = /^(text\/|application\/(json|xml|x-yaml|yaml|csv|javascript|x-sh|x-python|toml|sql)\b)|\+(json|xml)$/;
+const TEXT_TYPE =
+  /^(text\/|application\/(json|xml|x-yaml|yaml|csv|javascript|x-sh|x-python|toml|sql)\b)|\+(json|xml)$/;
 
 /** A JSON.stringify replacer that writes image bytes as their count (token estimates, comparisons). */
 export function imageSize(_key: string, value: unknown): unknown {
@@ -80,7 +81,12 @@ async function readAttachment(
   const label = `${a.name}${a.content_type ? ` (${a.content_type})` : ''}`;
   const file = a.path;
   if (file === undefined || !isInside(workspaceDir, file)) {
-    return { text: a.url !== undefined ? `[Attachment ${label}: a link, not downloaded: ${a.url}]` : `[Attachment ${label}: not available to read]` };
+    return {
+      text:
+        a.url !== undefined
+          ? `[Attachment ${label}: a link, not downloaded: ${a.url}]`
+          : `[Attachment ${label}: not available to read]`,
+    };
   }
   const where = path.relative(workspaceDir, file);
   try {
@@ -89,8 +95,14 @@ async function readAttachment(
     if (!stat.isFile()) return { text: `[Attachment ${label}: not a regular file at ${where}]` };
     const imageType = imageTypeOf(a);
     if (imageType !== null) {
-      if (!images) return { text: `[Attachment ${label}: an image, saved in the working directory at ${where}; not shown to this model]` };
-      if (stat.size > MAX_IMAGE_BYTES) return { text: `[Attachment ${label}: an image of ${stat.size} bytes at ${where}, too large to show]` };
+      if (!images)
+        return {
+          text: `[Attachment ${label}: an image, saved in the working directory at ${where}; not shown to this model]`,
+        };
+      if (stat.size > MAX_IMAGE_BYTES)
+        return {
+          text: `[Attachment ${label}: an image of ${stat.size} bytes at ${where}, too large to show]`,
+        };
       const data = await fs.readFile(file);
       return {
         text: `[Attachment ${label}: the image attached below, saved in the working directory at ${where}]`,
@@ -98,12 +110,19 @@ async function readAttachment(
       };
     }
     const bytes = await readHead(file, Math.min(stat.size, MAX_INLINE_TEXT_BYTES));
-    if (!looksLikeText(a, bytes)) return { text: `[Attachment ${label}: ${stat.size} bytes, saved in the working directory at ${where}]` };
+    if (!looksLikeText(a, bytes))
+      return {
+        text: `[Attachment ${label}: ${stat.size} bytes, saved in the working directory at ${where}]`,
+      };
     const cut = stat.size > MAX_INLINE_TEXT_BYTES;
     const body = new TextDecoder('utf-8').decode(bytes);
     const fence = body.includes('```') ? '~~~~' : '```';
-    const note = cut ? `; the first ${MAX_INLINE_TEXT_BYTES} of ${stat.size} bytes, read_file opens the rest` : '';
-    return { text: `[Attachment ${label}, saved in the working directory at ${where}${note}:]\n${fence}\n${body}\n${fence}` };
+    const note = cut
+      ? `; the first ${MAX_INLINE_TEXT_BYTES} of ${stat.size} bytes, read_file opens the rest`
+      : '';
+    return {
+      text: `[Attachment ${label}, saved in the working directory at ${where}${note}:]\n${fence}\n${body}\n${fence}`,
+    };
   } catch {
     return { text: `[Attachment ${label}: could not be read at ${where}]` };
   }

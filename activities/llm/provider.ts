@@ -292,7 +292,10 @@ function isMissingFinishReason(err: unknown): boolean {
  * `reasoning` part (sent as `reasoning_content` by Chat Completions providers); a user message's images
  * become `image` parts after its text.
  */
-export function toModelMessages(messages: ProviderMessage[], opts: { reasoning?: boolean } = {}): ModelMessage[] {
+export function toModelMessages(
+  messages: ProviderMessage[],
+  opts: { reasoning?: boolean } = {},
+): ModelMessage[] {
   const out: ModelMessage[] = [];
   for (const m of messages) {
     switch (m.role) {
@@ -313,7 +316,8 @@ export function toModelMessages(messages: ProviderMessage[], opts: { reasoning?:
       }
       case 'assistant': {
         const calls = m.tool_calls ?? [];
-        const reasoning = opts.reasoning === true && m.reasoning !== undefined && m.reasoning !== '' ? m.reasoning : null;
+        const reasoning =
+          opts.reasoning === true && m.reasoning !== undefined && m.reasoning !== '' ? m.reasoning : null;
         if (calls.length === 0 && reasoning === null) {
           out.push({ role: 'assistant', content: m.content });
           break;

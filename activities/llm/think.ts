@@ -94,7 +94,9 @@ export class InlineReasoningSplitter {
   end(): SplitDelta {
     const rest = this.held;
     this.held = '';
-    const out: SplitDelta = this.inside ? { text: '', reasoning: rest } : { text: this.afterClose ? rest.replace(/^\s+/, '') : rest, reasoning: '' };
+    const out: SplitDelta = this.inside
+      ? { text: '', reasoning: rest }
+      : { text: this.afterClose ? rest.replace(/^\s+/, '') : rest, reasoning: '' };
     return this.record(out);
   }
 

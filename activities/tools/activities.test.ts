@@ -61,7 +61,8 @@ async function storedCall(tool: string, args: Record<string, unknown>) {
   return { input: { sessionId, turnId: `${sessionId}-turn`, toolCallMessageId: id }, workspace };
 }
 
-const linesOf = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
+const linesOf = (file: string) =>
+  fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
 
 /** A pool whose queries and connections fail while `down.value` is true (a Postgres outage). */
 function flakyPool(real: Pool, down: { value: boolean }): Pool {
@@ -81,14 +82,26 @@ function flakyPool(real: Pool, down: { value: boolean }): Pool {
 type CallResult = { resultId: string; ok: boolean; summary: string };
 
 const activities = (p: Pool = pool, extra: { storeResultForMs?: number } = {}) =>
-  createToolActivities({ pool: p, logger, dataDir, defaultTimeoutMs: 30_000, heartbeatIntervalMs: 50, ...extra });
+  createToolActivities({
+    pool: p,
+    logger,
+    dataDir,
+    defaultTimeoutMs: 30_000,
+    heartbeatIntervalMs: 50,
+    ...extra,
+  });
 
 describe('tool activity: a command runs at most once', () => {
   it('runs the command once, keeps its result in tool_runs, and a repeated call returns the stored result', async () => {
-    const { input, workspace } = await storedCall('run_shell_command', { command: 'echo run >> runs.txt; echo done' });
+    const { input, workspace } = await storedCall('run_shell_command', {
+      command: 'echo run >> runs.txt; echo done',
+    });
     const first: CallResult = await new MockActivityEnvironment().run(activities().runToolCall, input);
     expect(first).toMatchObject({ ok: true, summary: 'done' });
-    const again: CallResult = await new MockActivityEnvironment({ attempt: 2 }).run(activities().runToolCall, input);
+    const again: CallResult = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activities().runToolCall,
+      input,
+    );
     expect(again).toEqual(first);
     expect(linesOf(path.join(workspace, 'runs.txt'))).toBe(1);
     const run = await getToolRun(pool, input.toolCallMessageId);
@@ -103,10 +116,23 @@ describe('tool activity: a command runs at most once', () => {
     const leftover = spawn('/bin/sh', ['-c', 'sleep 60'], { detached: true, stdio: 'ignore' });
     const pid = leftover.pid!;
     const exited = new Promise<void>((r) => leftover.once('exit', () => r()));
-    await recordRunStarted(pool, { toolCallMessageId: input.toolCallMessageId, sessionId: input.sessionId, toolName: 'run_shell_command', attempt: 1 });
-    await recordRunProcess(pool, input.toolCallMessageId, { hostId: workerHostId(), pid, pgid: pid, startTicks: processStartTicks(pid) });
+    await recordRunStarted(pool, {
+      toolCallMessageId: input.toolCallMessageId,
+      sessionId: input.sessionId,
+      toolName: 'run_shell_command',
+      attempt: 1,
+    });
+    await recordRunProcess(pool, input.toolCallMessageId, {
+      hostId: workerHostId(),
+      pid,
+      pgid: pid,
+      startTicks: processStartTicks(pid),
+    });
 
-    const result: CallResult = await new MockActivityEnvironment({ attempt: 2 }).run(activities().runToolCall, input);
+    const result: CallResult = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activities().runToolCall,
+      input,
+    );
     expect(result).toMatchObject({ ok: false, summary: 'interrupted by a worker stop; not re-run' });
     await exited; // killed by the retry
     expect(leftover.signalCode).toBe('SIGKILL');
@@ -119,15 +145,30 @@ describe('tool activity: a command runs at most once', () => {
 
   it('a retry on another host leaves the group alone and says it could not reach it', async () => {
     const { input } = await storedCall('write_file', { path: 'a.txt', content: 'x', append: true });
-    await recordRunStarted(pool, { toolCallMessageId: input.toolCallMessageId, sessionId: input.sessionId, toolName: 'write_file', attempt: 1 });
-    await recordRunProcess(pool, input.toolCallMessageId, { hostId: 'elsewhere/boot', pid: 1, pgid: 1, startTicks: 1 });
-    const result: CallResult = await new MockActivityEnvironment({ attempt: 2 }).run(activities().runToolCall, input);
+    await recordRunStarted(pool, {
+      toolCallMessageId: input.toolCallMessageId,
+      sessionId: input.sessionId,
+      toolName: 'write_file',
+      attempt: 1,
+    });
+    await recordRunProcess(pool, input.toolCallMessageId, {
+      hostId: 'elsewhere/boot',
+      pid: 1,
+      pgid: 1,
+      startTicks: 1,
+    });
+    const result: CallResult = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activities().runToolCall,
+      input,
+    );
     expect(result.ok).toBe(false);
     expect((await getMessage(pool, resultIdOf(input.toolCallMessageId)))?.content).toMatch(/another host/);
   });
 
   it('a result that could not be stored is checkpointed; the retry stores it without running the command', async () => {
-    const { input, workspace } = await storedCall('run_shell_command', { command: 'echo run >> runs.txt; echo stored later' });
+    const { input, workspace } = await storedCall('run_shell_command', {
+      command: 'echo run >> runs.txt; echo stored later',
+    });
     const down = { value: false };
     const env = new MockActivityEnvironment();
     const beats: ToolCheckpoint[] = [];
@@ -136,7 +177,9 @@ describe('tool activity: a command runs at most once', () => {
       // Postgres goes away once the command has run, before its result is stored.
       if (d.phase === 'done') down.value = true;
     });
-    const failed = await env.run(activities(flakyPool(pool, down), { storeResultForMs: 0 }).runToolCall, input).catch((e: unknown) => e);
+    const failed = await env
+      .run(activities(flakyPool(pool, down), { storeResultForMs: 0 }).runToolCall, input)
+      .catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(ApplicationFailure);
     expect((failed as ApplicationFailure).type).toBe('turn_persistence');
     expect((failed as ApplicationFailure).nonRetryable).toBe(false);
@@ -145,7 +188,10 @@ describe('tool activity: a command runs at most once', () => {
     expect(linesOf(path.join(workspace, 'runs.txt'))).toBe(1);
 
     down.value = false;
-    const retried: CallResult = await new MockActivityEnvironment({ attempt: 2, heartbeatDetails: last }).run(activities().runToolCall, input);
+    const retried: CallResult = await new MockActivityEnvironment({ attempt: 2, heartbeatDetails: last }).run(
+      activities().runToolCall,
+      input,
+    );
     expect(retried).toMatchObject({ ok: true, summary: 'stored later' });
     expect(linesOf(path.join(workspace, 'runs.txt'))).toBe(1);
   });
@@ -166,10 +212,15 @@ describe('tool activity: a command runs at most once', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const failed = await new MockActivityEnvironment().run(activities(counting).runToolCall, input).catch((e: unknown) => e);
+    const failed = await new MockActivityEnvironment()
+      .run(activities(counting).runToolCall, input)
+      .catch((e: unknown) => e);
     expect((failed as ApplicationFailure).type).toBe('turn_persistence');
     expect(linesOf(path.join(workspace, 'runs.txt'))).toBe(0);
-    const retried: CallResult = await new MockActivityEnvironment({ attempt: 2 }).run(activities().runToolCall, input);
+    const retried: CallResult = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activities().runToolCall,
+      input,
+    );
     expect(retried.ok).toBe(true);
     expect(linesOf(path.join(workspace, 'runs.txt'))).toBe(1);
   });
@@ -177,23 +228,39 @@ describe('tool activity: a command runs at most once', () => {
   it('read_file changes nothing and runs again on a retry', async () => {
     const { input, workspace } = await storedCall('read_file', { path: 'notes.txt' });
     fs.writeFileSync(path.join(workspace, 'notes.txt'), 'hello');
-    await recordRunStarted(pool, { toolCallMessageId: input.toolCallMessageId, sessionId: input.sessionId, toolName: 'read_file', attempt: 1 });
-    const result: CallResult = await new MockActivityEnvironment({ attempt: 2 }).run(activities().runToolCall, input);
+    await recordRunStarted(pool, {
+      toolCallMessageId: input.toolCallMessageId,
+      sessionId: input.sessionId,
+      toolName: 'read_file',
+      attempt: 1,
+    });
+    const result: CallResult = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activities().runToolCall,
+      input,
+    );
     expect(result.ok).toBe(true);
     expect((await getMessage(pool, resultIdOf(input.toolCallMessageId)))?.content).toBe('hello');
   });
 
   it('a worker stopped past its drain time kills the command and stores an interrupted result', async () => {
-    const { input, workspace } = await storedCall('run_shell_command', { command: 'echo start >> runs.txt; sleep 30; echo end >> runs.txt' });
+    const { input, workspace } = await storedCall('run_shell_command', {
+      command: 'echo start >> runs.txt; sleep 30; echo end >> runs.txt',
+    });
     const env = new MockActivityEnvironment();
     env.on('heartbeat', (d: ToolCheckpoint) => {
-      if (d.phase === 'running') setTimeout(() => env.cancel('WORKER_SHUTDOWN', new ActivityCancellationDetails({ workerShutdown: true })), 300);
+      if (d.phase === 'running')
+        setTimeout(
+          () => env.cancel('WORKER_SHUTDOWN', new ActivityCancellationDetails({ workerShutdown: true })),
+          300,
+        );
     });
     const started = Date.now();
     const result: CallResult = await env.run(activities().runToolCall, input);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result).toMatchObject({ ok: false, summary: 'interrupted by a worker stop; not re-run' });
-    expect((await getMessage(pool, resultIdOf(input.toolCallMessageId)))?.content).toMatch(/drain time ran out/);
+    expect((await getMessage(pool, resultIdOf(input.toolCallMessageId)))?.content).toMatch(
+      /drain time ran out/,
+    );
     expect(fs.readFileSync(path.join(workspace, 'runs.txt'), 'utf8')).toBe('start\n');
   });
 });

@@ -79,7 +79,8 @@ function checkpointOf(details: unknown): ToolCheckpoint | undefined {
   if (phase === 'running' && 'process' in details) return details as ToolCheckpoint;
   if (phase === 'done' && 'outcome' in details) {
     const outcome = (details as { outcome: StoredToolOutcome }).outcome;
-    if (typeof outcome?.result?.content === 'string' && typeof outcome.ok === 'boolean') return { phase, outcome };
+    if (typeof outcome?.result?.content === 'string' && typeof outcome.ok === 'boolean')
+      return { phase, outcome };
   }
   return undefined;
 }
@@ -88,7 +89,11 @@ function checkpointOf(details: unknown): ToolCheckpoint | undefined {
  * The result stored for a command whose earlier attempt started it but never reported back (the worker was
  * killed, lost its host, or was stopped past its drain time). The model reads `content`.
  */
-export function interruptedResult(name: string, leftover: LeftoverOutcome, why: 'worker_stopped' | 'drain_expired'): ToolResult {
+export function interruptedResult(
+  name: string,
+  leftover: LeftoverOutcome,
+  why: 'worker_stopped' | 'drain_expired',
+): ToolResult {
   const what = name === 'run_shell_command' ? 'command' : `${name} call`;
   const cause =
     why === 'drain_expired'
@@ -117,7 +122,10 @@ export function interruptedResult(name: string, leftover: LeftoverOutcome, why: 
 export function sessionDirName(sessionId: string): string {
   // Defence in depth: `.` and `..` are not valid session ids, but must never name the parent directory.
   if (/^\.{1,2}$/.test(sessionId)) return sessionId.replaceAll('.', '%2E');
-  return sessionId.replace(/[^A-Za-z0-9_.-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  return sessionId.replace(
+    /[^A-Za-z0-9_.-]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
 }
 
 export function workspaceDirFor(dataDir: string, sessionId: string): string {
@@ -137,10 +145,13 @@ export function createToolActivities(deps: ToolDeps): ToolActivities {
       if (!call || call.type !== 'tool_call' || call.session_id !== sessionId) {
         throw ApplicationFailure.nonRetryable(`unknown tool call ${toolCallMessageId}`, failureType('tool'));
       }
-      const stored = await pool.query<{ id: string; metadata: { tool_result?: string; tool_ok?: boolean } | null; content: string }>(
-        `SELECT id, metadata, content FROM messages WHERE parent_id = $1 AND type = 'tool_result'`,
-        [call.id],
-      );
+      const stored = await pool.query<{
+        id: string;
+        metadata: { tool_result?: string; tool_ok?: boolean } | null;
+        content: string;
+      }>(`SELECT id, metadata, content FROM messages WHERE parent_id = $1 AND type = 'tool_result'`, [
+        call.id,
+      ]);
       const prior = stored.rows[0];
       if (prior) {
         const ok = prior.metadata?.tool_ok ?? prior.metadata?.tool_result !== 'interrupted';
@@ -170,8 +181,14 @@ export function createToolActivities(deps: ToolDeps): ToolActivities {
             return await commitResult(outcome);
           } catch (err) {
             if (Date.now() + wait > deadline || ctx.cancellationSignal.aborted) {
-              logger.error({ sessionId, toolCallMessageId, err: String(err) }, 'tool result could not be stored');
-              throw ApplicationFailure.retryable('the tool result could not be saved', failureType('turn_persistence'));
+              logger.error(
+                { sessionId, toolCallMessageId, err: String(err) },
+                'tool result could not be stored',
+              );
+              throw ApplicationFailure.retryable(
+                'the tool result could not be saved',
+                failureType('turn_persistence'),
+              );
             }
             // The checkpoint keeps heartbeating meanwhile, so a retry finds the result even if this attempt dies.
             await sleep(wait);
@@ -194,18 +211,30 @@ export function createToolActivities(deps: ToolDeps): ToolActivities {
           summary: result.summary,
         });
         // Kesoku addition: whether the run succeeded, so sinks render ✅/❌ without parsing the summary.
-        message.metadata = { ...message.metadata, tool_ok: ok, ...(result.fullOutputPath ? { full_output_path: result.fullOutputPath } : {}) };
+        message.metadata = {
+          ...message.metadata,
+          tool_ok: ok,
+          ...(result.fullOutputPath ? { full_output_path: result.fullOutputPath } : {}),
+        };
         await commit(pool, sessionId, { insert: [message] });
         const final = await getMessage(pool, message.id);
-        void publishTurnEvent(pool, { ...event, type: 'tool_finished', ok, summary: result.summary }).catch(() => undefined);
+        void publishTurnEvent(pool, { ...event, type: 'tool_finished', ok, summary: result.summary }).catch(
+          () => undefined,
+        );
         return { resultId: final?.id ?? message.id, ok, summary: result.summary };
       };
 
       /** The earlier attempt started the call and never reported back: do not run it again. */
       const notRerun = async (spawned: SpawnedProcess | null) => {
         const leftover = killLeftover(spawned);
-        logger.warn({ sessionId, toolCallMessageId, attempt, leftover }, 'tool call started by an earlier attempt; not run again');
-        return store({ result: interruptedResult(name, leftover, 'worker_stopped'), ok: false }, 'interrupted');
+        logger.warn(
+          { sessionId, toolCallMessageId, attempt, leftover },
+          'tool call started by an earlier attempt; not run again',
+        );
+        return store(
+          { result: interruptedResult(name, leftover, 'worker_stopped'), ok: false },
+          'interrupted',
+        );
       };
 
       try {
@@ -215,9 +244,13 @@ export function createToolActivities(deps: ToolDeps): ToolActivities {
         try {
           run = await getToolRun(pool, call.id);
         } catch (err) {
-          throw ApplicationFailure.retryable(`the tool run record could not be read: ${String(err)}`, failureType('turn_persistence'));
+          throw ApplicationFailure.retryable(
+            `the tool run record could not be read: ${String(err)}`,
+            failureType('turn_persistence'),
+          );
         }
-        if (run?.outcome) return await store(run.outcome, run.status === 'interrupted' ? 'interrupted' : 'finished');
+        if (run?.outcome)
+          return await store(run.outcome, run.status === 'interrupted' ? 'interrupted' : 'finished');
 
         // 2. Started before and never finished: run again only what changes nothing.
         const rerunnable = RERUNNABLE_TOOLS.has(name);
@@ -226,14 +259,24 @@ export function createToolActivities(deps: ToolDeps): ToolActivities {
         }
         try {
           if (run) await recordRunRestarted(pool, call.id, attempt);
-          else if (!(await recordRunStarted(pool, { toolCallMessageId: call.id, sessionId, toolName: name, attempt }))) {
+          else if (
+            !(await recordRunStarted(pool, {
+              toolCallMessageId: call.id,
+              sessionId,
+              toolName: name,
+              attempt,
+            }))
+          ) {
             // Another attempt recorded its start between our read and our insert.
             if (!rerunnable) return await notRerun((await getToolRun(pool, call.id))?.process ?? null);
           }
         } catch (err) {
           if (err instanceof ApplicationFailure) throw err;
           // Nothing was spawned: the retry may safely run the tool.
-          throw ApplicationFailure.retryable(`the tool run could not be recorded: ${String(err)}`, failureType('turn_persistence'));
+          throw ApplicationFailure.retryable(
+            `the tool run could not be recorded: ${String(err)}`,
+            failureType('turn_persistence'),
+          );
         }
         setCheckpoint({ phase: 'started' });
         void publishTurnEvent(pool, { ...event, type: 'tool_started' }).catch(() => undefined);
@@ -252,10 +295,18 @@ export function createToolActivities(deps: ToolDeps): ToolActivities {
             callId: toolCallId,
             ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
             onSpawn: (pid) => {
-              const spawned: SpawnedProcess = { hostId: workerHostId(), pid, pgid: pid, startTicks: processStartTicks(pid) };
+              const spawned: SpawnedProcess = {
+                hostId: workerHostId(),
+                pid,
+                pgid: pid,
+                startTicks: processStartTicks(pid),
+              };
               setCheckpoint({ phase: 'running', process: spawned });
               recordRunProcess(pool, call.id, spawned).catch((err: unknown) =>
-                logger.warn({ sessionId, toolCallMessageId, err: String(err) }, 'tool process could not be recorded; the heartbeat keeps it'),
+                logger.warn(
+                  { sessionId, toolCallMessageId, err: String(err) },
+                  'tool process could not be recorded; the heartbeat keeps it',
+                ),
               );
             },
           });
@@ -264,7 +315,10 @@ export function createToolActivities(deps: ToolDeps): ToolActivities {
           if (ctx.cancellationSignal.aborted) {
             if (isWorkerShutdown(ctx)) {
               // Drained too long: the processes were killed. Say so, rather than leave a retry to find out.
-              return await store({ result: interruptedResult(name, 'killed', 'drain_expired'), ok: false }, 'interrupted');
+              return await store(
+                { result: interruptedResult(name, 'killed', 'drain_expired'), ok: false },
+                'interrupted',
+              );
             }
             throw new CancelledFailure('tool run cancelled');
           }
@@ -272,7 +326,8 @@ export function createToolActivities(deps: ToolDeps): ToolActivities {
           // The model sees what went wrong and can correct itself; this is a result, not a turn failure.
           ok = false;
           result = { content: `Error: ${err.message}`, summary: `error: ${err.message}`.slice(0, 120) };
-          if (err.kind === 'execution_failed') logger.warn({ sessionId, toolCallMessageId, err: err.message }, 'tool could not run');
+          if (err.kind === 'execution_failed')
+            logger.warn({ sessionId, toolCallMessageId, err: err.message }, 'tool could not run');
         }
         // 4. Keep the result safe, then store it.
         return await store({ result: toPlainResult(result), ok }, 'finished');
@@ -292,5 +347,9 @@ function isWorkerShutdown(ctx: Context): boolean {
 
 /** The fields of a tool result that are stored (a shell result carries more, e.g. exit code and byte counts). */
 function toPlainResult(r: ToolResult): ToolResult {
-  return { content: r.content, summary: r.summary, ...(r.fullOutputPath ? { fullOutputPath: r.fullOutputPath } : {}) };
+  return {
+    content: r.content,
+    summary: r.summary,
+    ...(r.fullOutputPath ? { fullOutputPath: r.fullOutputPath } : {}),
+  };
 }

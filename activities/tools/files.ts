@@ -132,11 +132,13 @@ export async function writeFileTool(args: WriteFileArgs, ctx: FileToolContext): 
   await fsCall(display, async () => {
     const firstCreated = await mkdir(path.dirname(absolute), { recursive: true });
     await writeFile(absolute, content, { flag: append ? 'a' : 'w' });
-    const uid = ctx.sandbox?.kind === 'bwrap' && process.getuid?.() === 0 ? ctx.sandbox.settings.uid : undefined;
+    const uid =
+      ctx.sandbox?.kind === 'bwrap' && process.getuid?.() === 0 ? ctx.sandbox.settings.uid : undefined;
     if (uid !== undefined) {
       // The new directories (from the first one mkdir created down to the file's) and the file itself.
       if (firstCreated !== undefined) {
-        for (let dir = path.dirname(absolute); isWithin(firstCreated, dir); dir = path.dirname(dir)) await chown(dir, uid, uid);
+        for (let dir = path.dirname(absolute); isWithin(firstCreated, dir); dir = path.dirname(dir))
+          await chown(dir, uid, uid);
       }
       await chown(absolute, uid, uid);
     }

@@ -32,7 +32,11 @@ describe('tool specs', () => {
       type: 'object',
       properties: {
         command: expect.objectContaining({ type: 'string', minLength: 1, maxLength: 16384 }),
-        timeout_s: expect.objectContaining({ type: 'integer', minimum: 1, description: expect.stringMatching(/at most 6900/) }),
+        timeout_s: expect.objectContaining({
+          type: 'integer',
+          minimum: 1,
+          description: expect.stringMatching(/at most 6900/),
+        }),
         background: expect.objectContaining({ type: 'boolean' }),
       },
       required: ['command'],

@@ -71,12 +71,7 @@ export function processStartTicks(pid: number): number | null {
 }
 
 /** How a leftover process group was dealt with, for the interrupted result and the log. */
-export type LeftoverOutcome =
-  | 'none-recorded'
-  | 'already-gone'
-  | 'killed'
-  | 'other-host'
-  | 'not-permitted';
+export type LeftoverOutcome = 'none-recorded' | 'already-gone' | 'killed' | 'other-host' | 'not-permitted';
 
 /**
  * Kills the process group an earlier attempt left running, when this worker can reach it: same host, and the
@@ -128,7 +123,12 @@ function fromRow(r: RawRow): ToolRunRow {
     hostId: r.host_id,
     process:
       r.pid !== null && r.pgid !== null
-        ? { hostId: r.host_id, pid: r.pid, pgid: r.pgid, startTicks: r.proc_start_ticks === null ? null : Number(r.proc_start_ticks) }
+        ? {
+            hostId: r.host_id,
+            pid: r.pid,
+            pgid: r.pgid,
+            startTicks: r.proc_start_ticks === null ? null : Number(r.proc_start_ticks),
+          }
         : null,
     attempt: r.attempt,
     status: r.status,
@@ -138,7 +138,9 @@ function fromRow(r: RawRow): ToolRunRow {
 
 /** The run recorded for a tool call, or null when none started. */
 export async function getToolRun(db: Queryable, toolCallMessageId: string): Promise<ToolRunRow | null> {
-  const res = await db.query<RawRow>(`SELECT * FROM tool_runs WHERE tool_call_message_id = $1`, [toolCallMessageId]);
+  const res = await db.query<RawRow>(`SELECT * FROM tool_runs WHERE tool_call_message_id = $1`, [
+    toolCallMessageId,
+  ]);
   return res.rows[0] ? fromRow(res.rows[0]) : null;
 }
 
@@ -159,7 +161,11 @@ export async function recordRunStarted(
 }
 
 /** Marks a re-runnable tool (read_file) as started again by `attempt` on this host. */
-export async function recordRunRestarted(db: Queryable, toolCallMessageId: string, attempt: number): Promise<void> {
+export async function recordRunRestarted(
+  db: Queryable,
+  toolCallMessageId: string,
+  attempt: number,
+): Promise<void> {
   await db.query(
     `UPDATE tool_runs SET attempt = $2, host_id = $3, pid = NULL, pgid = NULL, proc_start_ticks = NULL
       WHERE tool_call_message_id = $1 AND status = 'started'`,
@@ -168,7 +174,11 @@ export async function recordRunRestarted(db: Queryable, toolCallMessageId: strin
 }
 
 /** Records the process group a run spawned. */
-export async function recordRunProcess(db: Queryable, toolCallMessageId: string, spawned: SpawnedProcess): Promise<void> {
+export async function recordRunProcess(
+  db: Queryable,
+  toolCallMessageId: string,
+  spawned: SpawnedProcess,
+): Promise<void> {
   await db.query(
     `UPDATE tool_runs SET pid = $2, pgid = $3, proc_start_ticks = $4, host_id = $5 WHERE tool_call_message_id = $1`,
     [toolCallMessageId, spawned.pid, spawned.pgid, spawned.startTicks, spawned.hostId],

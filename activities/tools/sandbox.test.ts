@@ -44,14 +44,27 @@ describe('sandbox', () => {
       GH_PAT: 'secret',
       DATABASE_URL: 'postgres://x',
     });
-    expect(env).toEqual({ PATH: '/usr/bin:/bin', HOME: workspace, LANG: 'C.UTF-8', TERM: 'dumb', ALLOWED: 'yes' });
+    expect(env).toEqual({
+      PATH: '/usr/bin:/bin',
+      HOME: workspace,
+      LANG: 'C.UTF-8',
+      TERM: 'dumb',
+      ALLOWED: 'yes',
+    });
   });
 
   it('plans bwrap with its own namespaces, the data dir hidden before the workspace is bound, and limits', () => {
     const plan = sandboxPlan(bwrap(), 'echo hi', workspace, {}, { PATH: '/bin' });
     const args = plan.args.join(' ');
     expect(plan.file).toBe('/usr/bin/bwrap');
-    for (const flag of ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--clearenv']) {
+    for (const flag of [
+      '--die-with-parent',
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-net',
+      '--clearenv',
+    ]) {
       expect(plan.args).toContain(flag);
     }
     const hideData = args.indexOf(`--tmpfs ${fs.realpathSync(dataDir)}`);
@@ -65,7 +78,12 @@ describe('sandbox', () => {
   });
 
   it('without a sandbox: the scrubbed environment and limits without a process count', () => {
-    const none: Sandbox = { settings: defaultSandboxSettings(dataDir), kind: 'none', reason: 'test', prlimitPath: '/usr/bin/prlimit' };
+    const none: Sandbox = {
+      settings: defaultSandboxSettings(dataDir),
+      kind: 'none',
+      reason: 'test',
+      prlimitPath: '/usr/bin/prlimit',
+    };
     const plan = sandboxPlan(none, 'true', workspace, { PATH: '/bin' });
     expect(plan.file).toBe('/usr/bin/prlimit');
     expect(plan.env).toEqual({ PATH: '/bin' });
@@ -75,9 +93,15 @@ describe('sandbox', () => {
 
   it('explains which limit stopped a command', () => {
     const s = bwrap({ fileMb: 16, cpuS: 30, processes: 64 });
-    expect(limitExplanation(s, { exitCode: 153, signal: null, stderr: '' })).toMatch(/file size limit of 16 MiB/);
-    expect(limitExplanation(s, { exitCode: null, signal: 'SIGXCPU', stderr: '' })).toMatch(/CPU time limit of 30 s/);
-    expect(limitExplanation(s, { exitCode: 2, signal: null, stderr: '/bin/sh: 1: Cannot fork\n' })).toMatch(/64 processes/);
+    expect(limitExplanation(s, { exitCode: 153, signal: null, stderr: '' })).toMatch(
+      /file size limit of 16 MiB/,
+    );
+    expect(limitExplanation(s, { exitCode: null, signal: 'SIGXCPU', stderr: '' })).toMatch(
+      /CPU time limit of 30 s/,
+    );
+    expect(limitExplanation(s, { exitCode: 2, signal: null, stderr: '/bin/sh: 1: Cannot fork\n' })).toMatch(
+      /64 processes/,
+    );
     expect(limitExplanation(s, { exitCode: 1, signal: null, stderr: 'no such file' })).toBeUndefined();
   });
 

@@ -68,7 +68,10 @@ export class SandboxUnavailableError extends Error {
 export const APP_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Settings with the documented defaults. */
-export function defaultSandboxSettings(dataDir: string, over: Partial<SandboxSettings> = {}): SandboxSettings {
+export function defaultSandboxSettings(
+  dataDir: string,
+  over: Partial<SandboxSettings> = {},
+): SandboxSettings {
   return {
     mode: 'auto',
     network: 'off',
@@ -84,7 +87,14 @@ export function defaultSandboxSettings(dataDir: string, over: Partial<SandboxSet
 }
 
 function findOnPath(name: string): string | undefined {
-  for (const dir of ['/usr/bin', '/bin', '/usr/local/bin', '/usr/sbin', '/sbin', ...(process.env.PATH ?? '').split(':')]) {
+  for (const dir of [
+    '/usr/bin',
+    '/bin',
+    '/usr/local/bin',
+    '/usr/sbin',
+    '/sbin',
+    ...(process.env.PATH ?? '').split(':'),
+  ]) {
     if (!dir) continue;
     const p = path.join(dir, name);
     try {
@@ -115,19 +125,29 @@ export async function prepareSandbox(settings: SandboxSettings): Promise<Sandbox
     }
     return { settings, kind: 'none', reason, ...(prlimitPath ? { prlimitPath } : {}) };
   };
-  if (settings.mode === 'off') return { settings, kind: 'none', reason: 'KESOKU_SANDBOX=off', ...(prlimitPath ? { prlimitPath } : {}) };
-  if (process.platform !== 'linux') return unsandboxed(`bubblewrap needs Linux (this is ${process.platform})`);
+  if (settings.mode === 'off')
+    return { settings, kind: 'none', reason: 'KESOKU_SANDBOX=off', ...(prlimitPath ? { prlimitPath } : {}) };
+  if (process.platform !== 'linux')
+    return unsandboxed(`bubblewrap needs Linux (this is ${process.platform})`);
   const bwrapPath = findOnPath('bwrap');
   if (!bwrapPath) return unsandboxed('bubblewrap (bwrap) is not installed');
   if (!prlimitPath) return unsandboxed('prlimit (util-linux) is not installed, so no limits can be set');
-  if (isRoot() && !setprivPath) return unsandboxed('setpriv (util-linux) is not installed, so commands cannot leave root');
-  const sandbox: Sandbox = { settings, kind: 'bwrap', bwrapPath, prlimitPath, ...(setprivPath ? { setprivPath } : {}) };
+  if (isRoot() && !setprivPath)
+    return unsandboxed('setpriv (util-linux) is not installed, so commands cannot leave root');
+  const sandbox: Sandbox = {
+    settings,
+    kind: 'bwrap',
+    bwrapPath,
+    prlimitPath,
+    ...(setprivPath ? { setprivPath } : {}),
+  };
   const probeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-sandbox-probe-'));
   try {
     if (isRoot()) await chown(probeDir, settings.uid, settings.uid);
     const plan = sandboxPlan(sandbox, 'echo ok > probe && cat probe', probeDir, {});
     const { stdout } = await run(plan.file, plan.args, { env: plan.env, timeout: 10_000, ...plan.ids });
-    if (stdout.trim() !== 'ok') return unsandboxed(`a trial command in bubblewrap printed ${JSON.stringify(stdout.slice(0, 80))}`);
+    if (stdout.trim() !== 'ok')
+      return unsandboxed(`a trial command in bubblewrap printed ${JSON.stringify(stdout.slice(0, 80))}`);
     return sandbox;
   } catch (err) {
     const detail = ((err as { stderr?: string }).stderr ?? (err as Error).message).trim().split('\n')[0];
@@ -148,7 +168,11 @@ export function sandboxWarning(sandbox: Sandbox): string | null {
 }
 
 /** The environment a sandboxed command gets: PATH, HOME (= workspace), LANG, TERM and KESOKU_TOOL_ENV names. */
-export function sandboxEnvironment(settings: SandboxSettings, workspaceDir: string, from: NodeJS.ProcessEnv): Record<string, string> {
+export function sandboxEnvironment(
+  settings: SandboxSettings,
+  workspaceDir: string,
+  from: NodeJS.ProcessEnv,
+): Record<string, string> {
   const env: Record<string, string> = {
     PATH: from.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     HOME: workspaceDir,
@@ -186,16 +210,35 @@ function limitArgs(s: SandboxSettings, withProcesses: boolean): string[] {
  * The spawn of `/bin/sh -c command` in `workspaceDir` for this sandbox. Unsandboxed, the environment is
  * `fallbackEnv` (the scrubbed one) and only CPU, memory and file size are limited (when prlimit exists).
  */
-export function sandboxPlan(sandbox: Sandbox, command: string, workspaceDir: string, fallbackEnv: Record<string, string>, from: NodeJS.ProcessEnv = process.env): SpawnPlan {
+export function sandboxPlan(
+  sandbox: Sandbox,
+  command: string,
+  workspaceDir: string,
+  fallbackEnv: Record<string, string>,
+  from: NodeJS.ProcessEnv = process.env,
+): SpawnPlan {
   const s = sandbox.settings;
   if (sandbox.kind === 'none') {
     if (sandbox.prlimitPath) {
-      return { file: sandbox.prlimitPath, args: [...limitArgs(s, false), '/bin/sh', '-c', command], env: fallbackEnv, ids: {} };
+      return {
+        file: sandbox.prlimitPath,
+        args: [...limitArgs(s, false), '/bin/sh', '-c', command],
+        env: fallbackEnv,
+        ids: {},
+      };
     }
     return { file: '/bin/sh', args: ['-c', command], env: fallbackEnv, ids: {} };
   }
   const env = sandboxEnvironment(s, workspaceDir, from);
-  const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'kesoku-sandbox'];
+  const args = [
+    '--die-with-parent',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--hostname',
+    'kesoku-sandbox',
+  ];
   if (s.network === 'off') args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   // Shallow paths first, so a deeper hidden path (the data dir inside Kesoku's directory) is mounted inside.
@@ -210,7 +253,13 @@ export function sandboxPlan(sandbox: Sandbox, command: string, workspaceDir: str
   args.push('--');
   // As root, leave root before anything runs: the kernel ignores the process limit for root.
   if (isRoot() && sandbox.setprivPath) {
-    args.push(sandbox.setprivPath, `--reuid=${s.uid}`, `--regid=${s.uid}`, '--clear-groups', '--no-new-privs');
+    args.push(
+      sandbox.setprivPath,
+      `--reuid=${s.uid}`,
+      `--regid=${s.uid}`,
+      '--clear-groups',
+      '--no-new-privs',
+    );
   }
   args.push(sandbox.prlimitPath ?? 'prlimit', ...limitArgs(s, true), '/bin/sh', '-c', command);
   // bwrap itself starts from the same environment, so nothing secret is in its /proc/<pid>/environ either.
@@ -237,7 +286,8 @@ function safeIsDir(p: string): boolean {
  */
 export async function prepareWorkspace(sandbox: Sandbox | undefined, workspaceDir: string): Promise<void> {
   await mkdir(workspaceDir, { recursive: true });
-  if (sandbox?.kind === 'bwrap' && isRoot()) await chown(workspaceDir, sandbox.settings.uid, sandbox.settings.uid);
+  if (sandbox?.kind === 'bwrap' && isRoot())
+    await chown(workspaceDir, sandbox.settings.uid, sandbox.settings.uid);
 }
 
 /** Exit statuses and signals that mean a sandbox limit stopped a process, with the line the model reads. */
@@ -255,7 +305,10 @@ export function limitExplanation(
     return `a process was stopped by the sandbox: it used more than the CPU time limit of ${s.cpuS} s`;
   }
   // EAGAIN from fork/clone at the process limit, as shells and libc report it.
-  if (sandbox.kind === 'bwrap' && /Cannot fork|fork: (retry: )?Resource temporarily unavailable|can't fork/i.test(run.stderr)) {
+  if (
+    sandbox.kind === 'bwrap' &&
+    /Cannot fork|fork: (retry: )?Resource temporarily unavailable|can't fork/i.test(run.stderr)
+  ) {
     return `processes could not be started: the sandbox allows ${s.processes} processes and threads per command`;
   }
   return undefined;

@@ -209,7 +209,9 @@ describe('run_shell_command', () => {
     expect(result.stdout).toBe(`${group}\nstarted\n`);
     expect(Date.now() - started).toBeLessThan(3000);
     // SIGTERM has been sent by the time the run resolves; on a loaded machine the process may take a moment to go.
-    await expect.poll(() => members(group).filter((m) => m.state !== 'Z'), { timeout: 2000, interval: 50 }).toEqual([]);
+    await expect
+      .poll(() => members(group).filter((m) => m.state !== 'Z'), { timeout: 2000, interval: 50 })
+      .toEqual([]);
   });
 
   it('gives the model head and tail of output over the cap and writes the full output file', async () => {

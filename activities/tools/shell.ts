@@ -158,7 +158,9 @@ export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promi
       : undefined;
 
   const exitCode = run.timedOut ? null : run.exitCode;
-  const limit = run.timedOut ? undefined : limitExplanation(ctx.sandbox, { exitCode, signal: run.signal, stderr: stderr.text });
+  const limit = run.timedOut
+    ? undefined
+    : limitExplanation(ctx.sandbox, { exitCode, signal: run.signal, stderr: stderr.text });
   const result: ShellResult = {
     exitCode,
     signal: run.signal,
@@ -171,8 +173,12 @@ export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promi
     stderrBytes: run.stderr.totalBytes,
     content:
       `=== STDOUT ===\n${stdout.text.replace(/\n$/, '')}\n=== STDERR ===\n${stderr.text}` +
-      (limit ? `${stderr.text.endsWith('\n') || stderr.text === '' ? '' : '\n'}=== SANDBOX ===\nError: ${limit}` : ''),
-    summary: limit ? clip(limit) : summarizeShellRun({ ...run, exitCode, timeoutMs, stdout: stdout.text, stderr: stderr.text }),
+      (limit
+        ? `${stderr.text.endsWith('\n') || stderr.text === '' ? '' : '\n'}=== SANDBOX ===\nError: ${limit}`
+        : ''),
+    summary: limit
+      ? clip(limit)
+      : summarizeShellRun({ ...run, exitCode, timeoutMs, stdout: stdout.text, stderr: stderr.text }),
   };
   if (fullOutputPath !== undefined) result.fullOutputPath = fullOutputPath;
   return result;

@@ -58,7 +58,9 @@ export function tokenFromList(list: string): string | undefined {
     .filter((t) => t !== '')
     .map((t) => {
       const colon = t.indexOf(':');
-      return colon > 0 ? { name: t.slice(0, colon), token: t.slice(colon + 1).trim() } : { name: '', token: t };
+      return colon > 0
+        ? { name: t.slice(0, colon), token: t.slice(colon + 1).trim() }
+        : { name: '', token: t };
     });
   return (entries.find((e) => e.name === 'admin') ?? entries[0])?.token;
 }

@@ -239,7 +239,8 @@ function formatArguments(args: Record<string, unknown>, opts: RenderOptions): st
  * (U+009D, U+0090, U+0098, U+009E, U+009F) introducer, up to BEL, ESC \ or U+009C. An unterminated one loses
  * its introducer below, which leaves inert text.
  */
-const CONTROL_STRING = /(?:\u001B[\]PX^_]|[\u0090\u0098\u009D\u009E\u009F])[^\u0007\u001B\u009C]*(?:\u0007|\u001B\\|\u009C)/g;
+const CONTROL_STRING =
+  /(?:\u001B[\]PX^_]|[\u0090\u0098\u009D\u009E\u009F])[^\u0007\u001B\u009C]*(?:\u0007|\u001B\\|\u009C)/g;
 /** CSI sequences, 7-bit (ESC [) and 8-bit (U+009B): parameters, intermediates, final byte. */
 const CSI = /(?:\u001B\[|\u009B)[0-?]*[ -/]*[@-~]/g;
 /**

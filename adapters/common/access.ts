@@ -49,7 +49,8 @@ export function createChatAccess(o: ChatAccessOptions): ChatAccess {
   const { policy, pool, logger } = o;
   if (policy.mode === 'pairing' && pool === null)
     throw new ConfigError('chat access by pairing needs the database (paired users are kept in Postgres)');
-  const paired = (place: ChatPlace) => (pool ? isPaired(pool, place.chatbotId, place.userId) : Promise.resolve(false));
+  const paired = (place: ChatPlace) =>
+    pool ? isPaired(pool, place.chatbotId, place.userId) : Promise.resolve(false);
   return {
     policy,
     async check(place) {
@@ -69,7 +70,10 @@ export function createChatAccess(o: ChatAccessOptions): ChatAccess {
         });
       } catch (err) {
         if (err instanceof PairingError && err.kind === 'capacity') {
-          logger.warn({ chatbotId: place.chatbotId, userId: place.userId }, `no pairing code issued: ${err.message}`);
+          logger.warn(
+            { chatbotId: place.chatbotId, userId: place.userId },
+            `no pairing code issued: ${err.message}`,
+          );
           return null;
         }
         throw err;

@@ -64,15 +64,21 @@ export function parseChatCommand(text: string, extraBare: readonly string[] = []
     case 'mode': {
       if (arg !== '' && !oneWord) return null;
       const mode = arg.toLowerCase();
-      return mode === 'interrupt' || mode === 'queue' ? { name: 'mode', mode } : { name: 'usage', command: 'mode' };
+      return mode === 'interrupt' || mode === 'queue'
+        ? { name: 'mode', mode }
+        : { name: 'usage', command: 'mode' };
     }
     case 'locale': {
       if (arg !== '' && !oneWord) return null;
       const locale = arg.toLowerCase();
-      return locale === 'en' || locale === 'zh' ? { name: 'locale', locale } : { name: 'usage', command: 'locale' };
+      return locale === 'en' || locale === 'zh'
+        ? { name: 'locale', locale }
+        : { name: 'usage', command: 'locale' };
     }
     default:
       if (arg !== '') return null;
-      return extraBare.includes(name) ? { name: 'local', command: name } : { name: 'unknown', word: `/${name}` };
+      return extraBare.includes(name)
+        ? { name: 'local', command: name }
+        : { name: 'unknown', word: `/${name}` };
   }
 }

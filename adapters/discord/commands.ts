@@ -82,7 +82,9 @@ export async function runCommand(
       case 'locale': {
         if (!sessions.setLocale) return '⚠️ `/locale` is not available here.';
         const { locale } = await sessions.setLocale(sessionId, cmd.locale);
-        return locale === 'zh' ? '🌐 语言：中文（通知与错误提示将使用中文）。' : '🌐 Locale: English (notices and error messages in English).';
+        return locale === 'zh'
+          ? '🌐 语言：中文（通知与错误提示将使用中文）。'
+          : '🌐 Locale: English (notices and error messages in English).';
       }
     }
   } catch (err) {

@@ -124,14 +124,7 @@ export interface DiscordIngressDeps {
 
 /** What the ingress did with a message (logged; asserted by tests). */
 export type IngressOutcome =
-  | 'ignored'
-  | 'denied'
-  | 'not_addressed'
-  | 'pairing'
-  | 'command'
-  | 'submitted'
-  | 'duplicate'
-  | 'rejected';
+  'ignored' | 'denied' | 'not_addressed' | 'pairing' | 'command' | 'submitted' | 'duplicate' | 'rejected';
 
 /** Discord message types that carry user text: DEFAULT and REPLY. */
 const USER_MESSAGE_TYPES: ReadonlySet<number> = new Set([0, 19]);
@@ -276,7 +269,9 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
     }
     let dmSent = false;
     try {
-      const dm = (await rest.post(Routes.userChannels(), { body: { recipient_id: m.author.id } })) as { id: string };
+      const dm = (await rest.post(Routes.userChannels(), { body: { recipient_id: m.author.id } })) as {
+        id: string;
+      };
       await sendText(rest, logger, { channelId: dm.id, content: text, nonceKey });
       dmSent = true;
     } catch (err) {

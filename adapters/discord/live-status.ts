@@ -236,7 +236,13 @@ export class LiveStatus {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     for (const part of dirty()) {
       const content = this.render(part);
-      await editMessage(rest, this.channelId, part.messageId as string, content, AbortSignal.timeout(requestTimeoutMs));
+      await editMessage(
+        rest,
+        this.channelId,
+        part.messageId as string,
+        content,
+        AbortSignal.timeout(requestTimeoutMs),
+      );
       part.sent = content;
       this.lastWriteAt = Date.now();
     }

@@ -123,7 +123,10 @@ export async function createMessage(
   signal?: AbortSignal,
 ): Promise<PostedMessage> {
   try {
-    return (await rest.post(Routes.channelMessages(channelId), { body, ...(signal ? { signal } : {}) })) as PostedMessage;
+    return (await rest.post(Routes.channelMessages(channelId), {
+      body,
+      ...(signal ? { signal } : {}),
+    })) as PostedMessage;
   } catch (err) {
     throw toSendError(err, 'create message');
   }
@@ -225,7 +228,12 @@ export async function sendText(rest: REST, logger: Logger, input: SendTextInput)
       const { message_reference: _ref, ...plain } = body;
       created = await createMessage(rest, input.channelId, { ...plain, allowed_mentions: { parse: [] } });
     }
-    await input.ledger?.recordPost({ key: input.nonceKey, chunk: i, channelId: input.channelId, platformMessageId: created.id });
+    await input.ledger?.recordPost({
+      key: input.nonceKey,
+      chunk: i,
+      channelId: input.channelId,
+      platformMessageId: created.id,
+    });
     posted.push(created);
   }
   return posted;

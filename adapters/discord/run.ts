@@ -17,7 +17,12 @@ import { ConfigError, type Config } from '../../infra/config.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import { createChatAccess, warnOpenAccess } from '../common/access.ts';
-import { createDiscordIngress, fromDiscordJs, type DiscordIngressDeps, type IngressOutcome } from './ingress.ts';
+import {
+  createDiscordIngress,
+  fromDiscordJs,
+  type DiscordIngressDeps,
+  type IngressOutcome,
+} from './ingress.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
 import { createDiscordSink, type DiscordSink } from './sink.ts';
@@ -89,7 +94,8 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     setTitle: (...a) => s.setTitle(...a),
     setMode: (...a) => s.setMode(...a),
     async setLocale(sessionId, locale) {
-      if (!(await setLocale(pool, sessionId, locale))) throw new SessionClientError('not_found', `no session ${sessionId}`);
+      if (!(await setLocale(pool, sessionId, locale)))
+        throw new SessionClientError('not_found', `no session ${sessionId}`);
       return { locale };
     },
   };

@@ -29,7 +29,13 @@ import type { Logger } from '../../infra/logger.ts';
 import type { ToolState } from '../../domain/presentation.ts';
 import { metricsHeader } from './format.ts';
 import { discordIdOfInbound } from './ids.ts';
-import { LiveStatus, statusKey, type LiveStatusDeps, type LiveStatusState, type WriteMode } from './live-status.ts';
+import {
+  LiveStatus,
+  statusKey,
+  type LiveStatusDeps,
+  type LiveStatusState,
+  type WriteMode,
+} from './live-status.ts';
 import { sendText, sendTyping } from './rest.ts';
 
 /** What {@link createDiscordSink} needs: a REST client, a logger and the delivery records. */
@@ -183,8 +189,13 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
           pending.delete(turnId);
         }
         // Best effort: a status that cannot be finished must not hold the reply back.
-        await withStatus(turnId, session, (s) => (endState ? s.markRunning(endState) : undefined), 'final').catch(
-          (err: unknown) => logger.warn({ turnId, err: String(err) }, 'could not finish the live status'),
+        await withStatus(
+          turnId,
+          session,
+          (s) => (endState ? s.markRunning(endState) : undefined),
+          'final',
+        ).catch((err: unknown) =>
+          logger.warn({ turnId, err: String(err) }, 'could not finish the live status'),
         );
       }
       const metrics = message.metadata?.turn_metrics;

@@ -38,13 +38,18 @@ const payloadsSchema = z.object({
 type JsonPayload = { metadata?: Record<string, string>; data?: string };
 
 const fromJson = (p: JsonPayload): Payload => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')]),
+  ),
   data: Buffer.from(p.data ?? '', 'base64'),
 });
 
 const toJson = (p: Payload): JsonPayload => ({
   metadata: Object.fromEntries(
-    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')]),
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [
+      k,
+      Buffer.from(v ?? new Uint8Array()).toString('base64'),
+    ]),
   ),
   data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
 });
@@ -60,7 +65,12 @@ export function codecRouter(opts: CodecOptions): Router {
     const origin = req.get('origin');
     if (origin !== undefined) {
       if (!origins.has(origin)) {
-        return next(new HttpProblem('forbidden', `origin ${origin} may not use the codec endpoint (see KESOKU_CODEC_ORIGINS)`));
+        return next(
+          new HttpProblem(
+            'forbidden',
+            `origin ${origin} may not use the codec endpoint (see KESOKU_CODEC_ORIGINS)`,
+          ),
+        );
       }
       res.setHeader('access-control-allow-origin', origin);
       res.setHeader('access-control-allow-credentials', 'true');
@@ -84,9 +94,13 @@ export function codecRouter(opts: CodecOptions): Router {
   const handle = (direction: 'encode' | 'decode') => async (req: Request, res: Response) => {
     const pathToken = (req.params as { codecToken?: string }).codecToken;
     if (!authorized(req, pathToken)) {
-      throw new HttpProblem('unauthorized', 'the codec endpoint needs its token (Authorization: Bearer <token> or /codec/<token>/…)', {
-        headers: { 'www-authenticate': 'Bearer realm="kesoku-codec"' },
-      });
+      throw new HttpProblem(
+        'unauthorized',
+        'the codec endpoint needs its token (Authorization: Bearer <token> or /codec/<token>/…)',
+        {
+          headers: { 'www-authenticate': 'Bearer realm="kesoku-codec"' },
+        },
+      );
     }
     if (!req.is('application/json')) {
       throw new HttpProblem('unsupported_media_type', 'send {"payloads": […]} as application/json');

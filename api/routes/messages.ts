@@ -126,7 +126,10 @@ async function storeAttachments(
   list: NonNullable<PostMessageBody['attachments']>,
 ): Promise<Attachment[]> {
   const dataDir = d.dataDir;
-  if (dataDir === undefined) throw new HttpProblem('validation', 'attachments.data: this server does not store attachment files', { extensions: { field: 'attachments' } });
+  if (dataDir === undefined)
+    throw new HttpProblem('validation', 'attachments.data: this server does not store attachment files', {
+      extensions: { field: 'attachments' },
+    });
   const dir = attachmentDirFor(dataDir, sessionId, messageId);
   const out: Attachment[] = [];
   for (const [i, a] of list.entries()) {
@@ -137,9 +140,13 @@ async function storeAttachments(
     }
     const bytes = Buffer.from(data, 'base64');
     if (bytes.length > API_LIMITS.attachmentDataMaxBytes) {
-      throw new HttpProblem('validation', `attachments.${i}.data: over ${API_LIMITS.attachmentDataMaxBytes} bytes`, {
-        extensions: { field: `attachments.${i}.data` },
-      });
+      throw new HttpProblem(
+        'validation',
+        `attachments.${i}.data: over ${API_LIMITS.attachmentDataMaxBytes} bytes`,
+        {
+          extensions: { field: `attachments.${i}.data` },
+        },
+      );
     }
     const file = path.join(dir, `${i}-${safeFileName(a.name)}`);
     await fs.mkdir(dir, { recursive: true });

@@ -10,7 +10,12 @@ import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import { API_LIMITS, cursorQuery, intQuery, parseBody, patchSessionSchema, requireJson } from '../schemas.ts';
 import { callerOf, requireSessionFor } from '../access.ts';
-import { checkSessionIdParam, presentSession, presentSessionSummary, withTemporalDeadline } from './common.ts';
+import {
+  checkSessionIdParam,
+  presentSession,
+  presentSessionSummary,
+  withTemporalDeadline,
+} from './common.ts';
 
 type SessionRequest = Request<{ sessionId: string }>;
 
@@ -26,14 +31,20 @@ export function sessionsRouter(d: ResolvedDeps): Router {
     const cursor = cursorQuery(req.query.cursor);
     const caller = callerOf(res);
     // Admins see every session; other principals only the ones they created.
-    const page = await listSessions(d.pool, { limit, cursor, ...(caller.admin ? {} : { owner: caller.name }) });
+    const page = await listSessions(d.pool, {
+      limit,
+      cursor,
+      ...(caller.admin ? {} : { owner: caller.name }),
+    });
     res
       .status(200)
       .json({ sessions: page.sessions.map(presentSessionSummary), next_cursor: page.next_cursor });
   });
 
   router.get('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
-    res.status(200).json(presentSession(await requireSessionFor(d.pool, callerOf(res), req.params.sessionId)));
+    res
+      .status(200)
+      .json(presentSession(await requireSessionFor(d.pool, callerOf(res), req.params.sessionId)));
   });
 
   router.patch('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {

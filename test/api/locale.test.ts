@@ -9,11 +9,17 @@ import { expectProblem, useHarness, type Json } from './support.ts';
 const ENDED = ['processed', 'error', 'interrupted'] as const;
 
 /** Submits `content` to a session whose model answers with nothing three times: the turn fails. */
-async function failedTurnNotice(stack: Stack, session: string, content: string): Promise<Message | undefined> {
+async function failedTurnNotice(
+  stack: Stack,
+  session: string,
+  content: string,
+): Promise<Message | undefined> {
   stack.script(session, { kind: 'empty' }, { kind: 'empty' }, { kind: 'empty' });
   const r = await stack.submit(session, content);
   expect((await stack.waitForStatus(r.message.id, [...ENDED])).status).toBe('error');
-  return (await stack.messages(session)).find((m) => m.turn_id === r.message.id && m.role === 'assistant' && m.metadata?.failure_kind);
+  return (await stack.messages(session)).find(
+    (m) => m.turn_id === r.message.id && m.role === 'assistant' && m.metadata?.failure_kind,
+  );
 }
 
 describe('PATCH /v1/sessions/{id} {"locale"}', () => {
@@ -24,7 +30,9 @@ describe('PATCH /v1/sessions/{id} {"locale"}', () => {
     const first = await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 });
     expect(first.status).toBe(200);
     expect((await h.client.get<Json>(`/v1/sessions/${session}`)).body.locale).toBe('en');
-    expect((await failedTurnNotice(h.stack, session, 'before'))?.content).toMatch(/^⚠️ Something went wrong while handling your request: /);
+    expect((await failedTurnNotice(h.stack, session, 'before'))?.content).toMatch(
+      /^⚠️ Something went wrong while handling your request: /,
+    );
 
     const res = await h.client.patch(`/v1/sessions/${session}`, { locale: 'zh' });
     expect(res.status).toBe(200);
@@ -38,9 +46,18 @@ describe('PATCH /v1/sessions/{id} {"locale"}', () => {
 
   it('refuses an unknown locale and an unknown session', async () => {
     const session = uniqueId('s');
-    expect((await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hi', wait: 30 })).status).toBe(200);
-    expect(expectProblem(await h.client.patch(`/v1/sessions/${session}`, { locale: 'fr' }), 400, 'validation').field).toBe('locale');
-    expectProblem(await h.client.patch(`/v1/sessions/${uniqueId('nobody')}`, { locale: 'zh' }), 404, 'session-not-found');
+    expect(
+      (await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hi', wait: 30 })).status,
+    ).toBe(200);
+    expect(
+      expectProblem(await h.client.patch(`/v1/sessions/${session}`, { locale: 'fr' }), 400, 'validation')
+        .field,
+    ).toBe('locale');
+    expectProblem(
+      await h.client.patch(`/v1/sessions/${uniqueId('nobody')}`, { locale: 'zh' }),
+      404,
+      'session-not-found',
+    );
   });
 });
 

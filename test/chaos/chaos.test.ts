@@ -11,8 +11,24 @@ import { runChaos } from './harness.ts';
 const full = process.env.KESOKU_CHAOS === 'full';
 const seed = Number(process.env.KESOKU_CHAOS_SEED ?? Date.now() % 1_000_000);
 const plan = full
-  ? { sessions: 6, turnsPerSession: 10, workerKills: 6, workerStops: 3, postgresOutages: 3, temporalRestarts: 2, budgetMs: 12 * 60_000 }
-  : { sessions: 3, turnsPerSession: 4, workerKills: 2, workerStops: 1, postgresOutages: 1, temporalRestarts: 1, budgetMs: 4 * 60_000 };
+  ? {
+      sessions: 6,
+      turnsPerSession: 10,
+      workerKills: 6,
+      workerStops: 3,
+      postgresOutages: 3,
+      temporalRestarts: 2,
+      budgetMs: 12 * 60_000,
+    }
+  : {
+      sessions: 3,
+      turnsPerSession: 4,
+      workerKills: 2,
+      workerStops: 1,
+      postgresOutages: 1,
+      temporalRestarts: 1,
+      budgetMs: 4 * 60_000,
+    };
 
 describe('chaos: worker SIGKILLs, rolling restarts (SIGTERM), Postgres outages and Temporal restarts in the middle of turns', () => {
   it(
@@ -20,7 +36,8 @@ describe('chaos: worker SIGKILLs, rolling restarts (SIGTERM), Postgres outages a
     async () => {
       const report = await runChaos({ ...plan, seed, log: (l) => process.stderr.write(`${l}\n`) });
       process.stderr.write(`[chaos] report ${JSON.stringify(report)}\n`);
-      if (process.env.KESOKU_CHAOS_REPORT) fs.writeFileSync(process.env.KESOKU_CHAOS_REPORT, JSON.stringify(report, null, 2) + '\n');
+      if (process.env.KESOKU_CHAOS_REPORT)
+        fs.writeFileSync(process.env.KESOKU_CHAOS_REPORT, JSON.stringify(report, null, 2) + '\n');
       expect(report.accepted).toBe(report.submitted);
       expect(report.workerKills).toBe(plan.workerKills);
       expect(report.workerStops).toBe(plan.workerStops);
@@ -35,7 +52,8 @@ describe('chaos: worker SIGKILLs, rolling restarts (SIGTERM), Postgres outages a
       expect(report.repliesMissing).toBe(0);
       expect(report.undelivered).toBe(0);
       expect(report.processCrashes).toBe(0);
-      const ended = (report.outcomes.processed ?? 0) + (report.outcomes.interrupted ?? 0) + (report.outcomes.error ?? 0);
+      const ended =
+        (report.outcomes.processed ?? 0) + (report.outcomes.interrupted ?? 0) + (report.outcomes.error ?? 0);
       expect(ended).toBe(report.accepted);
     },
     plan.budgetMs + 180_000,
@@ -53,7 +71,11 @@ describe('chaos: worker SIGKILLs, rolling restarts (SIGTERM), Postgres outages a
         if (['node_modules', '.git', '.kesoku', 'test', 'bench'].includes(e.name)) continue;
         const p = path.join(dir, e.name);
         if (e.isDirectory()) walk(p);
-        else if (p.endsWith('.ts') && !p.endsWith('.test.ts') && ORPHAN_SWEEP.test(fs.readFileSync(p, 'utf8')))
+        else if (
+          p.endsWith('.ts') &&
+          !p.endsWith('.test.ts') &&
+          ORPHAN_SWEEP.test(fs.readFileSync(p, 'utf8'))
+        )
           offenders.push(path.relative(root, p));
       }
     };

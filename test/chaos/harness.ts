@@ -14,7 +14,12 @@ import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../db/migrate.ts';
 import { ensureDatabase, resolvePostgres, type PostgresServer } from '../../infra/postgres-server.ts';
-import { freePort, resolveTemporalBinary, startDevServer, type TemporalServer } from '../../infra/temporal-server.ts';
+import {
+  freePort,
+  resolveTemporalBinary,
+  startDevServer,
+  type TemporalServer,
+} from '../../infra/temporal-server.ts';
 import { startPart, type ChildPart } from '../support/processes.ts';
 
 export interface ChaosOptions {
@@ -91,7 +96,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   let temporal: TemporalServer | null = null;
   // KESOKU_CHAOS_KEEP=1: leave the processes and files of a failed run behind for inspection.
   let keep = false;
-  const counters = { workerKills: 0, workerStops: 0, postgresOutages: 0, temporalRestarts: 0, retriedSubmits: 0, rejectedQueueFull: 0 };
+  const counters = {
+    workerKills: 0,
+    workerStops: 0,
+    postgresOutages: 0,
+    temporalRestarts: 0,
+    retriedSubmits: 0,
+    rejectedQueueFull: 0,
+  };
   // Workers stopped by a rolling restart: they exit by themselves (code 0) once drained.
   const drained = new Set<ChildPart>();
 
@@ -106,7 +118,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const binary = await resolveTemporalBinary({ cliPath: process.env.KESOKU_TEMPORAL_CLI });
     if (!binary) throw new Error('no Temporal CLI for the chaos run');
     const temporalPort = await freePort();
-    const temporalOpts = { port: temporalPort, uiPort: null, dbFilename: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'temporal.log') };
+    const temporalOpts = {
+      port: temporalPort,
+      uiPort: null,
+      dbFilename: path.join(dir, 'temporal.db'),
+      logFile: path.join(dir, 'temporal.log'),
+    };
     temporal = await startDevServer(binary.path, temporalOpts, binary.source);
 
     const modelPort = await freePort();
@@ -136,7 +153,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     parts.push(worker);
     await Promise.all([api.waitFor('kesoku API listening'), worker.waitFor('kesoku worker running')]);
     const base = `http://127.0.0.1:${apiPort}`;
-    log(`[chaos] seed ${opts.seed}: API ${base}, Temporal 127.0.0.1:${temporalPort}, Postgres 127.0.0.1:${pgPort}`);
+    log(
+      `[chaos] seed ${opts.seed}: API ${base}, Temporal 127.0.0.1:${temporalPort}, Postgres 127.0.0.1:${pgPort}`,
+    );
 
     // The plan of messages: echo turns, single and double shell tool turns, some sessions in queue mode.
     const sessions = Array.from({ length: opts.sessions }, (_, i) => `chaos-${opts.seed}-${i}`);
@@ -231,7 +250,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           await postgres?.stop();
           counters.postgresOutages++;
           await sleep(1500 + Math.floor(random() * 2500));
-          postgres = await resolvePostgres({ dataDir: path.join(dir, 'pg'), port: pgPort, database: 'postgres' });
+          postgres = await resolvePostgres({
+            dataDir: path.join(dir, 'pg'),
+            port: pgPort,
+            database: 'postgres',
+          });
           log('[chaos] Postgres back');
         } else {
           log('[chaos] restart Temporal');
@@ -269,11 +292,15 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       const failures: Record<string, number> = {};
       for (const r of rows.rows) {
         outcomes[r.status] = (outcomes[r.status] ?? 0) + 1;
-        if (r.status === 'error') failures[r.failure ?? 'unknown'] = (failures[r.failure ?? 'unknown'] ?? 0) + 1;
+        if (r.status === 'error')
+          failures[r.failure ?? 'unknown'] = (failures[r.failure ?? 'unknown'] ?? 0) + 1;
       }
       const lost = ids.length - rows.rowCount!;
       for (const r of rows.rows.filter((x) => x.status === 'error')) {
-        const turn = await db.query(`SELECT id, role, type, status, step, metadata->>'failure_kind' AS f FROM messages WHERE turn_id = $1 OR id = $1 ORDER BY seq`, [r.id]);
+        const turn = await db.query(
+          `SELECT id, role, type, status, step, metadata->>'failure_kind' AS f FROM messages WHERE turn_id = $1 OR id = $1 ORDER BY seq`,
+          [r.id],
+        );
         log(`[chaos] failed turn ${r.id}: ${JSON.stringify(turn.rows)}`);
       }
       // Exactly one final answer per ended turn: the reply, the crash notice or the interruption notice.
@@ -300,7 +327,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       const dupIds = await db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM (SELECT parent_id FROM messages WHERE type = 'tool_result' GROUP BY parent_id HAVING count(*) > 1) d`,
       );
-      const stuck = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE status = 'processing'`);
+      const stuck = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM messages WHERE status = 'processing'`,
+      );
       // Commands: the tool calls of the accepted turns, those never started, and the lines they appended.
       const calls = await db.query<{ calls: number; not_started: number }>(
         `SELECT count(*)::int AS calls, count(*) FILTER (WHERE r.tool_call_message_id IS NULL)::int AS not_started
@@ -339,12 +368,20 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         stuckProcessing: stuck.rows[0]?.n ?? 0,
         // The harness SIGKILLs (exitCode stays null) or, in a rolling restart, SIGTERMs a worker that then exits 0;
         // any other exit code means the process ended itself.
-        processCrashes: parts.filter((p) => p.child.exitCode !== null && !(drained.has(p) && p.child.exitCode === 0)).length,
+        processCrashes: parts.filter(
+          (p) => p.child.exitCode !== null && !(drained.has(p) && p.child.exitCode === 0),
+        ).length,
         durationMs: Date.now() - started,
       };
       const failed =
-        report.lost + report.duplicated + report.stuckProcessing + report.repliesMissing + report.undelivered + report.processCrashes + report.reRuns > 0 ||
-        report.accepted < report.submitted;
+        report.lost +
+          report.duplicated +
+          report.stuckProcessing +
+          report.repliesMissing +
+          report.undelivered +
+          report.processCrashes +
+          report.reRuns >
+          0 || report.accepted < report.submitted;
       keep = failed && process.env.KESOKU_CHAOS_KEEP === '1';
       return report;
     } finally {

@@ -24,7 +24,7 @@ describe('parseOptions', () => {
     expect(parse([], { KESOKU_API_PORT: '3311' }).url).toBe('http://127.0.0.1:3311');
   });
 
-  it('sends KESOKU_API_TOKEN, else the admin\'s or the first token of KESOKU_API_TOKENS, as $USER', () => {
+  it("sends KESOKU_API_TOKEN, else the admin's or the first token of KESOKU_API_TOKENS, as $USER", () => {
     expect(parse([], { KESOKU_API_TOKEN: 't1', KESOKU_API_TOKENS: 'a,b' }).token).toBe('t1');
     expect(parse([], { KESOKU_API_TOKENS: ' ,a,b' }).token).toBe('a');
     expect(parse([], { KESOKU_API_TOKENS: 'alice:tok-a,admin:tok:x' }).token).toBe('tok:x');

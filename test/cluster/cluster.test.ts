@@ -15,7 +15,11 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectTemporal } from '../../infra/temporal-connection.ts';
-import { installServerBinaries, startTemporalCluster, type TemporalCluster } from '../../infra/temporal-cluster.ts';
+import {
+  installServerBinaries,
+  startTemporalCluster,
+  type TemporalCluster,
+} from '../../infra/temporal-cluster.ts';
 import { listSessionMessages } from '../../db/messages.ts';
 import { startPart, stackEnv, type ChildPart } from '../support/processes.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
@@ -35,7 +39,12 @@ beforeAll(async () => {
   stack = await startStack({ noWorker: true });
   const pg = new URL(inject('adminDatabaseUrl'));
   cluster = await startTemporalCluster({
-    postgres: { host: pg.hostname, port: Number(pg.port || 5432), user: decodeURIComponent(pg.username), password: decodeURIComponent(pg.password) || undefined },
+    postgres: {
+      host: pg.hostname,
+      port: Number(pg.port || 5432),
+      user: decodeURIComponent(pg.username),
+      password: decodeURIComponent(pg.password) || undefined,
+    },
     dbPrefix: `kesoku_cluster_${process.pid}`,
     dir: fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-cluster-')),
     binaries,
@@ -82,7 +91,10 @@ async function workerRunning(workflowId: string, activityType: string): Promise<
   const d = await client.workflow.getHandle(workflowId).describe();
   const pending = d.raw.pendingActivities?.find((a) => a.activityType?.name === activityType);
   const pid = Number(/^(\d+)@/.exec(pending?.lastWorkerIdentity ?? '')?.[1]);
-  return workers.find((w) => w.child.pid === pid && w.child.exitCode === null && w.child.signalCode === null) ?? null;
+  return (
+    workers.find((w) => w.child.pid === pid && w.child.exitCode === null && w.child.signalCode === null) ??
+    null
+  );
 }
 
 describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
@@ -94,7 +106,11 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
       apis.push(a);
       all.push(a);
     }
-    await Promise.all([...workers, ...apis].map((p) => p.waitFor(p === apis[0] || p === apis[1] ? 'kesoku API listening' : 'kesoku worker running', 300_000)));
+    await Promise.all(
+      [...workers, ...apis].map((p) =>
+        p.waitFor(p === apis[0] || p === apis[1] ? 'kesoku API listening' : 'kesoku worker running', 300_000),
+      ),
+    );
     const [apiA, apiB] = apis.map(apiUrl) as [string, string];
 
     // A client as a real one behaves: its own message id, and on 503 (no worker took the session's task within
@@ -119,7 +135,9 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
     const watched = uniqueId('watched');
     await submit(apiB, watched, 'hello from B');
     const events: string[] = [];
-    const sse = http.get(`${apiA}/v1/sessions/${watched}/events`, (res) => res.on('data', (d: Buffer) => events.push(d.toString())));
+    const sse = http.get(`${apiA}/v1/sessions/${watched}/events`, (res) =>
+      res.on('data', (d: Buffer) => events.push(d.toString())),
+    );
 
     // A shell command; its worker is SIGKILLed while it runs.
     const toolSession = uniqueId('tool');
@@ -128,18 +146,29 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
     await submit(apiA, toolSession, `run: sleep ${marker}; echo once >> ${sideEffect}`);
     let killed: ChildPart | null = null;
     await expect
-      .poll(async () => (killed = await workerRunning(`session:${toolSession}`, 'runToolCall').catch(() => null)), { timeout: 60_000, interval: 200 })
+      .poll(
+        async () => (killed = await workerRunning(`session:${toolSession}`, 'runToolCall').catch(() => null)),
+        { timeout: 60_000, interval: 200 },
+      )
       .not.toBeNull();
     await killed!.kill('SIGKILL');
     startWorker();
 
     // A streaming model call; its worker is SIGTERMed while it streams.
     const modelSession = uniqueId('model');
-    stack.script(modelSession, { kind: 'slow_text', text: Array.from({ length: 30 }, (_, i) => `w${i}`).join(' '), chunkDelayMs: 200 });
+    stack.script(modelSession, {
+      kind: 'slow_text',
+      text: Array.from({ length: 30 }, (_, i) => `w${i}`).join(' '),
+      chunkDelayMs: 200,
+    });
     await submit(apiB, modelSession, 'a long answer please');
     let termed: ChildPart | null = null;
     await expect
-      .poll(async () => (termed = await workerRunning(`session:${modelSession}`, 'runModelStep').catch(() => null)), { timeout: 60_000, interval: 200 })
+      .poll(
+        async () =>
+          (termed = await workerRunning(`session:${modelSession}`, 'runModelStep').catch(() => null)),
+        { timeout: 60_000, interval: 200 },
+      )
       .not.toBeNull();
     await termed!.kill('SIGTERM');
     startWorker();
@@ -147,7 +176,9 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
     // Plain messages through both APIs, across sessions, while the workers restart.
     const sessions = Array.from({ length: 4 }, () => uniqueId('plain'));
     await Promise.all(
-      Array.from({ length: PLAIN_MESSAGES }, (_, i) => submit(i % 2 === 0 ? apiA : apiB, sessions[i % sessions.length]!, `message ${i}`)),
+      Array.from({ length: PLAIN_MESSAGES }, (_, i) =>
+        submit(i % 2 === 0 ? apiA : apiB, sessions[i % sessions.length]!, `message ${i}`),
+      ),
     );
     await submit(apiB, watched, 'second turn from B');
 
@@ -168,7 +199,9 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
     for (const s of new Set(accepted.map((a) => a.session))) {
       const msgs = await listSessionMessages(stack.pool, s);
       const replies = new Map<string, number>();
-      for (const m of msgs) if (m.role === 'assistant' && m.type === 'text' && m.turn_id) replies.set(m.turn_id, (replies.get(m.turn_id) ?? 0) + 1);
+      for (const m of msgs)
+        if (m.role === 'assistant' && m.type === 'text' && m.turn_id)
+          replies.set(m.turn_id, (replies.get(m.turn_id) ?? 0) + 1);
       duplicated += [...replies.values()].filter((n) => n > 1).length;
       duplicated += msgs.length - new Set(msgs.map((m) => m.id)).size;
     }
@@ -182,8 +215,13 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
       // Sessions are in interrupt mode: a message arriving during a turn ends that turn as interrupted.
       interrupted: accepted.filter((a) => rows.get(a.id) === 'interrupted').length,
       error: accepted.filter((a) => rows.get(a.id) === 'error').length,
-      shell_command_runs: fs.existsSync(sideEffect) ? fs.readFileSync(sideEffect, 'utf8').split('\n').filter(Boolean).length : 0,
-      sse_frames_on_api_a_for_turns_via_api_b: events.join('').split('\n\n').filter((f) => f.includes('event:')).length,
+      shell_command_runs: fs.existsSync(sideEffect)
+        ? fs.readFileSync(sideEffect, 'utf8').split('\n').filter(Boolean).length
+        : 0,
+      sse_frames_on_api_a_for_turns_via_api_b: events
+        .join('')
+        .split('\n\n')
+        .filter((f) => f.includes('event:')).length,
     };
     process.stderr.write(`[cluster report] ${JSON.stringify(report)}\n`);
     sse.destroy();

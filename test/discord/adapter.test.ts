@@ -202,7 +202,9 @@ describe('Discord adapter', () => {
     const [attachment] = question.metadata?.attachments ?? [];
     expect(attachment).toMatchObject({ name: 'notes.txt', content_type: 'text/plain', size: 18 });
     // Stored in the session's workspace, where read_file can open it.
-    expect(attachment?.path).toContain(`${bench.stack.dataDir}/workspaces/discord%3A${dm}/attachments/${id}/`);
+    expect(attachment?.path).toContain(
+      `${bench.stack.dataDir}/workspaces/discord%3A${dm}/attachments/${id}/`,
+    );
     expect(fs.readFileSync(attachment?.path ?? '', 'utf8')).toBe('remember the milk\n');
     const prompt = bench.stack
       .requestsOf(`discord:${dm}`)
@@ -261,9 +263,18 @@ describe('Discord adapter', () => {
   it('submits an attachment message and the text sent right after it in arrival order (slow CDN)', async () => {
     const channel = bench.channels[7] as string;
     const file = bench.fake.addAttachment('log.csv', 'a,b\n1,\n', 'text/csv', { delayMs: 1500 });
-    const first = bench.say({ channelId: channel, content: 'here is the log', mentionBot: true, attachments: [file] });
+    const first = bench.say({
+      channelId: channel,
+      content: 'here is the log',
+      mentionBot: true,
+      attachments: [file],
+    });
     // Sent at once, while the first message's attachment is still downloading.
-    const second = bench.say({ channelId: channel, content: 'what is wrong with column b?', mentionBot: true });
+    const second = bench.say({
+      channelId: channel,
+      content: 'what is wrong with column b?',
+      mentionBot: true,
+    });
     const [a, b] = await Promise.all([first, second]);
     expect([a.outcome, b.outcome]).toEqual(['submitted', 'submitted']);
     await bench.waitInbound(b.id);
@@ -363,7 +374,9 @@ describe('Discord adapter', () => {
     });
     expect(sentence.outcome).toBe('submitted');
     // (The fake model may still be reading the earlier `sleep: 20` in the history: only the queued row matters.)
-    expect((await bench.waitInbound(sentence.id, ['pending_agent', 'processing', 'processed'])).content).toMatch(/:\n\/stop the nginx service after the backup$/);
+    expect(
+      (await bench.waitInbound(sentence.id, ['pending_agent', 'processing', 'processed'])).content,
+    ).toMatch(/:\n\/stop the nginx service after the backup$/);
   });
 
   it('refuses to start without a token, and fails clearly when Discord rejects the token', async () => {

@@ -26,7 +26,11 @@ afterEach(() => bench.fake.clearFailures());
 const CREATE = 'POST /channels/:id/messages';
 
 /** Polls an async condition every 50 ms until it returns a value (not null/undefined). */
-async function poll<T>(fn: () => Promise<T | null | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+async function poll<T>(
+  fn: () => Promise<T | null | undefined>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -149,7 +153,8 @@ describe('Discord delivery', () => {
     const { id } = await bench.say({ channelId: channel, content: 'refused for good', mentionBot: true });
     expect((await bench.waitInbound(id)).status).toBe('error');
     const sessionId = `discord:${channel}`;
-    const textOf = async () => (await bench.stack.messages(sessionId)).filter((m) => m.role === 'assistant' && m.type === 'text');
+    const textOf = async () =>
+      (await bench.stack.messages(sessionId)).filter((m) => m.role === 'assistant' && m.type === 'text');
     // The reply, then the crash notice: both end with a recorded failure.
     const [reply, notice] = (await poll(async () => {
       const all = await textOf();
@@ -159,14 +164,17 @@ describe('Discord delivery', () => {
       expect(m.status).toBe('pending');
       expect(m.metadata?.delivery_failure).toMatchObject({ reason: 'refused', fallback: 'failed' });
       expect((await getDeliveryRecord(bench.stack.pool, m.id))?.fallbackOutcome).toBe('failed');
-      const fallbacks = bench.fake.calls.filter((c) => c.route === CREATE && c.body?.nonce === nonceFor(`fallback:${m.id}`, 0));
+      const fallbacks = bench.fake.calls.filter(
+        (c) => c.route === CREATE && c.body?.nonce === nonceFor(`fallback:${m.id}`, 0),
+      );
       expect(fallbacks).toHaveLength(1);
       expect(fallbacks[0]?.body?.message_reference).toBeUndefined();
       expect(fallbacks[0]?.body?.content).toBe(m.content);
     }
     expect(notice.metadata?.failure_kind).toMatch(/^delivery/);
     // No retry storm afterwards, and nothing reached the channel.
-    const creates = () => bench.fake.calls.filter((c) => c.route === CREATE && c.path === `/channels/${channel}/messages`).length;
+    const creates = () =>
+      bench.fake.calls.filter((c) => c.route === CREATE && c.path === `/channels/${channel}/messages`).length;
     const settled = creates();
     await new Promise((r) => setTimeout(r, 2500));
     expect(creates()).toBe(settled);
@@ -178,12 +186,16 @@ describe('Discord delivery', () => {
     bench.fake.failNext(CREATE, { kind: 'server_error', status: 503 }, 6);
     const { id } = await bench.say({ channelId: channel, content: 'flaky channel', mentionBot: true });
     expect((await bench.waitInbound(id)).status).toBe('processed');
-    const reply = (await bench.stack.messages(`discord:${channel}`)).find((m) => m.role === 'assistant' && m.type === 'text');
+    const reply = (await bench.stack.messages(`discord:${channel}`)).find(
+      (m) => m.role === 'assistant' && m.type === 'text',
+    );
     if (!reply) throw new Error('no reply');
     const delivered = await bench.stack.waitForStatus(reply.id, ['delivered']);
     expect(delivered.metadata?.delivery_failure).toBeUndefined();
     expect(await getDeliveryRecord(bench.stack.pool, reply.id)).toBeNull();
-    expect(bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(`fallback:${reply.id}`, 0))).toHaveLength(0);
+    expect(
+      bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(`fallback:${reply.id}`, 0)),
+    ).toHaveLength(0);
     expect(bench.fake.calls.filter((c) => c.route === CREATE && c.status === 503).length).toBe(6);
     expect(bench.fake.botMessages(channel)).toHaveLength(1);
   });
@@ -199,14 +211,18 @@ describe('Discord delivery', () => {
       bench.fake.failNext(CREATE, { kind: 'server_error', status: 502 }, 8, 1);
       const { id } = await bench.say({ channelId: channel, content: 'long answer please', mentionBot: true });
       expect((await bench.waitInbound(id, ['processed', 'error', 'interrupted'])).status).toBe('processed');
-      const reply = (await bench.stack.messages(sessionId)).find((m) => m.role === 'assistant' && m.type === 'text');
+      const reply = (await bench.stack.messages(sessionId)).find(
+        (m) => m.role === 'assistant' && m.type === 'text',
+      );
       if (!reply) throw new Error('no reply');
       expect(reply.status).toBe('delivered');
       const sent = bench.fake.botMessages(channel);
       expect(sent).toHaveLength(2);
       expect(sent.map((m) => m.content).join('\n')).toContain('omega');
       expect(bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(reply.id, 0))).toHaveLength(1);
-      expect(bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(reply.id, 1)).length).toBeGreaterThan(4);
+      expect(bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(reply.id, 1)).length).toBeGreaterThan(
+        4,
+      );
     } finally {
       bench.fake.setNonceWindowMs(5 * 60_000);
     }
@@ -217,7 +233,10 @@ describe('Discord delivery', () => {
     const sessionId = `discord:${channel}`;
     const messageId = `reply-${channel}`;
     const pool = bench.stack.pool;
-    await pool.query(`INSERT INTO sessions (id, chatbot_id, channel_id) VALUES ($1, 'discord', $2)`, [sessionId, channel]);
+    await pool.query(`INSERT INTO sessions (id, chatbot_id, channel_id) VALUES ($1, 'discord', $2)`, [
+      sessionId,
+      channel,
+    ]);
     await pool.query(
       `INSERT INTO messages (id, session_id, chatbot_id, channel_id, sender, role, type, status, content, revision)
        VALUES ($1, $2, 'discord', $3, 'Kesoku', 'assistant', 'text', 'pending', 'an answer', 1)`,
@@ -251,15 +270,23 @@ describe('Discord delivery', () => {
       logger: createLogger('fallback-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
       sinks: { discord: bench.adapter.sink },
     });
-    await pool.query(`INSERT INTO sessions (id, chatbot_id, channel_id) VALUES ($1, 'discord', $2)`, [sessionId, channel]);
+    await pool.query(`INSERT INTO sessions (id, chatbot_id, channel_id) VALUES ($1, 'discord', $2)`, [
+      sessionId,
+      channel,
+    ]);
     const insert = (id: string) =>
       pool.query(
         `INSERT INTO messages (id, session_id, chatbot_id, channel_id, sender, role, type, status, content, revision)
          VALUES ($1, $2, 'discord', $3, 'Kesoku', 'assistant', 'text', 'pending', 'the body', 1)`,
         [id, sessionId, channel],
       );
-    const creates = () => bench.fake.calls.filter((c) => c.route === CREATE && c.path === `/channels/${channel}/messages`);
-    bench.fake.failNext(CREATE, { kind: 'error', status: 403, code: 50001, message: 'Missing Access' }, Number.POSITIVE_INFINITY);
+    const creates = () =>
+      bench.fake.calls.filter((c) => c.route === CREATE && c.path === `/channels/${channel}/messages`);
+    bench.fake.failNext(
+      CREATE,
+      { kind: 'error', status: 403, code: 50001, message: 'Missing Access' },
+      Number.POSITIVE_INFINITY,
+    );
 
     // An attempt claimed the fallback and died before recording anything: the retry sends nothing at all.
     const crashed = `crashed-${channel}`;
@@ -268,7 +295,9 @@ describe('Discord delivery', () => {
     const err = await activities.deliverMessage({ sessionId, messageId: crashed }).catch((e: unknown) => e);
     expect((err as ApplicationFailure).type).toBe('delivery:refused');
     expect(creates()).toHaveLength(0);
-    expect((await getMessage(pool, crashed))?.metadata?.delivery_failure).toMatchObject({ reason: 'refused' });
+    expect((await getMessage(pool, crashed))?.metadata?.delivery_failure).toMatchObject({
+      reason: 'refused',
+    });
 
     // A normal refusal: one send, one fallback; the retried activity sends neither again.
     const refused = `refused-${channel}`;
@@ -277,7 +306,10 @@ describe('Discord delivery', () => {
       const e = await activities.deliverMessage({ sessionId, messageId: refused }).catch((x: unknown) => x);
       expect((e as ApplicationFailure).nonRetryable).toBe(true);
     }
-    expect(creates().map((c) => c.body?.nonce)).toEqual([nonceFor(refused, 0), nonceFor(`fallback:${refused}`, 0)]);
+    expect(creates().map((c) => c.body?.nonce)).toEqual([
+      nonceFor(refused, 0),
+      nonceFor(`fallback:${refused}`, 0),
+    ]);
     expect((await getMessage(pool, refused))?.status).toBe('pending');
   });
 
@@ -286,7 +318,10 @@ describe('Discord delivery', () => {
     const sessionId = `discord:${channel}`;
     const pool = bench.stack.pool;
     const messageId = `unavailable-${channel}`;
-    await pool.query(`INSERT INTO sessions (id, chatbot_id, channel_id) VALUES ($1, 'discord', $2)`, [sessionId, channel]);
+    await pool.query(`INSERT INTO sessions (id, chatbot_id, channel_id) VALUES ($1, 'discord', $2)`, [
+      sessionId,
+      channel,
+    ]);
     await pool.query(
       `INSERT INTO messages (id, session_id, chatbot_id, channel_id, sender, role, type, status, content, revision)
        VALUES ($1, $2, 'discord', $3, 'Kesoku', 'assistant', 'text', 'pending', 'the body', 1)`,
@@ -298,11 +333,16 @@ describe('Discord delivery', () => {
       sinks: { discord: bench.adapter.sink },
     });
     bench.fake.failNext(CREATE, { kind: 'server_error', status: 503 }, Number.POSITIVE_INFINITY);
-    const fallbacks = () => bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(`fallback:${messageId}`, 0));
+    const fallbacks = () =>
+      bench.fake.calls.filter((c) => c.body?.nonce === nonceFor(`fallback:${messageId}`, 0));
     const attempt = async (n: number): Promise<ApplicationFailure> => {
       const env = new MockActivityEnvironment({ attempt: n, retryPolicy: { maximumAttempts: 25 } });
-      const err = await env.run(deliverMessage, { sessionId, messageId }).then(() => null, (e: unknown) => e);
-      if (!(err instanceof ApplicationFailure)) throw new Error(`expected an ApplicationFailure, got ${String(err)}`);
+      const err = await env.run(deliverMessage, { sessionId, messageId }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      if (!(err instanceof ApplicationFailure))
+        throw new Error(`expected an ApplicationFailure, got ${String(err)}`);
       return err;
     };
 
@@ -318,6 +358,9 @@ describe('Discord delivery', () => {
     expect(new Set(fallbacks().map((c) => c.body?.content))).toEqual(new Set(['the body']));
     const stored = await getMessage(pool, messageId);
     expect(stored?.status).toBe('pending');
-    expect(stored?.metadata?.delivery_failure).toMatchObject({ reason: 'retries_exhausted', fallback: 'failed' });
+    expect(stored?.metadata?.delivery_failure).toMatchObject({
+      reason: 'retries_exhausted',
+      fallback: 'failed',
+    });
   });
 });

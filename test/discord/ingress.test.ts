@@ -348,7 +348,12 @@ describe('ingress with a failing session', () => {
       return { message: {} as Message, queue_position: 0, duplicate: false };
     }, submitted);
     const slow = fake.addAttachment('log.csv', 'a,b\n1,2\n', 'text/csv', { delayMs: 800 });
-    const first = incoming({ content: `<@${bot.id}> here is the log`, attachments: [{ id: slow.id, name: slow.filename, url: slow.url, contentType: 'text/csv', size: slow.size }] });
+    const first = incoming({
+      content: `<@${bot.id}> here is the log`,
+      attachments: [
+        { id: slow.id, name: slow.filename, url: slow.url, contentType: 'text/csv', size: slow.size },
+      ],
+    });
     const second = incoming({ content: `<@${bot.id}> what is wrong with column b?` });
     const stop = incoming({ content: `<@${bot.id}> /stop` });
     const done = [ingress.accept(first), ingress.accept(second)];

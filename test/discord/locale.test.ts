@@ -32,7 +32,11 @@ describe('Discord /locale', () => {
     expect((await getSession(bench.stack.pool, sessionId))?.locale).toBe('zh');
 
     bench.stack.script(sessionId, { kind: 'empty' }, { kind: 'empty' }, { kind: 'empty' });
-    const { id: failing } = await bench.say({ channelId: channel, content: 'this will fail', mentionBot: true });
+    const { id: failing } = await bench.say({
+      channelId: channel,
+      content: 'this will fail',
+      mentionBot: true,
+    });
     expect((await bench.waitInbound(failing)).status).toBe('error');
     const notice = await bench.fake.waitFor(() => bench.repliesTo(channel, failing)[0]);
     expect(notice.content).toBe('⚠️ 处理您的请求时发生异常: 模型多次返回空回复。');

@@ -178,9 +178,15 @@ describe('splitMessage', () => {
   });
 
   it('keeps emphasis spans whole wherever they fall (property)', () => {
-    const spanArb = fc
-      .tuple(fc.constantFrom('||', '**', '__', '~~'), fc.integer({ min: 1, max: 1500 }))
-      .map(([mark, n]) => `${mark}${'ab '.repeat(Math.ceil(n / 3)).slice(0, n).trim() || 'x'}${mark}`);
+    const spanArb = fc.tuple(fc.constantFrom('||', '**', '__', '~~'), fc.integer({ min: 1, max: 1500 })).map(
+      ([mark, n]) =>
+        `${mark}${
+          'ab '
+            .repeat(Math.ceil(n / 3))
+            .slice(0, n)
+            .trim() || 'x'
+        }${mark}`,
+    );
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 3000 }), spanArb, (lead, span) => {
         const input = `${'x '.repeat(lead)}${span} after`;
@@ -194,7 +200,10 @@ describe('splitMessage', () => {
 
   it('hard-cuts a code block whose first line is longer than a message instead of sending an empty block', () => {
     const long = 'x'.repeat(3000);
-    for (const input of [`\`\`\`json\n${long}\n\`\`\``, `-# ⏱ 1.0s · 🔧 0 tools · 9 tokens\n\`\`\`json\n${long}\n\`\`\``]) {
+    for (const input of [
+      `\`\`\`json\n${long}\n\`\`\``,
+      `-# ⏱ 1.0s · 🔧 0 tools · 9 tokens\n\`\`\`json\n${long}\n\`\`\``,
+    ]) {
       const chunks = splitMessage(input);
       for (const c of chunks) {
         expect(c.length).toBeLessThanOrEqual(DISCORD_MAX_CONTENT);

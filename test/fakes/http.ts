@@ -2,7 +2,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Sends `body` as JSON with `status` (nothing when the client already went away). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.destroyed) return;
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));

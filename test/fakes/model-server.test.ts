@@ -199,16 +199,29 @@ describe('stream quirks of other servers', () => {
   });
 
   it('streams reasoning first in reasoning_content (or reasoning), and content exactly as chunked', async () => {
-    const chunks = await streamed({ kind: 'text', text: '', reasoning: 'think first', chunks: ['<thi', 'nk>x</think>Hi'] });
+    const chunks = await streamed({
+      kind: 'text',
+      text: '',
+      reasoning: 'think first',
+      chunks: ['<thi', 'nk>x</think>Hi'],
+    });
     const deltas = chunks.map((c) => c.choices[0]?.delta ?? {});
-    expect(deltas.map((d) => d.reasoning_content).filter(Boolean).join('')).toBe('think first');
+    expect(
+      deltas
+        .map((d) => d.reasoning_content)
+        .filter(Boolean)
+        .join(''),
+    ).toBe('think first');
     expect(deltas.map((d) => d.content).filter(Boolean)).toEqual(['<thi', 'nk>x</think>Hi']);
     const other = await streamed({ kind: 'text', text: 'ok', reasoning: 'r', reasoningField: 'reasoning' });
     expect(other.some((c) => c.choices[0]?.delta.reasoning === 'r')).toBe(true);
   });
 
   it('raw replies stream the given choices verbatim, with [DONE]', async () => {
-    const chunks = await streamed({ kind: 'raw', choices: [{ delta: { content: 'a' } }, { delta: {}, finish_reason: 'eos' }] });
+    const chunks = await streamed({
+      kind: 'raw',
+      choices: [{ delta: { content: 'a' } }, { delta: {}, finish_reason: 'eos' }],
+    });
     expect(chunks.map((c) => c.choices[0])).toEqual([
       { index: 0, logprobs: null, delta: { content: 'a' } },
       { index: 0, logprobs: null, delta: {}, finish_reason: 'eos' },
@@ -217,14 +230,20 @@ describe('stream quirks of other servers', () => {
 
   it('requireReasoningContent answers 400 for a tool-call message without reasoning_content, in scope', async () => {
     server = await startFakeModelServer({ script: { guard: requireReasoningContent('current-turn') } });
-    const toolCall = { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] };
+    const toolCall = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
+    };
     const tool = { role: 'tool', tool_call_id: 'c', content: 'out' };
     const past = [{ role: 'user', content: 'a' }, toolCall, tool, { role: 'user', content: 'b' }];
     expect((await post(server.url, { model: 'm', messages: past })).status).toBe(200);
     const current = [{ role: 'user', content: 'a' }, toolCall, tool];
     const refused = await post(server.url, { model: 'm', messages: current });
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('reasoning_content is missing');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+      'reasoning_content is missing',
+    );
     const withReasoning = [{ role: 'user', content: 'a' }, { ...toolCall, reasoning_content: 'r' }, tool];
     expect((await post(server.url, { model: 'm', messages: withReasoning })).status).toBe(200);
     server.setGuard(requireReasoningContent('all'));

@@ -368,7 +368,9 @@ async function sendCompletion(
     const message = {
       role: 'assistant',
       content: text === '' && calls.length > 0 ? null : text,
-      ...(shape.reasoning !== undefined ? { [shape.reasoningField ?? 'reasoning_content']: shape.reasoning } : {}),
+      ...(shape.reasoning !== undefined
+        ? { [shape.reasoningField ?? 'reasoning_content']: shape.reasoning }
+        : {}),
       ...(calls.length > 0
         ? {
             tool_calls: calls.map((c) => ({
@@ -385,7 +387,9 @@ async function sendCompletion(
       object: 'chat.completion',
       created: ctx.created,
       model: ctx.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason === 'absent' ? null : finishReason }],
+      choices: [
+        { index: 0, message, logprobs: null, finish_reason: finishReason === 'absent' ? null : finishReason },
+      ],
       usage,
     });
     return;
@@ -440,8 +444,18 @@ async function sendCompletion(
 }
 
 /** Streams `choices` one per chunk exactly as given; then usage (when asked) and, with `done`, `[DONE]`. */
-async function sendRaw(res: ServerResponse, ctx: ReplyContext, choices: RawChoice[], done: boolean, chunkDelayMs: number): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+async function sendRaw(
+  res: ServerResponse,
+  ctx: ReplyContext,
+  choices: RawChoice[],
+  done: boolean,
+  chunkDelayMs: number,
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   const base = { id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.model };
   for (const choice of choices) {
     if (chunkDelayMs > 0) await sleep(chunkDelayMs, ctx.gone);
@@ -460,7 +474,9 @@ async function sendRaw(res: ServerResponse, ctx: ReplyContext, choices: RawChoic
  * user message (DeepSeek's thinking mode with tools); `all` checks every one (Kimi's thinking models).
  * The error body is the OpenAI-style `invalid_request_error`, naming the message index.
  */
-export function requireReasoningContent(scope: 'current-turn' | 'all'): (request: FakeRequest) => FakeReply | undefined {
+export function requireReasoningContent(
+  scope: 'current-turn' | 'all',
+): (request: FakeRequest) => FakeReply | undefined {
   return (request) => {
     const messages = request.body?.messages ?? [];
     const lastUser = messages.map((m) => m.role).lastIndexOf('user');
@@ -581,8 +597,6 @@ function estimateUsage(body: ChatRequestBody, text: string, calls: OutCall[]) {
 function sse(res: ServerResponse, data: unknown): void {
   if (!res.destroyed) res.write(`data: ${JSON.stringify(data)}\n\n`);
 }
-
-
 
 function closedSignal(res: ServerResponse): AbortSignal {
   const ac = new AbortController();

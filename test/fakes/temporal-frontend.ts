@@ -4,7 +4,14 @@
  * `AddSearchAttributes` is refused with `denyCode` (Cloud answers PermissionDenied or Unimplemented there, as
  * attributes are managed with `tcld`). Every other method is Unimplemented.
  */
-import { Server, ServerCredentials, status, type ServiceDefinition, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type ServiceDefinition,
+  type sendUnaryData,
+  type ServerUnaryCall,
+} from '@grpc/grpc-js';
 import proto from '@temporalio/proto';
 
 interface ProtoType<T> {
@@ -40,7 +47,11 @@ export async function startFakeFrontend(opts: { denyCode?: status } = {}): Promi
   const calls: string[] = [];
   const server = new Server();
   const workflowService = {
-    GetSystemInfo: unary('/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo', ws.GetSystemInfoRequest, ws.GetSystemInfoResponse),
+    GetSystemInfo: unary(
+      '/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo',
+      ws.GetSystemInfoRequest,
+      ws.GetSystemInfoResponse,
+    ),
   } as unknown as ServiceDefinition;
   const operatorService = {
     ListSearchAttributes: unary(
@@ -71,7 +82,9 @@ export async function startFakeFrontend(opts: { denyCode?: status } = {}): Promi
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return {
     address: `127.0.0.1:${port}`,

@@ -472,7 +472,9 @@ describe('REST API v1 under bad input', () => {
             };
             // Everything at once, per session and across sessions (BUG-11 was a wedge under exactly this).
             const perSession = sessions.map((sessionId) => sent.filter((x) => x.sessionId === sessionId));
-            const results = (await Promise.all(perSession.map(async (items) => Promise.all(items.map(postOne))))).flat();
+            const results = (
+              await Promise.all(perSession.map(async (items) => Promise.all(items.map(postOne))))
+            ).flat();
             for (const sessionId of sessions) {
               const stored = await send({
                 method: 'GET',
@@ -1000,7 +1002,11 @@ describe('known bugs found by the fuzz run (minimal failing tests)', () => {
 
   it('BUG-4: the session ids "." and ".." are refused (a session id names a workspace directory)', async () => {
     for (const target of ['/v1/sessions/%2E%2E/messages', '/v1/sessions/%2E/messages']) {
-      const res = await send({ method: 'POST', target, json: { content: 'where is my workspace', wait: 30 } });
+      const res = await send({
+        method: 'POST',
+        target,
+        json: { content: 'where is my workspace', wait: 30 },
+      });
       expect.soft(res.status, `${target}: ${res.text}`).toBe(400);
     }
   });
@@ -1134,7 +1140,6 @@ describe('known bugs found by the fuzz run (minimal failing tests)', () => {
   });
 });
 
-
 /** Registers a queued compaction prompt: it is a turn that must end like any accepted message. */
 function registerCompaction(res: RawResponse, sessionId: string): void {
   const r = res.json as { message_id: string; queued: boolean };
@@ -1142,4 +1147,3 @@ function registerCompaction(res: RawResponse, sessionId: string): void {
   if (!accepted.has(r.message_id))
     accepted.set(r.message_id, { id: r.message_id, sessionId, via: 'compact' });
 }
-

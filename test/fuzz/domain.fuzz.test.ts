@@ -50,7 +50,13 @@ import { cleanTitle } from '../../domain/prompts.ts';
 import { ALLOWED_TRANSITIONS, isAllowedTransition } from '../../domain/status-machine.ts';
 import { INTERRUPTED_TOOL_RESULT, indexToolFlows } from '../../domain/tool-flow.ts';
 import { toProviderInput } from '../../domain/transpile.ts';
-import { MESSAGE_ID_PATTERN, inboundProblem, textProblem, utf8Length, type InboundMessage } from '../../domain/inbound.ts';
+import {
+  MESSAGE_ID_PATTERN,
+  inboundProblem,
+  textProblem,
+  utf8Length,
+  type InboundMessage,
+} from '../../domain/inbound.ts';
 import {
   anyJson,
   hostileId,

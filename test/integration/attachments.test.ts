@@ -28,13 +28,20 @@ afterAll(async () => {
 const PIXEL_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
-async function post(session: string, body: Record<string, unknown>): Promise<{ status: number; type: string | null; json: Record<string, unknown> }> {
+async function post(
+  session: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; type: string | null; json: Record<string, unknown> }> {
   const res = await fetch(`${api.url}/v1/sessions/${session}/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: res.status, type: res.headers.get('content-type'), json: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    json: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 const lastUser = (r: FakeRequest | undefined): WireMessage | undefined =>
@@ -54,13 +61,17 @@ describe('REST attachments reach the model', () => {
     const r = await post(session, {
       id,
       content: 'What is the temperature in Tokyo?',
-      attachments: [{ name: 'report.csv', content_type: 'text/csv', data: Buffer.from(csv).toString('base64') }],
+      attachments: [
+        { name: 'report.csv', content_type: 'text/csv', data: Buffer.from(csv).toString('base64') },
+      ],
       wait: 60,
     });
     expect(r.status).toBe(200);
     const message = r.json.message as { metadata: { attachments: Record<string, unknown>[] } };
     const file = path.join(attachmentDirFor(stack.dataDir, session, id), '0-report.csv');
-    expect(message.metadata.attachments).toEqual([{ name: 'report.csv', content_type: 'text/csv', size: csv.length, path: file }]);
+    expect(message.metadata.attachments).toEqual([
+      { name: 'report.csv', content_type: 'text/csv', size: csv.length, path: file },
+    ]);
     expect(fs.readFileSync(file, 'utf8')).toBe(csv);
 
     const [first, second] = stack.requestsOf(session);
@@ -78,7 +89,9 @@ describe('REST attachments reach the model', () => {
     const next = await post(session, { content: 'thanks', wait: 60 });
     expect(next.status).toBe(200);
     const history = stack.requestsOf(session).at(-1)?.body?.messages ?? [];
-    const earlier = history.find((m) => m.role === 'user' && JSON.stringify(m.content).includes('temperature in Tokyo'));
+    const earlier = history.find(
+      (m) => m.role === 'user' && JSON.stringify(m.content).includes('temperature in Tokyo'),
+    );
     expect(earlier?.content).toContain('[Attachments stripped from history: report.csv]');
     expect(earlier?.content).not.toContain('Osaka,23');
   });
@@ -97,8 +110,12 @@ describe('REST attachments reach the model', () => {
     const content = lastUser(stack.requestsOf(session)[0])?.content;
     expect(Array.isArray(content)).toBe(true);
     const parts = content as { type: string; text?: string; image_url?: { url: string } }[];
-    expect(parts.find((p) => p.type === 'text')?.text).toContain(`pixel.png (image/png): the image attached below, saved in the working directory at attachments/${id}/0-pixel.png`);
-    expect(parts.find((p) => p.type === 'image_url')?.image_url?.url).toBe(`data:image/png;base64,${PIXEL_PNG}`);
+    expect(parts.find((p) => p.type === 'text')?.text).toContain(
+      `pixel.png (image/png): the image attached below, saved in the working directory at attachments/${id}/0-pixel.png`,
+    );
+    expect(parts.find((p) => p.type === 'image_url')?.image_url?.url).toBe(
+      `data:image/png;base64,${PIXEL_PNG}`,
+    );
 
     await post(session, { content: 'and now?', wait: 60 });
     const history = stack.requestsOf(session).at(-1)?.body?.messages ?? [];
@@ -109,9 +126,15 @@ describe('REST attachments reach the model', () => {
   it('a link-only attachment is named with its link, so an attachment-only message never reaches the model empty', async () => {
     const session = uniqueId('s');
     stack.script(session, { kind: 'text', text: 'I see a link.' });
-    const r = await post(session, { content: '', attachments: [{ name: 'a.png', url: 'https://example.com/a.png' }], wait: 60 });
+    const r = await post(session, {
+      content: '',
+      attachments: [{ name: 'a.png', url: 'https://example.com/a.png' }],
+      wait: 60,
+    });
     expect(r.status).toBe(200);
-    expect(lastUser(stack.requestsOf(session)[0])?.content).toBe('[Attachment a.png: a link, not downloaded: https://example.com/a.png]');
+    expect(lastUser(stack.requestsOf(session)[0])?.content).toBe(
+      '[Attachment a.png: a link, not downloaded: https://example.com/a.png]',
+    );
   });
 
   it('a model server that refuses images: the turn is answered once more with the image named instead', async () => {
@@ -119,7 +142,13 @@ describe('REST attachments reach the model', () => {
     const belongs = (q: FakeRequest) => stack.requestsOf(session).includes(q);
     stack.fake.setGuard((q) =>
       belongs(q) && JSON.stringify(q.body?.messages ?? []).includes('image_url')
-        ? { kind: 'error', status: 400, body: { error: { message: 'image input is not supported by this model', type: 'invalid_request_error' } } }
+        ? {
+            kind: 'error',
+            status: 400,
+            body: {
+              error: { message: 'image input is not supported by this model', type: 'invalid_request_error' },
+            },
+          }
         : undefined,
     );
     try {
@@ -133,7 +162,9 @@ describe('REST attachments reach the model', () => {
       expect((r.json.message as { status: string }).status).toBe('processed');
       const requests = stack.requestsOf(session);
       expect(requests).toHaveLength(2);
-      expect(lastUser(requests[1])?.content).toContain('pixel.png (image/png): an image, saved in the working directory');
+      expect(lastUser(requests[1])?.content).toContain(
+        'pixel.png (image/png): an image, saved in the working directory',
+      );
     } finally {
       stack.fake.setGuard(undefined);
     }

@@ -54,7 +54,10 @@ describe('worker stops in the middle of a tool run', () => {
     const session = uniqueId('s');
     // Longer than a worker restart plus the heartbeat timeout, so the retry finds the leftover still running.
     const marker = `120.${Math.floor(Math.random() * 1e6)}`;
-    const r = await stack.submit(session, `run: echo start >> runs.txt; sleep ${marker}; echo end >> runs.txt; echo finished`);
+    const r = await stack.submit(
+      session,
+      `run: echo start >> runs.txt; sleep ${marker}; echo end >> runs.txt; echo finished`,
+    );
     await expect.poll(() => running(`sleep ${marker}`), { timeout: 20_000, interval: 50 }).toBe(true);
 
     await worker.kill('SIGKILL');
@@ -73,7 +76,10 @@ describe('worker stops in the middle of a tool run', () => {
     ]);
     const result = msgs.find((m) => m.type === 'tool_result')!;
     expect(result.content).toMatch(/interrupted by a worker stop and was not run again/);
-    expect(result.metadata).toMatchObject({ tool_ok: false, tool_result: 'interrupted by a worker stop; not re-run' });
+    expect(result.metadata).toMatchObject({
+      tool_ok: false,
+      tool_result: 'interrupted by a worker stop; not re-run',
+    });
     expect(new Set(msgs.map((m) => m.id)).size).toBe(msgs.length);
     // Ran once, and what the dead worker left running was stopped (never finished, never restarted).
     expect(runsOf(session)).toEqual(['start']);
@@ -84,7 +90,10 @@ describe('worker stops in the middle of a tool run', () => {
     const old = await startWorker();
     const session = uniqueId('s');
     const marker = `60.${Math.floor(Math.random() * 1e6)}`;
-    const r = await stack.submit(session, `run: echo start >> runs.txt; sleep ${marker}; echo end >> runs.txt; echo finished`);
+    const r = await stack.submit(
+      session,
+      `run: echo start >> runs.txt; sleep ${marker}; echo end >> runs.txt; echo finished`,
+    );
     await expect.poll(() => running(`sleep ${marker}`), { timeout: 20_000, interval: 50 }).toBe(true);
     const startedAt = Date.now();
 

@@ -26,10 +26,18 @@ describe('empty model output', () => {
     expect((await stack.waitForStatus(r.message.id, [...ENDED])).status).toBe('processed');
     const msgs = await stack.messages(session);
     const nudge = msgs.find((m) => m.role === 'system');
-    expect(nudge).toMatchObject({ sender: 'System', type: 'text', status: 'responded', content: EMPTY_REPLY_NUDGE });
+    expect(nudge).toMatchObject({
+      sender: 'System',
+      type: 'text',
+      status: 'responded',
+      content: EMPTY_REPLY_NUDGE,
+    });
     // The nudge follows the question directly, so the two user turns merge (roles alternate, docs/message-model.md §5.4).
     const retry = stack.requestsOf(session)[1]?.body?.messages ?? [];
-    expect(retry.at(-1)).toMatchObject({ role: 'user', content: `say something\n\n[System Notification]\n${EMPTY_REPLY_NUDGE}` });
+    expect(retry.at(-1)).toMatchObject({
+      role: 'user',
+      content: `say something\n\n[System Notification]\n${EMPTY_REPLY_NUDGE}`,
+    });
     const replies = msgs.filter((m) => m.sender === 'Kesoku' && m.type === 'text');
     expect(replies).toHaveLength(1);
     expect(replies[0]?.content).toMatch(/^echo: say something/);
@@ -44,8 +52,12 @@ describe('empty model output', () => {
     const msgs = await stack.messages(session);
     expect(msgs.filter((m) => m.role === 'system')).toHaveLength(2);
     const notice = msgs.find((m) => m.role === 'assistant' && m.metadata?.failure_kind);
-    await expect.poll(async () => (await stack.messages(session)).find((m) => m.id === notice?.id)?.status).toBe('delivered');
-    expect(notice?.content).toBe('⚠️ Something went wrong while handling your request: the model returned an empty reply several times.');
+    await expect
+      .poll(async () => (await stack.messages(session)).find((m) => m.id === notice?.id)?.status)
+      .toBe('delivered');
+    expect(notice?.content).toBe(
+      '⚠️ Something went wrong while handling your request: the model returned an empty reply several times.',
+    );
   });
 });
 
@@ -54,10 +66,17 @@ describe('context overflow', () => {
     const session = uniqueId('s');
     const warmup = await stack.submit(session, 'some earlier context');
     await stack.waitForStatus(warmup.message.id, ['processed']);
-    stack.script(session, { kind: 'context_overflow' }, { kind: 'text', text: 'SUMMARY of the earlier context' });
+    stack.script(
+      session,
+      { kind: 'context_overflow' },
+      { kind: 'text', text: 'SUMMARY of the earlier context' },
+    );
     const r = await stack.submit(session, 'now a big question');
     expect((await stack.waitForStatus(r.message.id, [...ENDED])).status).toBe('processed');
-    const sent = stack.requestsOf(session).map((q) => q.body?.messages ?? []).slice(1);
+    const sent = stack
+      .requestsOf(session)
+      .map((q) => q.body?.messages ?? [])
+      .slice(1);
     expect(sent).toHaveLength(3); // overflow, compaction, retried step
     const retried = JSON.stringify(sent[2]);
     expect(retried).toContain('SUMMARY of the earlier context');
@@ -67,7 +86,9 @@ describe('context overflow', () => {
     const notice = msgs.find((m) => m.sender === 'Notification');
     expect(notice?.content).toBe('🔄 Chat history was compacted automatically.');
     expect(notice?.status).toBe('delivered');
-    expect(msgs.find((m) => m.sender === 'Kesoku' && m.parent_id === r.message.id)?.content).toBe('echo: now a big question');
+    expect(msgs.find((m) => m.sender === 'Kesoku' && m.parent_id === r.message.id)?.content).toBe(
+      'echo: now a big question',
+    );
     await recordHistory('overflow-recovered', stack.client, sessionWorkflowId(session));
   });
 
@@ -80,7 +101,9 @@ describe('context overflow', () => {
     expect(ended.metadata?.failure_kind).toBe('provider:context_overflow');
     expect(stack.requestsOf(session)).toHaveLength(2);
     const msgs = await stack.messages(session);
-    expect(msgs.find((m) => m.role === 'assistant' && m.metadata?.failure_kind)?.content).toContain('too long for the model');
+    expect(msgs.find((m) => m.role === 'assistant' && m.metadata?.failure_kind)?.content).toContain(
+      'too long for the model',
+    );
     // The session is usable afterwards.
     const next = await stack.submit(session, 'small one');
     expect((await stack.waitForStatus(next.message.id, [...ENDED])).status).toBe('processed');
@@ -113,7 +136,9 @@ describe('provider errors', () => {
     expect(ended.status).toBe('error');
     expect(ended.metadata?.failure_kind).toBe('provider:timeout');
     const msgs = await stack.messages(session);
-    expect(msgs.find((m) => m.role === 'assistant' && m.metadata?.failure_kind)?.content).toContain('did not answer in time');
+    expect(msgs.find((m) => m.role === 'assistant' && m.metadata?.failure_kind)?.content).toContain(
+      'did not answer in time',
+    );
     const next = await stack.submit(session, 'again');
     expect((await stack.waitForStatus(next.message.id, [...ENDED])).status).toBe('processed');
   }, 60_000);
@@ -126,7 +151,9 @@ describe('provider errors', () => {
     stack.script(session, { kind: 'empty' }, { kind: 'empty' }, { kind: 'empty' });
     const r = await stack.submit(session, '你好');
     expect((await stack.waitForStatus(r.message.id, [...ENDED])).status).toBe('error');
-    const notice = (await stack.messages(session)).find((m) => m.role === 'assistant' && m.metadata?.failure_kind);
+    const notice = (await stack.messages(session)).find(
+      (m) => m.role === 'assistant' && m.metadata?.failure_kind,
+    );
     expect(notice?.content).toBe('⚠️ 处理您的请求时发生异常: 模型多次返回空回复。');
   });
 });

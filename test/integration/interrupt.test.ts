@@ -32,10 +32,19 @@ describe('interrupt mode (default)', () => {
     const session = uniqueId('s');
     stack.fake.enqueue({ kind: 'hang' });
     const first = await stack.submit(session, 'tell me a very long story');
-    await expect.poll(() => stack.fake.chatRequests().some((r) => JSON.stringify(r.body).includes(first.message.content)), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(
+        () => stack.fake.chatRequests().some((r) => JSON.stringify(r.body).includes(first.message.content)),
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     const second = await stack.submit(session, 'and what about this?');
-    expect((await stack.waitForStatus(first.message.id, ['interrupted', 'processed', 'error'])).status).toBe('interrupted');
-    expect((await stack.waitForStatus(second.message.id, ['processed', 'interrupted', 'error'])).status).toBe('processed');
+    expect((await stack.waitForStatus(first.message.id, ['interrupted', 'processed', 'error'])).status).toBe(
+      'interrupted',
+    );
+    expect((await stack.waitForStatus(second.message.id, ['processed', 'interrupted', 'error'])).status).toBe(
+      'processed',
+    );
     const prompt = stack.fake
       .chatRequests()
       .map((r) => JSON.stringify(r.body))
@@ -59,22 +68,32 @@ describe('/stop', () => {
     const session = uniqueId('s');
     const marker = `300.${Math.floor(Math.random() * 1e6)}`;
     const r = await stack.submit(session, `run: sleep ${marker}`);
-    await expect.poll(() => pids(`sleep ${marker}`).length, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => pids(`sleep ${marker}`).length, { timeout: 10_000, interval: 50 })
+      .toBeGreaterThan(0);
     const stoppedAt = Date.now();
     expect(await stack.sessions.stop(session)).toEqual({ stopped: true });
     await expect.poll(() => pids(`sleep ${marker}`).length, { timeout: 2_000, interval: 50 }).toBe(0);
     expect(Date.now() - stoppedAt).toBeLessThan(2_000);
-    expect((await stack.waitForStatus(r.message.id, ['interrupted', 'processed', 'error'])).status).toBe('interrupted');
+    expect((await stack.waitForStatus(r.message.id, ['interrupted', 'processed', 'error'])).status).toBe(
+      'interrupted',
+    );
     let msgs = await stack.messages(session);
     // The unanswered tool_call ends `interrupted`; its interrupted result is built in memory, never stored.
     expect(msgs.find((m) => m.type === 'tool_call')?.status).toBe('interrupted');
     expect(msgs.filter((m) => m.type === 'tool_result')).toEqual([]);
     expect(msgs.find((m) => m.id === r.message.id)?.status).toBe('interrupted');
-    await expect.poll(async () => (await stack.messages(session)).find((m) => m.sender === 'Notification')?.status).toBe('delivered');
-    expect((await stack.messages(session)).find((m) => m.sender === 'Notification')?.content).toBe('⏹️ Stopped.');
+    await expect
+      .poll(async () => (await stack.messages(session)).find((m) => m.sender === 'Notification')?.status)
+      .toBe('delivered');
+    expect((await stack.messages(session)).find((m) => m.sender === 'Notification')?.content).toBe(
+      '⏹️ Stopped.',
+    );
 
     const again = await stack.submit(session, 'still there?');
-    expect((await stack.waitForStatus(again.message.id, ['processed', 'error', 'interrupted'])).status).toBe('processed');
+    expect((await stack.waitForStatus(again.message.id, ['processed', 'error', 'interrupted'])).status).toBe(
+      'processed',
+    );
     msgs = await stack.messages(session);
     expect(msgs.at(-1)?.content).toBe('echo: still there?');
     expect(await stack.sessions.stop(session)).toEqual({ stopped: false });
@@ -99,12 +118,19 @@ describe('queue mode and the bounded queue', () => {
     expect((err as SessionClientError).kind).toBe('queue_full');
     expect((err as SessionClientError).message).toContain('queue full');
 
-    for (const a of accepted) expect((await stack.waitForStatus(a.message.id, ['processed', 'error', 'interrupted'], 60_000)).status).toBe('processed');
+    for (const a of accepted)
+      expect(
+        (await stack.waitForStatus(a.message.id, ['processed', 'error', 'interrupted'], 60_000)).status,
+      ).toBe('processed');
     expect((await stack.waitForStatus(blocker.message.id, ['processed'])).status).toBe('processed');
     const msgs = await stack.messages(session);
     expect(msgs.some((m) => m.id === rejectedId)).toBe(false);
     const replies = msgs.filter((m) => m.sender === 'Kesoku' && m.type === 'text').map((m) => m.content);
-    expect(replies).toEqual(['echo: first', 'slept 8s', ...Array.from({ length: 32 }, (_, i) => `echo: queued ${i}`)]);
+    expect(replies).toEqual([
+      'echo: first',
+      'slept 8s',
+      ...Array.from({ length: 32 }, (_, i) => `echo: queued ${i}`),
+    ]);
   }, 120_000);
 });
 
@@ -119,12 +145,26 @@ describe('the userMessage signal', () => {
     const handle = stack.client.workflow.getHandle(sessionWorkflowId(session));
     const ids = Array.from({ length: 33 }, () => uniqueId('sig'));
     for (const [i, id] of ids.entries()) {
-      await handle.signal(userMessageSignal, { id, content: `signalled ${i}`, sender: 'tester', receivedAt: new Date().toISOString() });
+      await handle.signal(userMessageSignal, {
+        id,
+        content: `signalled ${i}`,
+        sender: 'tester',
+        receivedAt: new Date().toISOString(),
+      });
     }
     const over = ids.at(-1) as string;
-    expect((await stack.waitForStatus(over, ['error'])).metadata).toMatchObject({ failure_kind: 'queue_full' });
-    await expect.poll(async () => (await stack.messages(session)).find((m) => m.id === `${over}:rejected`)?.status, { timeout: 10_000 }).toBe('delivered');
-    for (const id of ids.slice(0, 32)) expect((await stack.waitForStatus(id, ['processed', 'error', 'interrupted'], 60_000)).status).toBe('processed');
+    expect((await stack.waitForStatus(over, ['error'])).metadata).toMatchObject({
+      failure_kind: 'queue_full',
+    });
+    await expect
+      .poll(async () => (await stack.messages(session)).find((m) => m.id === `${over}:rejected`)?.status, {
+        timeout: 10_000,
+      })
+      .toBe('delivered');
+    for (const id of ids.slice(0, 32))
+      expect((await stack.waitForStatus(id, ['processed', 'error', 'interrupted'], 60_000)).status).toBe(
+        'processed',
+      );
     await recordHistory('queue-full-signal', stack.client, sessionWorkflowId(session));
   }, 120_000);
 });
@@ -138,11 +178,16 @@ describe('continue-as-new', () => {
     const queued = [];
     for (let i = 0; i < 5; i++) queued.push(await stack.submit(session, `q${i}`));
     for (const q of queued) await stack.waitForStatus(q.message.id, ['processed'], 30_000);
-    const firstRun = await stack.client.workflow.getHandle(sessionWorkflowId(session), undefined, { firstExecutionRunId: undefined }).describe();
+    const firstRun = await stack.client.workflow
+      .getHandle(sessionWorkflowId(session), undefined, { firstExecutionRunId: undefined })
+      .describe();
     // 6 turns with a bound of 3 turns per run: at least two continue-as-new.
     const countRuns = async () => {
       let n = 0;
-      for await (const _ of stack.client.workflow.list({ query: `WorkflowId = '${sessionWorkflowId(session)}'` })) n++;
+      for await (const _ of stack.client.workflow.list({
+        query: `WorkflowId = '${sessionWorkflowId(session)}'`,
+      }))
+        n++;
       return n;
     };
     // Visibility is eventually consistent: the run started by the last continue-as-new may show up a bit later.

@@ -20,7 +20,14 @@ afterAll(async () => {
 /** The value of one series (name plus exact label set as printed), or 0 when absent. */
 function value(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(series + ' '));
-  return line ? Number(line.slice(series.length + 1).trim().split(' ')[0]) : 0;
+  return line
+    ? Number(
+        line
+          .slice(series.length + 1)
+          .trim()
+          .split(' ')[0],
+      )
+    : 0;
 }
 
 async function scrape(url: string): Promise<string> {
@@ -39,9 +46,15 @@ function urlFrom(part: ChildPart, prefix: string): string {
 describe('metrics', () => {
   it('the main series exist on the worker and the API and move after one turn', async () => {
     const worker = startPart('workers/worker.ts', stackEnv(stack, { KESOKU_METRICS_PORT: '0' }));
-    const api = startPart('workers/api.ts', stackEnv(stack, { KESOKU_METRICS_PORT: '0', KESOKU_API_PORT: '0' }));
+    const api = startPart(
+      'workers/api.ts',
+      stackEnv(stack, { KESOKU_METRICS_PORT: '0', KESOKU_API_PORT: '0' }),
+    );
     parts.push(worker, api);
-    await Promise.all([worker.waitFor('kesoku metrics on', 200_000), api.waitFor('kesoku metrics on', 200_000)]);
+    await Promise.all([
+      worker.waitFor('kesoku metrics on', 200_000),
+      api.waitFor('kesoku metrics on', 200_000),
+    ]);
     const workerMetrics = urlFrom(worker, 'kesoku metrics on');
     const apiMetrics = urlFrom(api, 'kesoku metrics on');
     const apiUrl = urlFrom(api, 'kesoku API listening on');
@@ -73,16 +86,22 @@ describe('metrics', () => {
     expect(((await post.json()) as { message: { status: string } }).message.status).toBe('processed');
 
     const after = await scrape(workerMetrics);
-    expect(value(after, 'kesoku_turns_total{outcome="processed"}')).toBe(value(before, 'kesoku_turns_total{outcome="processed"}') + 1);
+    expect(value(after, 'kesoku_turns_total{outcome="processed"}')).toBe(
+      value(before, 'kesoku_turns_total{outcome="processed"}') + 1,
+    );
     expect(value(after, 'kesoku_turn_duration_seconds_count{outcome="processed"}')).toBe(1);
     expect(value(after, 'kesoku_model_call_duration_seconds_count{outcome="ok"}')).toBeGreaterThanOrEqual(2);
     expect(value(after, 'kesoku_model_tokens_total{kind="input"}')).toBeGreaterThan(0);
     expect(value(after, 'kesoku_model_tokens_total{kind="output"}')).toBeGreaterThan(0);
     expect(value(after, 'kesoku_tool_call_duration_seconds_count{outcome="ok"}')).toBe(1);
-    expect(value(after, 'kesoku_activity_duration_seconds_count{activity="runToolCall",outcome="ok"}')).toBe(1);
+    expect(value(after, 'kesoku_activity_duration_seconds_count{activity="runToolCall",outcome="ok"}')).toBe(
+      1,
+    );
     // kesoku_queue_depth counts waiting messages of every session in the database, which other test files share
     // while this one runs: its presence is checked above, its value is not predictable here.
-    expect(after).toMatch(/^temporal_activity_execution_latency_seconds_count\{.*activity_type="runToolCall".*\} 1$/m);
+    expect(after).toMatch(
+      /^temporal_activity_execution_latency_seconds_count\{.*activity_type="runToolCall".*\} 1$/m,
+    );
 
     // An SSE client on the API is counted while it is connected.
     const sse = http.get(`${apiUrl}/v1/sessions/${session}/events`);
@@ -92,7 +111,9 @@ describe('metrics', () => {
     });
     expect(value(await scrape(apiMetrics), 'kesoku_sse_clients')).toBe(1);
     sse.destroy();
-    await expect.poll(async () => value(await scrape(apiMetrics), 'kesoku_sse_clients'), { timeout: 5000 }).toBe(0);
+    await expect
+      .poll(async () => value(await scrape(apiMetrics), 'kesoku_sse_clients'), { timeout: 5000 })
+      .toBe(0);
 
     const health = await fetch(`${workerMetrics}/healthz`);
     expect(health.status).toBe(200);

@@ -10,7 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSession } from '../../db/sessions.ts';
 import { NUL_REPLACEMENT } from '../../domain/storable-text.ts';
 import { partialReplyId } from '../../domain/partial-reply.ts';
-import { contentText, requireReasoningContent, type FakeRequest, type WireMessage } from '../fakes/model-server.ts';
+import {
+  contentText,
+  requireReasoningContent,
+  type FakeRequest,
+  type WireMessage,
+} from '../fakes/model-server.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -34,7 +39,8 @@ function countedCommand(extra = ''): { command: string; runs: () => number } {
   };
   return {
     command: `echo run >> ${name}${extra}`,
-    runs: () => (fs.existsSync(workspaces) ? fs.readdirSync(workspaces).reduce((n, dir) => n + lines(dir), 0) : 0),
+    runs: () =>
+      fs.existsSync(workspaces) ? fs.readdirSync(workspaces).reduce((n, dir) => n + lines(dir), 0) : 0,
   };
 }
 
@@ -56,7 +62,11 @@ describe('1. a stream that ends without a finish reason', () => {
       const cmd = countedCommand();
       stack.script(
         session,
-        { kind: 'tool_calls', calls: [{ name: 'run_shell_command', arguments: { command: cmd.command } }], finishReason },
+        {
+          kind: 'tool_calls',
+          calls: [{ name: 'run_shell_command', arguments: { command: cmd.command } }],
+          finishReason,
+        },
         { kind: 'text', text: 'The command ran.', finishReason },
       );
       const { done } = await endOf(session, 'run the command');
@@ -70,7 +80,11 @@ describe('1. a stream that ends without a finish reason', () => {
 
   it('accepts a text answer whose stream carries no finish reason: one model request', async () => {
     const session = uniqueId('s');
-    stack.script(session, { kind: 'text', text: 'Plain answer without a finish reason.', finishReason: 'absent' });
+    stack.script(session, {
+      kind: 'text',
+      text: 'Plain answer without a finish reason.',
+      finishReason: 'absent',
+    });
     const { done } = await endOf(session, 'hello');
     expect(done.status).toBe('processed');
     expect(stack.requestsOf(session)).toHaveLength(1);
@@ -104,7 +118,9 @@ describe('2. reasoning models that need their reasoning back', () => {
       expect(back?.reasoning_content).toBe('The user wants the command run; I will call the shell.');
       const thought = (await stack.messages(session)).find((m) => m.type === 'thought' && m.turn_id === id);
       expect(thought?.content).toContain('The user wants the command run');
-      expect(thought?.metadata?.reasoning_content).toBe('The user wants the command run; I will call the shell.');
+      expect(thought?.metadata?.reasoning_content).toBe(
+        'The user wants the command run; I will call the shell.',
+      );
 
       // The next turn: history thoughts are stripped, and the server (which checks the current turn only) accepts it.
       const next = await endOf(session, 'hello');
@@ -123,7 +139,11 @@ describe('2. reasoning models that need their reasoning back', () => {
     try {
       stack.script(
         session,
-        { kind: 'tool_calls', reasoning: 'Run it.', calls: [{ name: 'run_shell_command', arguments: { command: cmd.command } }] },
+        {
+          kind: 'tool_calls',
+          reasoning: 'Run it.',
+          calls: [{ name: 'run_shell_command', arguments: { command: cmd.command } }],
+        },
         { kind: 'text', text: 'It ran.' },
       );
       expect((await endOf(session, 'run it')).done.status).toBe('processed');
@@ -132,7 +152,9 @@ describe('2. reasoning models that need their reasoning back', () => {
       stack.script(session, { kind: 'text', text: 'Hello again!' });
       const hello = await endOf(session, 'hello');
       expect(hello.done.status).toBe('processed');
-      const reply = (await stack.messages(session)).filter((m) => m.role === 'assistant' && m.type === 'text').at(-1);
+      const reply = (await stack.messages(session))
+        .filter((m) => m.role === 'assistant' && m.type === 'text')
+        .at(-1);
       expect(reply?.content).toBe('Hello again!');
       // At most one refused request, then the past tool flow goes as plain text; the command never runs again.
       const hellos = stack.requestsOf(session).slice(before);
@@ -156,14 +178,20 @@ describe('3. inline <think> reasoning', () => {
       (r) => !r.body?.tools?.length && JSON.stringify(r.body?.messages ?? []).includes(question),
       { kind: 'text', text: '', chunks: ['<th', 'ink>choosing a title</thi', 'nk>\n', 'Trip planning'] },
     );
-    stack.script(session, { kind: 'text', text: '', chunks: ['<thi', 'nk>private plan</th', 'ink>\n\nHere is', ' the answer.'] });
+    stack.script(session, {
+      kind: 'text',
+      text: '',
+      chunks: ['<thi', 'nk>private plan</th', 'ink>\n\nHere is', ' the answer.'],
+    });
     const { id, done } = await endOf(session, question);
     expect(done.status).toBe('processed');
     const msgs = await stack.messages(session);
     const reply = msgs.find((m) => m.role === 'assistant' && m.type === 'text');
     expect(reply?.content).toBe('Here is the answer.');
     expect(msgs.find((m) => m.type === 'thought' && m.turn_id === id)?.content).toBe('private plan');
-    await expect.poll(async () => (await getSession(stack.pool, session))?.title, { timeout: 15_000 }).toBe('Trip planning');
+    await expect
+      .poll(async () => (await getSession(stack.pool, session))?.title, { timeout: 15_000 })
+      .toBe('Trip planning');
     expect(stack.requestsOf(session)).toHaveLength(1);
   });
 
@@ -171,7 +199,11 @@ describe('3. inline <think> reasoning', () => {
     const session = uniqueId('s');
     stack.script(
       session,
-      { kind: 'text', text: '', chunks: ['<think>I am still thinking about', ' this and never close the tag'] },
+      {
+        kind: 'text',
+        text: '',
+        chunks: ['<think>I am still thinking about', ' this and never close the tag'],
+      },
       { kind: 'text', text: 'The real answer.' },
     );
     const { id, done } = await endOf(session, 'think hard');
@@ -179,7 +211,9 @@ describe('3. inline <think> reasoning', () => {
     const msgs = await stack.messages(session);
     const replies = msgs.filter((m) => m.role === 'assistant' && m.type === 'text');
     expect(replies.map((m) => m.content)).toEqual(['The real answer.']);
-    expect(msgs.find((m) => m.type === 'thought' && m.turn_id === id)?.content).toBe('I am still thinking about this and never close the tag');
+    expect(msgs.find((m) => m.type === 'thought' && m.turn_id === id)?.content).toBe(
+      'I am still thinking about this and never close the tag',
+    );
     expect(stack.requestsOf(session)).toHaveLength(2);
     const title = (await getSession(stack.pool, session))?.title ?? '';
     expect(title).not.toContain('<think>');
@@ -230,7 +264,12 @@ describe('5. /stop mid-answer', () => {
     expect(ended.status).toBe('interrupted');
 
     const partial = (await stack.messages(session)).find((m) => m.id === partialReplyId(r.message.id, 0));
-    expect(partial).toMatchObject({ role: 'assistant', type: 'text', turn_id: r.message.id, metadata: { partial: true } });
+    expect(partial).toMatchObject({
+      role: 'assistant',
+      type: 'text',
+      turn_id: r.message.id,
+      metadata: { partial: true },
+    });
     expect(['pending', 'delivered']).toContain(partial?.status);
     expect(partial?.content.startsWith('word0 word1 word2')).toBe(true);
     expect(partial?.content).toContain('interrupted');
@@ -243,7 +282,9 @@ describe('5. /stop mid-answer', () => {
     expect(next.done.status).toBe('processed');
     const requests = stack.requestsOf(session);
     expect(requests).toHaveLength(2);
-    const seen = messagesOf(requests[1]).filter((m) => m.role === 'assistant').map((m) => contentText(m.content ?? null));
+    const seen = messagesOf(requests[1])
+      .filter((m) => m.role === 'assistant')
+      .map((m) => contentText(m.content ?? null));
     expect(seen.some((c) => c.includes('word0 word1 word2') && c.includes('interrupted'))).toBe(true);
   });
 });

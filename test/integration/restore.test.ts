@@ -39,10 +39,17 @@ describe('a terminated session workflow', () => {
     await stack.sessions.setMode(session, 'queue');
     await stack.sessions.setTitle(session, 'Kept title');
     terminate(session);
-    await expect.poll(async () => (await stack.client.workflow.getHandle(sessionWorkflowId(session)).describe()).status.name).toBe('TERMINATED');
+    await expect
+      .poll(
+        async () =>
+          (await stack.client.workflow.getHandle(sessionWorkflowId(session)).describe()).status.name,
+      )
+      .toBe('TERMINATED');
 
     const next = await stack.submit(session, 'are you back?');
-    expect((await stack.waitForStatus(next.message.id, ['processed', 'error', 'interrupted'])).status).toBe('processed');
+    expect((await stack.waitForStatus(next.message.id, ['processed', 'error', 'interrupted'])).status).toBe(
+      'processed',
+    );
     const state = await stack.sessions.state(session);
     expect(state).toMatchObject({ mode: 'queue', title: 'Kept title', titleSource: 'user', turnCount: 2 });
     expect((await getSession(stack.pool, session))?.mode).toBe('queue');
@@ -54,11 +61,18 @@ describe('a terminated session workflow', () => {
     const first = await stack.submit(session, 'hello');
     await stack.waitForStatus(first.message.id, ['processed']);
     terminate(session);
-    await expect.poll(async () => (await stack.client.workflow.getHandle(sessionWorkflowId(session)).describe()).status.name).toBe('TERMINATED');
+    await expect
+      .poll(
+        async () =>
+          (await stack.client.workflow.getHandle(sessionWorkflowId(session)).describe()).status.name,
+      )
+      .toBe('TERMINATED');
     expect(await stack.sessions.stop(addressOf(session))).toEqual({ stopped: false });
     expect(await stack.sessions.setMode(addressOf(session), 'queue')).toEqual({ mode: 'queue' });
     const compact = await stack.sessions.compact(addressOf(session));
-    expect((await stack.waitForStatus(compact.message_id, ['processed', 'error', 'interrupted'])).status).toBe('processed');
+    expect(
+      (await stack.waitForStatus(compact.message_id, ['processed', 'error', 'interrupted'])).status,
+    ).toBe('processed');
     expect((await stack.sessions.state(session)).turnCount).toBe(2);
   });
 
@@ -72,12 +86,23 @@ describe('a terminated session workflow', () => {
     await stack.waitForStatus(cut.message.id, ['processing']);
     const waiting = await stack.submit(session, 'waiting one');
     terminate(session);
-    await expect.poll(async () => (await stack.client.workflow.getHandle(sessionWorkflowId(session)).describe()).status.name).toBe('TERMINATED');
+    await expect
+      .poll(
+        async () =>
+          (await stack.client.workflow.getHandle(sessionWorkflowId(session)).describe()).status.name,
+      )
+      .toBe('TERMINATED');
 
     const next = await stack.submit(session, 'after the restart');
-    expect((await stack.waitForStatus(cut.message.id, ['interrupted', 'processed', 'error'])).status).toBe('interrupted');
-    expect((await stack.waitForStatus(waiting.message.id, ['processed', 'error', 'interrupted'], 30_000)).status).toBe('processed');
-    expect((await stack.waitForStatus(next.message.id, ['processed', 'error', 'interrupted'], 30_000)).status).toBe('processed');
+    expect((await stack.waitForStatus(cut.message.id, ['interrupted', 'processed', 'error'])).status).toBe(
+      'interrupted',
+    );
+    expect(
+      (await stack.waitForStatus(waiting.message.id, ['processed', 'error', 'interrupted'], 30_000)).status,
+    ).toBe('processed');
+    expect(
+      (await stack.waitForStatus(next.message.id, ['processed', 'error', 'interrupted'], 30_000)).status,
+    ).toBe('processed');
     const notice = (await stack.messages(session)).find((m) => m.id === `${cut.message.id}:notice`);
     expect(notice).toMatchObject({ sender: 'Notification', status: 'delivered' });
     expect(notice?.content).toContain('restarted');

@@ -10,7 +10,11 @@ import { inject } from 'vitest';
 import { connectTemporal } from '../../infra/temporal-connection.ts';
 import { freePort, startDevServer, type TemporalServer } from '../../infra/temporal-server.ts';
 import { SessionClient } from '../../infra/session-client.ts';
-import { KESOKU_SEARCH_ATTRIBUTES, ensureSearchAttributes, SearchAttributesMissingError } from '../../infra/temporal-search-attributes.ts';
+import {
+  KESOKU_SEARCH_ATTRIBUTES,
+  ensureSearchAttributes,
+  SearchAttributesMissingError,
+} from '../../infra/temporal-search-attributes.ts';
 import { startFakeFrontend } from '../fakes/temporal-frontend.ts';
 import { startPart, stackEnv, type ChildPart } from '../support/processes.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
@@ -21,7 +25,11 @@ const parts: ChildPart[] = [];
 beforeAll(async () => {
   stack = await startStack({ noWorker: true });
   // A Temporal dev server started WITHOUT Kesoku's --search-attribute flags.
-  fresh = await startDevServer(inject('temporalBinary'), { port: await freePort(), uiPort: null, dbFilename: null, searchAttributes: false }, 'cache');
+  fresh = await startDevServer(
+    inject('temporalBinary'),
+    { port: await freePort(), uiPort: null, dbFilename: null, searchAttributes: false },
+    'cache',
+  );
 });
 afterAll(async () => {
   for (const p of parts) await p.kill('SIGTERM');
@@ -34,7 +42,9 @@ describe('search attributes owned by the app', () => {
     const connection = await connectTemporal({ address: fresh.address });
     try {
       const before = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
-      expect(Object.keys(before.customAttributes ?? {}).filter((n) => KESOKU_SEARCH_ATTRIBUTES.includes(n))).toEqual([]);
+      expect(
+        Object.keys(before.customAttributes ?? {}).filter((n) => KESOKU_SEARCH_ATTRIBUTES.includes(n)),
+      ).toEqual([]);
 
       const env = stackEnv(stack, { TEMPORAL_ADDRESS: fresh.address, KESOKU_LOG_LEVEL: 'info' });
       parts.push(startPart('workers/worker.ts', env), startPart('workers/worker.ts', env));
@@ -45,13 +55,22 @@ describe('search attributes owned by the app', () => {
       for (const n of KESOKU_SEARCH_ATTRIBUTES) expect(after.customAttributes?.[n]).toBeDefined();
 
       const sessions = new SessionClient({
-        client: new Client({ connection, namespace: 'default', dataConverter: { payloadCodecs: [stack.payloadCodec] } }),
+        client: new Client({
+          connection,
+          namespace: 'default',
+          dataConverter: { payloadCodecs: [stack.payloadCodec] },
+        }),
         taskQueue: stack.taskQueue,
       });
       const sessionId = uniqueId('s');
       const r = await sessions.submit(
         { sessionId, chatbotId: 'api', channelId: sessionId },
-        { id: uniqueId('m'), content: 'hello on a fresh server', sender: 'tester', receivedAt: new Date().toISOString() },
+        {
+          id: uniqueId('m'),
+          content: 'hello on a fresh server',
+          sender: 'tester',
+          receivedAt: new Date().toISOString(),
+        },
       );
       const done = await stack.waitForStatus(r.message.id, ['processed', 'error', 'interrupted'], 30_000);
       expect(done.status).toBe('processed');
@@ -67,7 +86,9 @@ describe('search attributes owned by the app', () => {
     try {
       const worker = startPart('workers/worker.ts', stackEnv(stack, { TEMPORAL_ADDRESS: frontend.address }));
       parts.push(worker);
-      const code = await new Promise<number | null>((resolve) => worker.child.once('exit', (c) => resolve(c)));
+      const code = await new Promise<number | null>((resolve) =>
+        worker.child.once('exit', (c) => resolve(c)),
+      );
       expect(code).toBe(1);
       expect(worker.output()).toContain(
         'temporal operator search-attribute create --namespace default --name KesokuChatbotId --type Keyword --name KesokuChannelId --type Keyword --name KesokuSessionStatus --type Keyword',
@@ -84,11 +105,15 @@ describe('search attributes owned by the app', () => {
     const frontend = await startFakeFrontend({ denyCode: status.UNIMPLEMENTED });
     const connection = await connectTemporal({ address: frontend.address });
     try {
-      const err = await ensureSearchAttributes({ connection, namespace: 'acme.a1b2c' }).catch((e: unknown) => e);
+      const err = await ensureSearchAttributes({ connection, namespace: 'acme.a1b2c' }).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(SearchAttributesMissingError);
       expect((err as SearchAttributesMissingError).kind).toBe('search_attributes_missing');
       expect((err as SearchAttributesMissingError).missing).toEqual([...KESOKU_SEARCH_ATTRIBUTES]);
-      expect((err as Error).message).toContain('tcld namespace search-attributes add --namespace acme.a1b2c --search-attribute "KesokuChatbotId=Keyword"');
+      expect((err as Error).message).toContain(
+        'tcld namespace search-attributes add --namespace acme.a1b2c --search-attribute "KesokuChatbotId=Keyword"',
+      );
     } finally {
       await connection.close();
       await frontend.close();

@@ -19,7 +19,8 @@ let fake: FakeModelServer | undefined;
 let running: ChildProcess | undefined;
 
 afterAll(async () => {
-  if (running && running.exitCode === null && running.signalCode === null) process.kill(-running.pid!, 'SIGKILL');
+  if (running && running.exitCode === null && running.signalCode === null)
+    process.kill(-running.pid!, 'SIGKILL');
   await fake?.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -41,7 +42,12 @@ interface Started {
 
 /** `npm start` in its own process group (like a terminal's foreground job), with every port of its own. */
 async function npmStart(env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running = child;
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -59,9 +65,16 @@ async function npmStart(env: NodeJS.ProcessEnv): Promise<Started> {
 describe('npm start', () => {
   it('answers, stops every part on Ctrl-C and on SIGTERM, and a second start finds the session again', async () => {
     fake = await startFakeModelServer();
-    const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), postgres: await freePort() };
+    const ports = {
+      api: await freePort(),
+      temporal: await freePort(),
+      ui: await freePort(),
+      postgres: await freePort(),
+    };
     const env: NodeJS.ProcessEnv = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^(KESOKU_|DATABASE_URL$|TEMPORAL_ADDRESS$|DISCORD_)/.test(k)),
+      Object.entries(process.env).filter(
+        ([k]) => !/^(KESOKU_|DATABASE_URL$|TEMPORAL_ADDRESS$|DISCORD_)/.test(k),
+      ),
     );
     Object.assign(env, {
       KESOKU_DATA_DIR: dataDir,
@@ -89,7 +102,9 @@ describe('npm start', () => {
       body: JSON.stringify({ content: 'hello from the first start', wait: 60 }),
     });
     expect(sent.status).toBe(200);
-    expect(((await sent.json()) as { reply: { content: string } }).reply.content).toBe('echo: hello from the first start');
+    expect(((await sent.json()) as { reply: { content: string } }).reply.content).toBe(
+      'echo: hello from the first start',
+    );
 
     // The Web UI decrypts payloads through the API's codec endpoint; the data dir and its secrets are private.
     const settings = (await (await fetch(`http://127.0.0.1:${ports.ui}/api/v1/settings`)).json()) as {
@@ -111,12 +126,18 @@ describe('npm start', () => {
 
     // Second start: the session and its messages are there; SIGTERM to the npm process alone stops it all.
     const second = await npmStart(env);
-    const messages = (await (await fetch(`${api}/v1/sessions/start-test/messages`)).json()) as { messages: { content: string }[] };
-    expect(messages.messages.map((m) => m.content)).toEqual(['hello from the first start', 'echo: hello from the first start']);
+    const messages = (await (await fetch(`${api}/v1/sessions/start-test/messages`)).json()) as {
+      messages: { content: string }[];
+    };
+    expect(messages.messages.map((m) => m.content)).toEqual([
+      'hello from the first start',
+      'echo: hello from the first start',
+    ]);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     // npm exits once its child has; give the detached servers' exits a moment to free their ports.
-    for (let i = 0; i < 50 && (await Promise.all(allPorts.map(portOpen))).some(Boolean); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (await Promise.all(allPorts.map(portOpen))).some(Boolean); i++)
+      await new Promise((r) => setTimeout(r, 100));
     for (const port of allPorts) expect(await portOpen(port), `port ${port} after SIGTERM`).toBe(false);
   }, 300_000);
 });

@@ -22,7 +22,18 @@ afterAll(async () => pool?.end());
 
 /** A stored message in status `from` (inserted directly in that status, as the row's starting point). */
 async function messageIn(from: Status): Promise<string> {
-  const m = { ...userQuestion({ id: uniqueId('m'), session_id: session, chatbot_id: 'api', channel_id: session, sender: 't', content: 'x', received_at: null }), status: from };
+  const m = {
+    ...userQuestion({
+      id: uniqueId('m'),
+      session_id: session,
+      chatbot_id: 'api',
+      channel_id: session,
+      sender: 't',
+      content: 'x',
+      received_at: null,
+    }),
+    status: from,
+  };
   await commit(pool, session, { insert: [m] });
   return m.id;
 }
@@ -51,10 +62,20 @@ describe('status changes on real Postgres (docs/message-model.md §4)', () => {
 
   it('a change and an insert in one commit land together or not at all', async () => {
     const id = await messageIn('processed');
-    const extra = { ...userQuestion({ id: uniqueId('m'), session_id: session, chatbot_id: 'api', channel_id: session, sender: 't', content: 'y', received_at: null }) };
-    await expect(commit(pool, session, { insert: [extra], transitions: [{ id, to: 'pending_agent' }] })).rejects.toBeInstanceOf(
-      IllegalTransitionError,
-    );
+    const extra = {
+      ...userQuestion({
+        id: uniqueId('m'),
+        session_id: session,
+        chatbot_id: 'api',
+        channel_id: session,
+        sender: 't',
+        content: 'y',
+        received_at: null,
+      }),
+    };
+    await expect(
+      commit(pool, session, { insert: [extra], transitions: [{ id, to: 'pending_agent' }] }),
+    ).rejects.toBeInstanceOf(IllegalTransitionError);
     expect(await getMessage(pool, extra.id)).toBeNull();
   });
 });

@@ -21,7 +21,13 @@ describe('a plain turn', () => {
   it('stores the question, answers it, delivers the reply and marks the question processed', async () => {
     const session = uniqueId('s');
     const r = await stack.submit(session, 'hello there');
-    expect(r.message).toMatchObject({ status: 'pending_agent', role: 'user', type: 'text', chatbot_id: 'api', sender: 'tester' });
+    expect(r.message).toMatchObject({
+      status: 'pending_agent',
+      role: 'user',
+      type: 'text',
+      chatbot_id: 'api',
+      sender: 'tester',
+    });
     expect(r.queue_position).toBe(0);
     const done = await stack.waitForStatus(r.message.id, [...ENDED]);
     expect(done.status).toBe('processed');
@@ -43,9 +49,13 @@ describe('a plain turn', () => {
     const session = uniqueId('s');
     const r = await stack.submit(session, 'plan the trip to Tokyo please');
     await stack.waitForStatus(r.message.id, ['processed']);
-    await expect.poll(async () => (await getSession(stack.pool, session))?.title, { timeout: 15_000 }).toBe('plan the trip');
+    await expect
+      .poll(async () => (await getSession(stack.pool, session))?.title, { timeout: 15_000 })
+      .toBe('plan the trip');
     expect((await getSession(stack.pool, session))?.title_source).toBe('auto');
-    await expect.poll(async () => (await stack.sessions.state(session)).title, { timeout: 5_000 }).toBe('plan the trip');
+    await expect
+      .poll(async () => (await stack.sessions.state(session)).title, { timeout: 5_000 })
+      .toBe('plan the trip');
   });
 });
 
@@ -67,16 +77,29 @@ describe('title race (docs/message-flow.md §12, §15)', () => {
   it('a rename while the title is being generated wins over the late automatic title', async () => {
     const session = uniqueId('s');
     const question = `race question ${session}`;
-    const isTitleRequest = (q: { body?: { messages?: { role: string; content?: unknown }[]; tools?: unknown[] } }) =>
-      !q.body?.tools?.length && JSON.stringify(q.body?.messages ?? []).includes(question) && JSON.stringify(q.body).includes('title');
-    stack.scriptWhen(isTitleRequest, { kind: 'slow_text', text: 'Title: An automatic title', chunkDelayMs: 400 });
+    const isTitleRequest = (q: {
+      body?: { messages?: { role: string; content?: unknown }[]; tools?: unknown[] };
+    }) =>
+      !q.body?.tools?.length &&
+      JSON.stringify(q.body?.messages ?? []).includes(question) &&
+      JSON.stringify(q.body).includes('title');
+    stack.scriptWhen(isTitleRequest, {
+      kind: 'slow_text',
+      text: 'Title: An automatic title',
+      chunkDelayMs: 400,
+    });
     const r = await stack.submit(session, question);
     await stack.waitForStatus(r.message.id, ['processed']);
-    await expect.poll(() => stack.fake.chatRequests().some(isTitleRequest), { timeout: 10_000, interval: 50 }).toBe(true);
+    await expect
+      .poll(() => stack.fake.chatRequests().some(isTitleRequest), { timeout: 10_000, interval: 50 })
+      .toBe(true);
     await stack.sessions.setTitle(session, 'Chosen by the user');
     const result = await stack.client.workflow.getHandle(titleWorkflowId(session)).result();
     expect(result).toBeNull();
-    expect(await getSession(stack.pool, session)).toMatchObject({ title: 'Chosen by the user', title_source: 'user' });
+    expect(await getSession(stack.pool, session)).toMatchObject({
+      title: 'Chosen by the user',
+      title_source: 'user',
+    });
     expect((await stack.sessions.state(session)).title).toBe('Chosen by the user');
   });
 
@@ -84,7 +107,9 @@ describe('title race (docs/message-flow.md §12, §15)', () => {
     const session = uniqueId('s');
     const r = await stack.submit(session, 'hello world again');
     await stack.waitForStatus(r.message.id, ['processed']);
-    await expect.poll(async () => (await getSession(stack.pool, session))?.title_source, { timeout: 10_000 }).toBe('auto');
+    await expect
+      .poll(async () => (await getSession(stack.pool, session))?.title_source, { timeout: 10_000 })
+      .toBe('auto');
     await stack.sessions.setTitle(session, 'Renamed');
     const { setAutoTitle } = await import('../../db/sessions.ts');
     expect(await setAutoTitle(stack.pool, session, 'late automatic title')).toBe(false);
@@ -108,7 +133,10 @@ describe('tool turns', () => {
     ]);
     const [, thought, call, result, reply] = msgs;
     expect(thought?.content).toBe('I will run `echo hi from the shell`.');
-    expect(call?.metadata).toMatchObject({ tool_name: 'run_shell_command', tool_arguments: { command: 'echo hi from the shell' } });
+    expect(call?.metadata).toMatchObject({
+      tool_name: 'run_shell_command',
+      tool_arguments: { command: 'echo hi from the shell' },
+    });
     expect(result).toMatchObject({ sender: 'run_shell_command', parent_id: call?.id });
     expect(result?.content).toBe('=== STDOUT ===\nhi from the shell\n=== STDERR ===\n');
     expect(result?.metadata?.tool_result).toBe('hi from the shell');
@@ -139,7 +167,10 @@ describe('tool turns', () => {
     const r = await stack.submit(session, 'run: sleep 2; echo slow');
     const handle = stack.client.workflow.getHandle(sessionWorkflowId(session));
     await expect
-      .poll(async () => (await handle.query(workflowMetadataQuery)).currentDetails ?? '', { timeout: 10_000, interval: 100 })
+      .poll(async () => (await handle.query(workflowMetadataQuery)).currentDetails ?? '', {
+        timeout: 10_000,
+        interval: 100,
+      })
       .toContain('step 0: run_shell_command');
     const running = await handle.describe();
     expect(running.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
@@ -150,7 +181,14 @@ describe('tool turns', () => {
       ]),
     );
     await stack.waitForStatus(r.message.id, ['processed']);
-    await expect.poll(async () => (await handle.describe()).typedSearchAttributes.getAll().find((p) => p.key.name === 'KesokuSessionStatus')?.value).toBe('idle');
+    await expect
+      .poll(
+        async () =>
+          (await handle.describe()).typedSearchAttributes
+            .getAll()
+            .find((p) => p.key.name === 'KesokuSessionStatus')?.value,
+      )
+      .toBe('idle');
     const desc = await handle.describe();
     const values = JSON.stringify(desc.typedSearchAttributes.getAll());
     expect(values).not.toContain('slow');
@@ -167,9 +205,19 @@ describe('/compact', () => {
     stack.script(session, { kind: 'text', text: 'SUMMARY: apples and pears' });
     const { message_id } = await stack.sessions.compact(session);
     const prompt = await stack.waitForStatus(message_id, ['processed', 'error', 'interrupted']);
-    expect(prompt).toMatchObject({ role: 'user', type: 'text', sender: 'System', status: 'processed', metadata: { is_compaction: true } });
-    expect(prompt.content.startsWith('[System Notification] The user manually requested compaction')).toBe(true);
-    const summary = (await stack.messages(session)).find((m) => m.turn_id === message_id && m.role === 'assistant');
+    expect(prompt).toMatchObject({
+      role: 'user',
+      type: 'text',
+      sender: 'System',
+      status: 'processed',
+      metadata: { is_compaction: true },
+    });
+    expect(prompt.content.startsWith('[System Notification] The user manually requested compaction')).toBe(
+      true,
+    );
+    const summary = (await stack.messages(session)).find(
+      (m) => m.turn_id === message_id && m.role === 'assistant',
+    );
     expect(summary).toMatchObject({ content: 'SUMMARY: apples and pears', status: 'delivered' });
     expect(typeof summary?.metadata?.compacted_through_seq).toBe('number');
 
@@ -203,7 +251,12 @@ describe('message ids are idempotency keys', () => {
     const first = await stack.submit(session, 'via update');
     await stack.waitForStatus(first.message.id, ['processed']);
     const handle = stack.sessions.handle(session);
-    const msg = { id: uniqueId('sig'), content: 'via signal', sender: 'tester', receivedAt: new Date().toISOString() };
+    const msg = {
+      id: uniqueId('sig'),
+      content: 'via signal',
+      sender: 'tester',
+      receivedAt: new Date().toISOString(),
+    };
     const { userMessageSignal } = await import('../../workflows/definitions.ts');
     await handle.signal(userMessageSignal, msg);
     await handle.signal(userMessageSignal, msg);

@@ -29,7 +29,13 @@ function rawRequest(
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers },
+      {
+        host: u.hostname,
+        port: u.port,
+        method: opts.method ?? 'GET',
+        path: opts.path,
+        headers: opts.headers,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -68,7 +74,9 @@ describe('a token-less API (loopback operator)', () => {
       expect((await rawRequest(api.url, { path: '/v1/sessions', headers: { host } })).status).toBe(200);
     }
     // A loopback name on another port is a different origin too.
-    expect((await rawRequest(api.url, { path: '/v1/sessions', headers: { host: '127.0.0.1:1' } })).status).toBe(403);
+    expect(
+      (await rawRequest(api.url, { path: '/v1/sessions', headers: { host: '127.0.0.1:1' } })).status,
+    ).toBe(403);
     const session = uniqueId('rebind');
     const post = await rawRequest(api.url, {
       method: 'POST',
@@ -84,7 +92,11 @@ describe('a token-less API (loopback operator)', () => {
     const client = new ApiClient(api.url);
     const session = uniqueId('csrf');
     expectProblem(
-      await client.post(`/v1/sessions/${session}/messages`, { content: 'run: id' }, { origin: 'https://evil.example' }),
+      await client.post(
+        `/v1/sessions/${session}/messages`,
+        { content: 'run: id' },
+        { origin: 'https://evil.example' },
+      ),
       403,
       'forbidden',
     );
@@ -102,14 +114,22 @@ describe('a token-less API (loopback operator)', () => {
       'forbidden',
     );
     expectProblem(
-      await client.post(`/v1/sessions/${session}/messages`, { content: 'x' }, { 'sec-fetch-site': 'cross-site' }),
+      await client.post(
+        `/v1/sessions/${session}/messages`,
+        { content: 'x' },
+        { 'sec-fetch-site': 'cross-site' },
+      ),
       403,
       'forbidden',
     );
     expect(await stack.messages(session)).toEqual([]);
     // A cross-origin GET is not a state change; the browser's same-origin policy keeps its answer from the page.
     expect((await client.get('/v1/sessions', { origin: 'https://evil.example' })).status).toBe(200);
-    const same = await client.post(`/v1/sessions/${session}/messages`, { content: 'hello' }, { origin: api.url });
+    const same = await client.post(
+      `/v1/sessions/${session}/messages`,
+      { content: 'hello' },
+      { origin: api.url },
+    );
     expect(same.status).toBe(202);
   });
 
@@ -144,15 +164,23 @@ describe('principals', () => {
 
   it("principal A cannot read or act on principal B's session (404); the owner and admin can", async () => {
     const session = uniqueId('alice');
-    expect((await alice.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 })).status).toBe(200);
+    expect(
+      (await alice.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 })).status,
+    ).toBe(200);
 
     expectProblem(await bob.get(`/v1/sessions/${session}`), 404, 'session-not-found');
     expectProblem(await bob.get(`/v1/sessions/${session}/messages`), 404, 'session-not-found');
-    expectProblem(await bob.post(`/v1/sessions/${session}/messages`, { content: 'me too' }), 404, 'session-not-found');
+    expectProblem(
+      await bob.post(`/v1/sessions/${session}/messages`, { content: 'me too' }),
+      404,
+      'session-not-found',
+    );
     expectProblem(await bob.patch(`/v1/sessions/${session}`, { title: 'mine' }), 404, 'session-not-found');
     expectProblem(await bob.post(`/v1/sessions/${session}/stop`), 404, 'session-not-found');
     expectProblem(await bob.post(`/v1/sessions/${session}/compact`), 404, 'session-not-found');
-    const events = await fetch(`${api.url}/v1/sessions/${session}/events`, { headers: { authorization: `Bearer ${tok('b')}` } });
+    const events = await fetch(`${api.url}/v1/sessions/${session}/events`, {
+      headers: { authorization: `Bearer ${tok('b')}` },
+    });
     expect(events.status).toBe(404);
     await events.body?.cancel();
     // Bob's message never reached the session.
@@ -163,7 +191,10 @@ describe('principals', () => {
     expect((await admin.get(`/v1/sessions/${session}/messages`)).status).toBe(200);
 
     const ids = async (c: ApiClient) =>
-      ((await c.get<{ sessions: { id: string }[] }>(`/v1/sessions?limit=${API_LIMITS.sessionsPageMax}`)).body.sessions ?? []).map((s) => s.id);
+      (
+        (await c.get<{ sessions: { id: string }[] }>(`/v1/sessions?limit=${API_LIMITS.sessionsPageMax}`)).body
+          .sessions ?? []
+      ).map((s) => s.id);
     expect(await ids(alice)).toContain(session);
     expect(await ids(bob)).not.toContain(session);
     expect(await ids(admin)).toContain(session);
@@ -190,7 +221,11 @@ describe('principals', () => {
     for (const c of [alice, bob]) {
       expectProblem(await c.get(`/v1/sessions/${session}`), 404, 'session-not-found');
       expectProblem(await c.get(`/v1/sessions/${session}/messages`), 404, 'session-not-found');
-      expectProblem(await c.post(`/v1/sessions/${session}/messages`, { content: 'hijack' }), 404, 'session-not-found');
+      expectProblem(
+        await c.post(`/v1/sessions/${session}/messages`, { content: 'hijack' }),
+        404,
+        'session-not-found',
+      );
     }
     expect((await admin.get(`/v1/sessions/${session}`)).body.chatbot_id).toBe('discord');
     expect((await admin.get(`/v1/sessions/${session}/messages`)).status).toBe(200);
@@ -198,7 +233,11 @@ describe('principals', () => {
     // Squatting a channel's future session is refused for everyone, admin included.
     const future = `discord:${channel}9`;
     for (const c of [alice, admin]) {
-      expectProblem(await c.post(`/v1/sessions/${future}/messages`, { content: 'squat' }), 404, 'session-not-found');
+      expectProblem(
+        await c.post(`/v1/sessions/${future}/messages`, { content: 'squat' }),
+        404,
+        'session-not-found',
+      );
     }
   });
 });

@@ -31,7 +31,9 @@ let history: proto.temporal.api.history.v1.IHistory;
 
 beforeAll(async () => {
   stack = await startStack();
-  api = await startApiFor(stack, { codec: { codec: stack.payloadCodec, token: CODEC_TOKEN, origins: [UI_ORIGIN] } });
+  api = await startApiFor(stack, {
+    codec: { codec: stack.payloadCodec, token: CODEC_TOKEN, origins: [UI_ORIGIN] },
+  });
   marker = `plaintext-marker-${randomBytes(6).toString('hex')}`;
   sessionId = uniqueId('enc');
   const res = await new ApiClient(api.url).post(`/v1/sessions/${sessionId}/messages`, {
@@ -71,16 +73,30 @@ describe('a recorded history', () => {
     expect(payloads.length).toBeGreaterThan(3);
     // Every payload is encrypted except what Temporal must read itself: search attributes (ids and states,
     // metadata `type`) and the SDK's patch markers (`{"id": <patch id>, "deprecated": …}`).
-    const encrypted = payloads.filter((p) => Buffer.from(p.metadata?.encoding ?? new Uint8Array()).toString() === ENCRYPTED_ENCODING);
+    const encrypted = payloads.filter(
+      (p) => Buffer.from(p.metadata?.encoding ?? new Uint8Array()).toString() === ENCRYPTED_ENCODING,
+    );
     const clear = payloads.filter((p) => !encrypted.includes(p));
     expect(encrypted.length).toBeGreaterThan(3);
     // A local activity's marker also carries the SDK core's bookkeeping in clear (sequence number, attempt,
     // activity id and type, times); its input and result are encrypted like every other payload.
-    const LOCAL_ACTIVITY_MARKER_KEYS = ['activity_id', 'activity_type', 'attempt', 'backoff', 'complete_time', 'original_schedule_time', 'seq'];
+    const LOCAL_ACTIVITY_MARKER_KEYS = [
+      'activity_id',
+      'activity_type',
+      'attempt',
+      'backoff',
+      'complete_time',
+      'original_schedule_time',
+      'seq',
+    ];
     for (const p of clear) {
       if (p.metadata?.type) continue;
       const keys = Object.keys(defaultPayloadConverter.fromPayload(p) as object).sort();
-      if (keys.includes('activity_type')) expect(keys.filter((k) => !LOCAL_ACTIVITY_MARKER_KEYS.includes(k)), JSON.stringify(p)).toEqual([]);
+      if (keys.includes('activity_type'))
+        expect(
+          keys.filter((k) => !LOCAL_ACTIVITY_MARKER_KEYS.includes(k)),
+          JSON.stringify(p),
+        ).toEqual([]);
       else expect(keys, JSON.stringify(p)).toEqual(['deprecated', 'id']);
     }
     // The same history decrypted with the stack's key does hold the message: the check above can fail.
@@ -91,7 +107,9 @@ describe('a recorded history', () => {
 
 describe('the codec endpoint for the Temporal Web UI', () => {
   const jsonPayload = (p: Payload) => ({
-    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+    ),
     data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
   });
 
@@ -106,7 +124,9 @@ describe('the codec endpoint for the Temporal Web UI', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe(UI_ORIGIN);
     const body = (await res.json()) as { payloads: { data: string }[] };
     expect(body.payloads).toHaveLength(payloads.length);
-    expect(body.payloads.some((p) => Buffer.from(p.data, 'base64').toString('utf8').includes(marker))).toBe(true);
+    expect(body.payloads.some((p) => Buffer.from(p.data, 'base64').toString('utf8').includes(marker))).toBe(
+      true,
+    );
 
     const preflight = await fetch(`${api.url}/codec/${CODEC_TOKEN}/decode`, {
       method: 'OPTIONS',
@@ -118,7 +138,9 @@ describe('the codec endpoint for the Temporal Web UI', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(UI_ORIGIN);
-    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/content-type.*x-namespace.*authorization/);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(
+      /content-type.*x-namespace.*authorization/,
+    );
   });
 
   it('accepts the token as a bearer header and round-trips encode → decode', async () => {
@@ -127,8 +149,12 @@ describe('the codec endpoint for the Temporal Web UI', () => {
     const enc = await client.post<{ payloads: Json[] }>('/codec/encode', { payloads: [jsonPayload(plain)] });
     expect(enc.status).toBe(200);
     expect(Buffer.from(String(enc.body.payloads[0]?.data), 'base64').includes(marker)).toBe(false);
-    const dec = await client.post<{ payloads: { data: string }[] }>('/codec/decode', { payloads: enc.body.payloads });
-    expect(JSON.parse(Buffer.from(dec.body.payloads[0]?.data ?? '', 'base64').toString())).toEqual({ hello: marker });
+    const dec = await client.post<{ payloads: { data: string }[] }>('/codec/decode', {
+      payloads: enc.body.payloads,
+    });
+    expect(JSON.parse(Buffer.from(dec.body.payloads[0]?.data ?? '', 'base64').toString())).toEqual({
+      hello: marker,
+    });
   });
 
   it('refuses without the token, with a wrong token, and from a foreign origin', async () => {
@@ -174,7 +200,10 @@ describe('the payload codec', () => {
   });
 
   it('refuses a tampered payload and a key id swapped onto another key', async () => {
-    const keys = parsePayloadKeys(`a:${randomBytes(32).toString('base64')},b:${randomBytes(32).toString('base64')}`, 'test');
+    const keys = parsePayloadKeys(
+      `a:${randomBytes(32).toString('base64')},b:${randomBytes(32).toString('base64')}`,
+      'test',
+    );
     const codec = new AesGcmPayloadCodec(keys);
     const [enc] = (await codec.encode([plain()])) as [Payload];
     const data = Buffer.from(enc.data as Uint8Array);

@@ -14,14 +14,18 @@ import { startApiFor } from '../api/support.ts';
 import { ROOT } from '../support/processes.ts';
 
 /** Runs the operator CLI as `npm run kesoku -- <args>` does (node bin/kesoku.ts), against `env`. */
-function kesoku(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function kesoku(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // The project's Node 24 (the `node` npm package), which `npm run kesoku` runs.
     execFile(
       path.join(ROOT, 'node_modules', '.bin', 'node'),
       [path.join(ROOT, 'bin', 'kesoku.ts'), ...args],
       { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -53,7 +57,12 @@ describe('pairing (the default: no allowlist)', () => {
   it('gives an unpaired DM user only a pairing code; after `pairing approve <code>` (CLI) the next message runs a turn', async () => {
     const bob = stranger('bob');
     const dm = snowflake();
-    const first = await bench.say({ channelId: dm, dm: true, author: bob, content: 'run: touch /tmp/pwned-by-bob' });
+    const first = await bench.say({
+      channelId: dm,
+      dm: true,
+      author: bob,
+      content: 'run: touch /tmp/pwned-by-bob',
+    });
     expect(first.outcome).toBe('pairing');
     const answer = await bench.fake.waitFor(() => bench.repliesTo(dm, first.id)[0]);
     const code = CODE.exec(answer.content)?.[1];
@@ -65,7 +74,9 @@ describe('pairing (the default: no allowlist)', () => {
     expect(again.outcome).toBe('pairing');
     await new Promise((r) => setTimeout(r, 300));
     expect(bench.repliesTo(dm, again.id)).toEqual([]);
-    const open = await bench.stack.pool.query('SELECT code FROM chat_pairing_requests WHERE user_id = $1', [bob.id]);
+    const open = await bench.stack.pool.query('SELECT code FROM chat_pairing_requests WHERE user_id = $1', [
+      bob.id,
+    ]);
     expect(open.rows).toEqual([{ code }]);
 
     // Nothing else happened: no stored message, no session, no model request, no tool run.
@@ -98,7 +109,12 @@ describe('pairing (the default: no allowlist)', () => {
   it('sends the code of a guild mention by DM, never in the channel; the admin REST endpoint approves it', async () => {
     const carol = stranger('carol');
     const channel = bench.channels[1] as string;
-    const { id, outcome } = await bench.say({ channelId: channel, author: carol, content: 'run: id', mentionBot: true });
+    const { id, outcome } = await bench.say({
+      channelId: channel,
+      author: carol,
+      content: 'run: id',
+      mentionBot: true,
+    });
     expect(outcome).toBe('pairing');
     const notice = await bench.fake.waitFor(() => bench.repliesTo(channel, id)[0]);
     expect(notice.content).toMatch(/sent you a pairing code in a direct message/);
@@ -118,7 +134,9 @@ describe('pairing (the default: no allowlist)', () => {
     expect(pending).toContainEqual(expect.objectContaining({ code, user_id: carol.id }));
 
     // With API tokens configured, the admin routes need one.
-    const guarded = await startApiFor(bench.stack, { tokens: [{ name: 'ops', admin: true, token: 'ops-token' }] });
+    const guarded = await startApiFor(bench.stack, {
+      tokens: [{ name: 'ops', admin: true, token: 'ops-token' }],
+    });
     try {
       const refused = await fetch(`${guarded.url}/v1/admin/pairings/${code}/approve`, { method: 'POST' });
       expect(refused.status).toBe(401);
@@ -139,7 +157,12 @@ describe('pairing (the default: no allowlist)', () => {
     const twice = await fetch(`${api.url}/v1/admin/pairings/${code}/approve`, { method: 'POST' });
     expect(await twice.json()).toMatchObject({ already_approved: true });
 
-    const next = await bench.say({ channelId: channel, author: carol, content: 'hello after pairing', mentionBot: true });
+    const next = await bench.say({
+      channelId: channel,
+      author: carol,
+      content: 'hello after pairing',
+      mentionBot: true,
+    });
     expect(next.outcome).toBe('submitted');
     expect((await bench.waitInbound(next.id)).status).toBe('processed');
     await bench.fake.waitFor(() => bench.repliesTo(channel, next.id)[0]);
@@ -155,15 +178,21 @@ describe('pairing (the default: no allowlist)', () => {
       code: 50007,
       message: 'Cannot send messages to this user',
     });
-    const { id, outcome } = await bench.say({ channelId: channel, author: gina, content: 'hi', mentionBot: true });
+    const { id, outcome } = await bench.say({
+      channelId: channel,
+      author: gina,
+      content: 'hi',
+      mentionBot: true,
+    });
     expect(outcome).toBe('pairing');
     const notice = await bench.fake.waitFor(() => bench.repliesTo(channel, id)[0]);
     expect(notice.content).toMatch(/could not send you a direct message/);
     expect(notice.content).not.toMatch(CODE);
     const code = (
-      await bench.stack.pool.query<{ code: string }>('SELECT code FROM chat_pairing_requests WHERE user_id = $1', [
-        gina.id,
-      ])
+      await bench.stack.pool.query<{ code: string }>(
+        'SELECT code FROM chat_pairing_requests WHERE user_id = $1',
+        [gina.id],
+      )
     ).rows[0]?.code as string;
     expect(bench.fake.messages.some((m) => m.content.includes(code))).toBe(false);
   });
@@ -173,7 +202,9 @@ describe('pairing (the default: no allowlist)', () => {
     const dm = snowflake();
     const first = await bench.say({ channelId: dm, dm: true, author: dave, content: 'hi' });
     expect(first.outcome).toBe('pairing');
-    const code = CODE.exec((await bench.fake.waitFor(() => bench.repliesTo(dm, first.id)[0])).content)?.[1] as string;
+    const code = CODE.exec(
+      (await bench.fake.waitFor(() => bench.repliesTo(dm, first.id)[0])).content,
+    )?.[1] as string;
     await bench.stack.pool.query(
       `UPDATE chat_pairing_requests SET expires_at = now() - interval '1 second' WHERE code = $1`,
       [code],
@@ -185,7 +216,8 @@ describe('pairing (the default: no allowlist)', () => {
     expect(res.status).toBe(409);
     expect(await res.json()).toMatchObject({ reason: 'expired' });
     expect(
-      (await bench.stack.pool.query('SELECT 1 FROM chat_paired_users WHERE user_id = $1', [dave.id])).rowCount,
+      (await bench.stack.pool.query('SELECT 1 FROM chat_paired_users WHERE user_id = $1', [dave.id]))
+        .rowCount,
     ).toBe(0);
 
     const again = await bench.say({ channelId: dm, dm: true, author: dave, content: 'hi again' });
@@ -203,7 +235,9 @@ describe('pairing (the default: no allowlist)', () => {
     const erin = stranger('erin');
     const dm = snowflake();
     const first = await bench.say({ channelId: dm, dm: true, author: erin, content: 'hi' });
-    const code = CODE.exec((await bench.fake.waitFor(() => bench.repliesTo(dm, first.id)[0])).content)?.[1] as string;
+    const code = CODE.exec(
+      (await bench.fake.waitFor(() => bench.repliesTo(dm, first.id)[0])).content,
+    )?.[1] as string;
     const env = { DATABASE_URL: '', KESOKU_API_URL: api.url };
     const approved = await kesoku(['pairing', 'approve', code], env);
     expect(approved.stderr).toBe('');
@@ -233,7 +267,12 @@ describe('DISCORD_ALLOW_ALL=true', () => {
     expect(warned).toMatch(/kesoku: WARNING: DISCORD_ALLOW_ALL=true: ANYONE who can reach the Discord bot/);
     const frank = stranger('frank');
     const dm = snowflake();
-    const { id, outcome } = await bench.say({ channelId: dm, dm: true, author: frank, content: 'run: echo open' });
+    const { id, outcome } = await bench.say({
+      channelId: dm,
+      dm: true,
+      author: frank,
+      content: 'run: echo open',
+    });
     expect(outcome).toBe('submitted');
     expect((await bench.waitInbound(id)).status).toBe('processed');
     const reply = await bench.fake.waitFor(() => bench.repliesTo(dm, id)[0]);

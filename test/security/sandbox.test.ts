@@ -43,7 +43,10 @@ afterAll(async () => {
 });
 
 /** Runs `command` as a tool call in a new session; returns the tool result's content and summary. */
-async function runTool(command: string, session = uniqueId('sbx')): Promise<{ content: string; summary: string; session: string }> {
+async function runTool(
+  command: string,
+  session = uniqueId('sbx'),
+): Promise<{ content: string; summary: string; session: string }> {
   const r = await stack.submit(session, `run: ${command}`);
   const done = await stack.waitForStatus(r.message.id, ['processed', 'error', 'interrupted'], 90_000);
   expect(done.status).toBe('processed');
@@ -65,7 +68,14 @@ describe('sandbox of run_shell_command', () => {
     expect(content).toContain(`HOME=${workspaceDirFor(stack.dataDir, session)}`);
     expect(content).toContain('KESOKU_TEST_VISIBLE=shown-to-tools');
     // Its own PID namespace: only the sandbox's few processes are visible, not the worker's.
-    const count = Number(content.split('---').at(-1)!.split('\n').map((l) => l.trim()).find((l) => /^\d+$/.test(l)));
+    const count = Number(
+      content
+        .split('---')
+        .at(-1)!
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => /^\d+$/.test(l)),
+    );
     expect(count).toBeLessThan(10);
   }, 120_000);
 
@@ -94,7 +104,9 @@ describe('sandbox of run_shell_command', () => {
     expect(fs.existsSync('/etc/kesoku-escape')).toBe(false);
     expect(fs.existsSync('/usr/kesoku-escape')).toBe(false);
     expect(fs.existsSync(outside)).toBe(false);
-    expect(fs.readFileSync(path.join(workspaceDirFor(stack.dataDir, session), 'inside.txt'), 'utf8')).toBe('inside\n');
+    expect(fs.readFileSync(path.join(workspaceDirFor(stack.dataDir, session), 'inside.txt'), 'utf8')).toBe(
+      'inside\n',
+    );
   }, 120_000);
 
   it('a fork bomb is stopped by the process limit and the model gets a clear tool error', async () => {
@@ -106,8 +118,12 @@ describe('sandbox of run_shell_command', () => {
 
   it('a 10 GB file is stopped by the file size limit and the model gets a clear tool error', async () => {
     const { content, summary, session } = await runTool('head -c 10G /dev/zero > big.bin');
-    expect(content).toMatch(/Error: a process was stopped by the sandbox: it exceeded the file size limit of 16 MiB/);
+    expect(content).toMatch(
+      /Error: a process was stopped by the sandbox: it exceeded the file size limit of 16 MiB/,
+    );
     expect(summary).toMatch(/file size limit/);
-    expect(fs.statSync(path.join(workspaceDirFor(stack.dataDir, session), 'big.bin')).size).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(
+      fs.statSync(path.join(workspaceDirFor(stack.dataDir, session), 'big.bin')).size,
+    ).toBeLessThanOrEqual(16 * 1024 * 1024);
   }, 120_000);
 });

@@ -32,12 +32,20 @@ export async function recordHistory(name: string, client: Client, workflowId: st
     const state = await handle.query(stateQuery);
     const history = await handle.fetchHistory();
     const types = (history.events ?? []).map((e) => e.eventType);
-    const { EVENT_TYPE_WORKFLOW_TASK_SCHEDULED: scheduled, EVENT_TYPE_WORKFLOW_TASK_COMPLETED: completed } = temporal.api.enums.v1.EventType;
+    const { EVENT_TYPE_WORKFLOW_TASK_SCHEDULED: scheduled, EVENT_TYPE_WORKFLOW_TASK_COMPLETED: completed } =
+      temporal.api.enums.v1.EventType;
     const last = types.at(-1);
     // Idle: no workflow task pending (the last one scheduled has completed; its commands' events may follow).
-    if (state.status === 'idle' && state.queueLength === 0 && types.lastIndexOf(completed) > types.lastIndexOf(scheduled)) break;
+    if (
+      state.status === 'idle' &&
+      state.queueLength === 0 &&
+      types.lastIndexOf(completed) > types.lastIndexOf(scheduled)
+    )
+      break;
     if (Date.now() > deadline) {
-      throw new Error(`${workflowId} did not become idle for recording: ${JSON.stringify(state)}, last event ${last}`);
+      throw new Error(
+        `${workflowId} did not become idle for recording: ${JSON.stringify(state)}, last event ${last}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -45,7 +53,10 @@ export async function recordHistory(name: string, client: Client, workflowId: st
   fs.mkdirSync(HISTORIES_DIR, { recursive: true });
   // Stored as the binary protobuf encoding (base64): the SDK's JSON helpers trip over duplicate protobufjs copies.
   const data = Buffer.from(temporal.api.history.v1.History.encode(history).finish()).toString('base64');
-  fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), JSON.stringify({ format: 'temporal.api.history.v1.History/protobuf+base64', data }) + '\n');
+  fs.writeFileSync(
+    path.join(HISTORIES_DIR, `${name}.json`),
+    JSON.stringify({ format: 'temporal.api.history.v1.History/protobuf+base64', data }) + '\n',
+  );
 }
 
 /** Reads a fixture written by {@link recordHistory}. */

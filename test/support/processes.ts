@@ -34,15 +34,20 @@ export function stackEnv(stack: Stack, extra: Record<string, string> = {}): Node
 
 /** Starts `node <script> <args…>` (script relative to the repository root) with `env`. */
 export function startPart(script: string, env: NodeJS.ProcessEnv, args: string[] = []): ChildPart {
-  const child = spawn(process.execPath, [path.join(ROOT, script), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const waiters: { text: string; resolve: () => void }[] = [];
   const onData = (d: Buffer) => {
     out += d.toString();
-    for (const w of [...waiters]) if (out.includes(w.text)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve();
-    }
+    for (const w of [...waiters])
+      if (out.includes(w.text)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
@@ -53,9 +58,14 @@ export function startPart(script: string, env: NodeJS.ProcessEnv, args: string[]
     waitFor(text, timeoutMs = 60_000) {
       if (out.includes(text)) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`"${text}" not seen within ${timeoutMs} ms; output:\n${out}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`"${text}" not seen within ${timeoutMs} ms; output:\n${out}`)),
+          timeoutMs,
+        );
         waiters.push({ text, resolve: () => (clearTimeout(timer), resolve()) });
-        child.once('exit', (code) => reject(new Error(`process exited (${code}) before "${text}"; output:\n${out}`)));
+        child.once('exit', (code) =>
+          reject(new Error(`process exited (${code}) before "${text}"; output:\n${out}`)),
+        );
       });
     },
     async kill(signal) {

@@ -6,7 +6,9 @@ try {
   const core = process.env.KESOKU_TEST_CORE_LOG as LogLevel | undefined;
   Runtime.install({
     logger: new DefaultLogger(process.env.KESOKU_TEST_LOG === 'debug' ? 'DEBUG' : 'WARN'),
-    ...(core ? { telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core, other: 'WARN' }) } } } : {}),
+    ...(core
+      ? { telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core, other: 'WARN' }) } } }
+      : {}),
   });
 } catch {
   // Already installed in this worker process by an earlier test file.

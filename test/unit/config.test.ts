@@ -14,7 +14,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ KESOKU_WORKER_CACHED_SESSIONS: ' ' }).KESOKU_WORKER_CACHED_SESSIONS).toBeUndefined();
     for (const bad of ['1', '2.5', 'many']) {
       expect(() => loadConfig({ KESOKU_WORKER_CACHED_SESSIONS: bad })).toThrow(ConfigError);
-      expect(() => loadConfig({ KESOKU_WORKER_CACHED_SESSIONS: bad })).toThrow(/KESOKU_WORKER_CACHED_SESSIONS: must be an integer between 2 and 1000000/);
+      expect(() => loadConfig({ KESOKU_WORKER_CACHED_SESSIONS: bad })).toThrow(
+        /KESOKU_WORKER_CACHED_SESSIONS: must be an integer between 2 and 1000000/,
+      );
     }
   });
 });

@@ -33,7 +33,9 @@ describe('recorded histories replay', () => {
     const history = readHistory(path.join(HISTORIES_DIR, file));
     // Histories recorded since payload encryption are encrypted with the test stacks' key; older ones pass through.
     const dataConverter = dataConverterFor(parsePayloadKeys(TEST_PAYLOAD_KEYS, 'TEST_PAYLOAD_KEYS'));
-    const results = Worker.runReplayHistories({ workflowBundle: bundle, dataConverter }, [{ workflowId: path.basename(file, '.json'), history }]);
+    const results = Worker.runReplayHistories({ workflowBundle: bundle, dataConverter }, [
+      { workflowId: path.basename(file, '.json'), history },
+    ]);
     let count = 0;
     for await (const r of results) {
       count++;

@@ -25,8 +25,16 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-const msg = (id: string): InboundMessage => ({ id, content: `hello ${id}`, sender: 'u', receivedAt: '2026-01-01T00:00:00Z' });
-const stored = (id: string, status = 'pending_agent') => ({ message: { id, status } as unknown as Message, created: true });
+const msg = (id: string): InboundMessage => ({
+  id,
+  content: `hello ${id}`,
+  sender: 'u',
+  receivedAt: '2026-01-01T00:00:00Z',
+});
+const stored = (id: string, status = 'pending_agent') => ({
+  message: { id, status } as unknown as Message,
+  created: true,
+});
 
 function harness(input: Partial<SessionWorkflowInput> = {}) {
   const calls: string[] = [];
@@ -48,7 +56,9 @@ function harness(input: Partial<SessionWorkflowInput> = {}) {
         if (ports.failReject) throw new Typed('id_taken', 'taken');
         return { noticeId: `${message.id}:rejected` };
       },
-      createCompactionPrompt: async ({ id }) => ({ message: { id, status: 'pending_agent' } as unknown as Message }),
+      createCompactionPrompt: async ({ id }) => ({
+        message: { id, status: 'pending_agent' } as unknown as Message,
+      }),
       updateSession: async () => {
         calls.push('updateSession');
       },
@@ -106,11 +116,16 @@ function harness(input: Partial<SessionWorkflowInput> = {}) {
     now: () => new Date('2026-01-01T00:00:00Z'),
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
   };
-  const session = new SessionManager({ sessionId: 's', chatbotId: 'api', channelId: 's', queue: [], ...input }, ports);
+  const session = new SessionManager(
+    { sessionId: 's', chatbotId: 'api', channelId: 's', queue: [], ...input },
+    ports,
+  );
   return { session, ports, calls, accepts, turns, shown };
 }
 
-async function startTurn(h: ReturnType<typeof harness>): Promise<{ item: QueueItem; ended: Promise<string> }> {
+async function startTurn(
+  h: ReturnType<typeof harness>,
+): Promise<{ item: QueueItem; ended: Promise<string> }> {
   const item = await h.session.next();
   if (!item) throw new Error('nothing queued');
   const ended = h.session.runTurn(item);
@@ -155,9 +170,13 @@ describe('SessionManager', () => {
 
   it('validators throw typed failures for a bad message, a full queue, a bad title and a bad mode', () => {
     const h = harness();
-    expect(() => h.session.validateSubmit({ ...msg('a'), content: '' })).toThrow(expect.objectContaining({ type: 'invalid_message' }));
+    expect(() => h.session.validateSubmit({ ...msg('a'), content: '' })).toThrow(
+      expect.objectContaining({ type: 'invalid_message' }),
+    );
     expect(() => h.session.validateTitle('  ')).toThrow(expect.objectContaining({ type: 'invalid_message' }));
-    expect(() => h.session.validateMode('loud')).toThrow(expect.objectContaining({ type: 'invalid_message' }));
+    expect(() => h.session.validateMode('loud')).toThrow(
+      expect.objectContaining({ type: 'invalid_message' }),
+    );
   });
 
   it('a setting that cannot be stored fails with input_persistence and changes nothing', async () => {
@@ -229,7 +248,11 @@ describe('SessionManager', () => {
     const second = await startTurn(h);
     h.turns[1]?.done.reject(new Error('model down'));
     expect(await second.ended).toBe('error');
-    expect(h.session.state().recentProblems.map((p) => p.what)).toEqual(['finish_turn', 'notice_delivery', 'notice_delivery']);
+    expect(h.session.state().recentProblems.map((p) => p.what)).toEqual([
+      'finish_turn',
+      'notice_delivery',
+      'notice_delivery',
+    ]);
     expect(h.shown.at(-1)).toContain('last problem: notice_delivery');
   });
 
@@ -237,9 +260,19 @@ describe('SessionManager', () => {
     const h = harness({ queue: undefined });
     expect(h.session.restoring).toBe(true);
     await h.session.restore();
-    expect(h.session.state()).toMatchObject({ mode: 'queue', title: 'kept', titleSource: 'user', turnCount: 3, queueLength: 1 });
+    expect(h.session.state()).toMatchObject({
+      mode: 'queue',
+      title: 'kept',
+      titleSource: 'user',
+      turnCount: 3,
+      queueLength: 1,
+    });
     expect(h.calls).toContain('notice cut:notice');
-    expect(h.session.carry(200)).toMatchObject({ titleSource: 'user', mode: 'queue', queue: [{ messageId: 'open' }] });
+    expect(h.session.carry(200)).toMatchObject({
+      titleSource: 'user',
+      mode: 'queue',
+      queue: [{ messageId: 'open' }],
+    });
   });
 
   it('a title from the title workflow never replaces a user title, and the source is carried', () => {

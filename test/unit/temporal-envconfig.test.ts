@@ -20,11 +20,17 @@ function bare(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 describe('Temporal connection settings from Temporal environment configuration', () => {
   it('has no address and the default namespace when nothing is set', () => {
-    expect(resolveTemporalSettings(bare())).toEqual({ address: undefined, namespace: 'default', profile: 'default' });
+    expect(resolveTemporalSettings(bare())).toEqual({
+      address: undefined,
+      namespace: 'default',
+      profile: 'default',
+    });
   });
 
   it('reads TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE; plaintext without TLS settings', () => {
-    const s = resolveTemporalSettings(bare({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_NAMESPACE: 'kesoku' }));
+    const s = resolveTemporalSettings(
+      bare({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_NAMESPACE: 'kesoku' }),
+    );
     expect(s).toMatchObject({ address: 'temporal.internal:7233', namespace: 'kesoku' });
     expect(s.tls).toBeUndefined();
     expect(s.apiKey).toBeUndefined();
@@ -32,10 +38,16 @@ describe('Temporal connection settings from Temporal environment configuration',
 
   it('an API key turns TLS on (Temporal Cloud) unless TEMPORAL_TLS=false', () => {
     const cloud = resolveTemporalSettings(
-      bare({ TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'acme.a1b2c', TEMPORAL_API_KEY: 'k-123' }),
+      bare({
+        TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233',
+        TEMPORAL_NAMESPACE: 'acme.a1b2c',
+        TEMPORAL_API_KEY: 'k-123',
+      }),
     );
     expect(cloud).toMatchObject({ apiKey: 'k-123', tls: true, namespace: 'acme.a1b2c' });
-    const plain = resolveTemporalSettings(bare({ TEMPORAL_ADDRESS: 'a:7233', TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }));
+    const plain = resolveTemporalSettings(
+      bare({ TEMPORAL_ADDRESS: 'a:7233', TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }),
+    );
     expect(plain.tls).toBe(false);
   });
 
@@ -74,7 +86,9 @@ describe('Temporal connection settings from Temporal environment configuration',
       ].join('\n'),
     );
     expect(resolveTemporalSettings(bare({ TEMPORAL_CONFIG_FILE: file })).address).toBe('localhost:7233');
-    const prod = resolveTemporalSettings(bare({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_NAMESPACE: 'override.ns' }));
+    const prod = resolveTemporalSettings(
+      bare({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_NAMESPACE: 'override.ns' }),
+    );
     expect(prod).toMatchObject({
       address: 'prod.tmprl.cloud:7233',
       namespace: 'override.ns',
@@ -88,16 +102,25 @@ describe('Temporal connection settings from Temporal environment configuration',
   it('finds the default config file under XDG_CONFIG_HOME/temporalio/temporal.toml', () => {
     const env = bare();
     fs.mkdirSync(path.join(env.XDG_CONFIG_HOME!, 'temporalio'), { recursive: true });
-    fs.writeFileSync(path.join(env.XDG_CONFIG_HOME!, 'temporalio', 'temporal.toml'), '[profile.default]\naddress = "from-default-file:7233"\n');
+    fs.writeFileSync(
+      path.join(env.XDG_CONFIG_HOME!, 'temporalio', 'temporal.toml'),
+      '[profile.default]\naddress = "from-default-file:7233"\n',
+    );
     expect(resolveTemporalSettings(env).address).toBe('from-default-file:7233');
   });
 
   it('a missing profile or an unreadable certificate is a ConfigError naming the profile', () => {
     const file = tmpFile('temporal.toml', '[profile.default]\naddress = "x:1"\n');
-    expect(() => resolveTemporalSettings(bare({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nope' }))).toThrow(ConfigError);
-    expect(() => resolveTemporalSettings(bare({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nope' }))).toThrow(/profile "nope"/);
     expect(() =>
-      resolveTemporalSettings(bare({ TEMPORAL_ADDRESS: 'x:1', TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/nonexistent/ca.pem' })),
+      resolveTemporalSettings(bare({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nope' })),
+    ).toThrow(ConfigError);
+    expect(() =>
+      resolveTemporalSettings(bare({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nope' })),
+    ).toThrow(/profile "nope"/);
+    expect(() =>
+      resolveTemporalSettings(
+        bare({ TEMPORAL_ADDRESS: 'x:1', TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/nonexistent/ca.pem' }),
+      ),
     ).toThrow(ConfigError);
   });
 });

@@ -39,10 +39,16 @@ describe('InlineReasoningSplitter', () => {
   });
 
   it('treats an unclosed <think> as reasoning to the end of the stream', () => {
-    expect(run(['Sure. <think>still thin', 'king </thi'])).toMatchObject({ text: 'Sure. ', reasoning: 'still thinking </thi' });
+    expect(run(['Sure. <think>still thin', 'king </thi'])).toMatchObject({
+      text: 'Sure. ',
+      reasoning: 'still thinking </thi',
+    });
   });
 
   it('a closing tag without an opening one makes everything before it reasoning', () => {
-    expect(run(['planning quietly', '</think>\nThe answer.'])).toMatchObject({ text: 'The answer.', reasoning: 'planning quietly' });
+    expect(run(['planning quietly', '</think>\nThe answer.'])).toMatchObject({
+      text: 'The answer.',
+      reasoning: 'planning quietly',
+    });
   });
 });

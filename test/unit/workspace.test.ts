@@ -2,7 +2,13 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sessionDirName as toolsSessionDirName, workspaceDirFor } from '../../activities/tools/activities.ts';
-import { attachmentDirFor, isInside, safeFileName, sessionDirName, sessionWorkspaceDir } from '../../infra/workspace.ts';
+import {
+  attachmentDirFor,
+  isInside,
+  safeFileName,
+  sessionDirName,
+  sessionWorkspaceDir,
+} from '../../infra/workspace.ts';
 
 describe('workspace paths', () => {
   it('name session directories exactly as the tool activity does', () => {

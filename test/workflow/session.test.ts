@@ -13,8 +13,21 @@ import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Message } from '../../domain/message.ts';
-import type { DeliveryActivities, ModelActivities, PersistenceActivities, StepOutcome, ToolActivities } from '../../activities/contracts.ts';
-import { sessionWorkflowId, stateQuery, stopUpdate, submitMessageUpdate, userMessageSignal, type InboundMessage } from '../../workflows/definitions.ts';
+import type {
+  DeliveryActivities,
+  ModelActivities,
+  PersistenceActivities,
+  StepOutcome,
+  ToolActivities,
+} from '../../activities/contracts.ts';
+import {
+  sessionWorkflowId,
+  stateQuery,
+  stopUpdate,
+  submitMessageUpdate,
+  userMessageSignal,
+  type InboundMessage,
+} from '../../workflows/definitions.ts';
 
 type StubState = {
   calls: string[];
@@ -77,12 +90,25 @@ const persistence: PersistenceActivities = {
   },
   async finishTurn({ turnId, result }) {
     stub.calls.push(`finish ${turnId} ${result.outcome}`);
-    if (stub.finishFails.has(turnId)) throw new IllegalTransitionError(`illegal status transition for message ${turnId}`);
+    if (stub.finishFails.has(turnId))
+      throw new IllegalTransitionError(`illegal status transition for message ${turnId}`);
     stub.statuses.set(turnId, result.outcome);
-    return { noticeId: result.outcome === 'processed' ? null : `${turnId}:notice`, partialIds: [], turnCount: 1 };
+    return {
+      noticeId: result.outcome === 'processed' ? null : `${turnId}:notice`,
+      partialIds: [],
+      turnCount: 1,
+    };
   },
   async restoreSession() {
-    return { found: false, mode: 'interrupt', title: null, titleSource: 'default', turnCount: 0, queue: [], noticeIds: [] };
+    return {
+      found: false,
+      mode: 'interrupt',
+      title: null,
+      titleSource: 'default',
+      turnCount: 0,
+      queue: [],
+      noticeIds: [],
+    };
   },
   async updateSession() {},
   async requestStop({ turnId }) {
@@ -179,10 +205,23 @@ function newSession(mode: 'interrupt' | 'queue' = 'interrupt') {
   resetStub();
   const sessionId = `wf-${process.pid}-${Date.now().toString(36)}-${++seq}`;
   const workflowId = sessionWorkflowId(sessionId);
-  const input = { sessionId, chatbotId: 'api', channelId: sessionId, mode, queue: [], inlineDelivery: false, liveProgress: false };
+  const input = {
+    sessionId,
+    chatbotId: 'api',
+    channelId: sessionId,
+    mode,
+    queue: [],
+    inlineDelivery: false,
+    liveProgress: false,
+  };
   const start = () => client.workflow.start('sessionWorkflow', { workflowId, taskQueue, args: [input] });
   const handle = client.workflow.getHandle(workflowId);
-  const message = (id: string): InboundMessage => ({ id, content: `hello ${id}`, sender: 'tester', receivedAt: new Date().toISOString() });
+  const message = (id: string): InboundMessage => ({
+    id,
+    content: `hello ${id}`,
+    sender: 'tester',
+    receivedAt: new Date().toISOString(),
+  });
   const submit = (id: string) => handle.executeUpdate(submitMessageUpdate, { args: [message(id)] });
   return { sessionId, handle, start, message, submit };
 }
@@ -190,7 +229,8 @@ function newSession(mode: 'interrupt' | 'queue' = 'interrupt') {
 async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; calls: ${stub.calls.join(' | ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; calls: ${stub.calls.join(' | ')}`);
     await sleep(50);
   }
 }
@@ -217,7 +257,11 @@ describe('session workflow with stub activities', () => {
     release();
     // Queue mode: every admitted message runs, in turn; the session is usable once the queue has drained.
     const admitted = stub.calls.filter((c) => /^accept m\d+$/.test(c)).length;
-    await until(() => stub.calls.filter((c) => /^finish m\d+ processed$/.test(c)).length === admitted, 'the queue to drain', 60_000);
+    await until(
+      () => stub.calls.filter((c) => /^finish m\d+ processed$/.test(c)).length === admitted,
+      'the queue to drain',
+      60_000,
+    );
     await s.handle.signal(userMessageSignal, s.message('after'));
     await until(() => stub.calls.includes('deliver after:reply'), 'the next message to run');
     expect((await s.handle.describe()).status.name).toBe('RUNNING');

@@ -512,7 +512,15 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       member_count: 2,
       voice_states: [],
       members: [
-        { user: bot, nick: null, roles: [botRoles.get(g.id)], joined_at: now, deaf: false, mute: false, flags: 0 },
+        {
+          user: bot,
+          nick: null,
+          roles: [botRoles.get(g.id)],
+          joined_at: now,
+          deaf: false,
+          mute: false,
+          flags: 0,
+        },
       ],
       channels: g.channels.map((c) => channels.get(c.id)),
       threads: (g.threads ?? []).map((t) => channels.get(t.id)),
@@ -813,5 +821,3 @@ function contentProblem(content: string, body: Record<string, unknown>): Record<
 function invalidForm(field: string, code: string, message: string): Record<string, unknown> {
   return { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code, message }] } } };
 }
-
-
