@@ -95,7 +95,8 @@ describe('Discord adapter', () => {
     const statuses = bench.fake.botMessages(channel).filter((m) => m.flags === STATUS_FLAGS);
     expect(statuses).toHaveLength(1);
     const status = statuses[0];
-    expect(status?.history[0]).toContain('💭 I will run `echo hi`.');
+    // Markdown in a thought is shown as typed (escaped), so it cannot restyle the status lines after it.
+    expect(status?.history[0]).toContain('💭 I will run \\`echo hi\\`.');
     expect(status?.history[0]).toMatch(/🛠️ `run_shell_command` `echo hi` ⏳/);
     expect(status?.content).toMatch(/🛠️ `run_shell_command` `echo hi` ✅ `hi`/);
     expect(status?.content).not.toContain('⏳');

@@ -661,14 +661,16 @@ describe('REST API v1 under bad input', () => {
           const b = isPlainObject(body) ? body : null;
           const keysOk = b !== null && Object.keys(b).every((k) => k === 'title' || k === 'mode');
           const title = b?.title;
-          // Titles: 1-200 code points after trimming, storable text (no NUL, no lone surrogate) — the API and the
-          // workflow's setTitle validator share one rule (titleProblem).
+          // Titles: 1-200 code points after trimming, storable text (no NUL, no lone surrogate), no control
+          // characters or bidi overrides — the API and the workflow's setTitle validator share one rule (titleProblem).
           const titleOk =
             title === undefined ||
             (typeof title === 'string' &&
               title.trim().length >= 1 &&
               codePoints(title.trim()) <= API_LIMITS.titleMaxLength &&
               !title.includes('\u0000') &&
+              // eslint-disable-next-line no-control-regex
+              !/[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u.test(title.trim()) &&
               !hasLoneSurrogate(title));
           const modeOk = b?.mode === undefined || b.mode === 'interrupt' || b.mode === 'queue';
           const valid = keysOk && titleOk && modeOk && (title !== undefined || b?.mode !== undefined);
