@@ -16,12 +16,13 @@
  * limits without the process count); `required` refuses to start.
  */
 import { execFile } from 'node:child_process';
-import { chown, mkdir } from 'node:fs/promises';
+import { chown, lchown, mkdir, readdir } from 'node:fs/promises';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ATTACHMENTS_FOLDER } from '../../infra/workspace.ts';
 
 const run = promisify(execFile);
 
@@ -286,8 +287,28 @@ function safeIsDir(p: string): boolean {
  */
 export async function prepareWorkspace(sandbox: Sandbox | undefined, workspaceDir: string): Promise<void> {
   await mkdir(workspaceDir, { recursive: true });
-  if (sandbox?.kind === 'bwrap' && isRoot())
+  if (sandbox?.kind === 'bwrap' && isRoot()) {
     await chown(workspaceDir, sandbox.settings.uid, sandbox.settings.uid);
+    // Attachments are written into the workspace by the API or a chat adapter (as root, mode 0700 under Kesoku's
+    // umask): hand them to the sandbox user too, so a command can open what the user sent.
+    await chownTree(path.join(workspaceDir, ATTACHMENTS_FOLDER), sandbox.settings.uid);
+  }
+}
+
+/** Gives `dir` and everything under it (links themselves, never their targets) to `uid`; a missing dir is fine. */
+async function chownTree(dir: string, uid: number): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  await lchown(dir, uid, uid);
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) await chownTree(p, uid);
+    else await lchown(p, uid, uid);
+  }
 }
 
 /** Exit statuses and signals that mean a sandbox limit stopped a process, with the line the model reads. */

@@ -48,6 +48,40 @@ const lastUser = (r: FakeRequest | undefined): WireMessage | undefined =>
   [...(r?.body?.messages ?? [])].reverse().find((m) => m.role === 'user');
 
 describe('REST attachments reach the model', () => {
+  it('a shell command in the sandbox can read an attachment the API stored (as root: given to the sandbox user)', async () => {
+    const session = uniqueId('s');
+    const id = uniqueId('m');
+    const rel = `attachments/${id}/0-notes.txt`;
+    stack.script(
+      session,
+      { kind: 'tool_calls', calls: [{ name: 'run_shell_command', arguments: { command: `cat ${rel}` } }] },
+      { kind: 'text', text: 'Read it.' },
+    );
+    // Kesoku's processes run with umask 077 (private files): the API stores the attachment for its owner only.
+    const umask = process.umask(0o077);
+    let r;
+    try {
+      r = await post(session, {
+        id,
+        content: 'Read my notes with the shell.',
+        attachments: [
+          {
+            name: 'notes.txt',
+            content_type: 'text/plain',
+            data: Buffer.from('secret-sauce\n').toString('base64'),
+          },
+        ],
+        wait: 60,
+      });
+    } finally {
+      process.umask(umask);
+    }
+    expect(r.status).toBe(200);
+    const result = (await stack.messages(session)).find((m) => m.type === 'tool_result');
+    expect(result?.content).toContain('secret-sauce');
+    expect(result?.content).not.toContain('Permission denied');
+  });
+
   it('a text file: stored in the workspace, named and given in full in the current turn, readable with read_file', async () => {
     const session = uniqueId('s');
     const id = uniqueId('m');
