@@ -41,7 +41,7 @@ export function normalizePairingCode(input: string): string {
   if (code.length !== PAIRING_CODE_LENGTH || [...code].some((c) => !CODE_ALPHABET.includes(c)))
     throw new PairingError(
       'invalid',
-      `"${input}" is not a pairing code (${PAIRING_CODE_LENGTH} letters and digits)`,
+      `"${input}" is not a pairing code (${PAIRING_CODE_LENGTH} letters and digits; codes never use I, O, 0 or 1)`,
     );
   return code;
 }
