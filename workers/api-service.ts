@@ -38,19 +38,6 @@ export async function startApiService(
     ...(infra.codecToken
       ? { codec: { codec: infra.payloadCodec, token: infra.codecToken, origins: codecOrigins(cfg) } }
       : {}),
-    health: async () => {
-      const [temporal, postgres] = await Promise.all([
-        infra.connection.workflowService
-          .getSystemInfo({})
-          .then(() => true)
-          .catch(() => false),
-        infra.pool
-          .query('SELECT 1')
-          .then(() => true)
-          .catch(() => false),
-      ]);
-      return { temporal, postgres };
-    },
   });
   if (tokens.length === 0) {
     logger.info(
