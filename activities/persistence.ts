@@ -17,7 +17,14 @@ import { failureType, presentFailure, presentInterruption, presentQueueFull } fr
 import type { Message } from '../domain/message.ts';
 import { indexToolFlows } from '../domain/tool-flow.ts';
 import { IllegalTransitionError } from '../domain/status-machine.ts';
-import { commit, getMessage, listOpenInputs, listTurnMessages, requestStop } from '../db/messages.ts';
+import {
+  MessageIdTakenError,
+  commit,
+  getMessage,
+  listOpenInputs,
+  listTurnMessages,
+  requestStop,
+} from '../db/messages.ts';
 import type { Pool } from '../db/pool.ts';
 import { ensureSession, getSession, incrementTurnCount, setMode, setUserTitle } from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
@@ -84,7 +91,7 @@ export function createPersistenceActivities({
       return ownedBy(stored, address.sessionId, r.inserted.length > 0);
     } catch (err) {
       if (err instanceof ApplicationFailure) throw err;
-      if (String(err).includes('another session')) throw idTaken(m.id);
+      if (err instanceof MessageIdTakenError) throw idTaken(m.id);
       throw err;
     }
   }

@@ -9,7 +9,7 @@ import {
   ID_PATTERN,
   MESSAGE_ID_PATTERN,
   LIMITS,
-  inboundProblem,
+  inboundFieldProblem,
   type InboundMessage,
 } from '../domain/inbound.ts';
 import { TITLE_MAX_CHARS, titleProblem } from '../domain/session-settings.ts';
@@ -169,15 +169,13 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
  * @throws HttpProblem validation (400)
  */
 export function checkInbound(message: InboundMessage): void {
-  const problem = inboundProblem(message);
+  const problem = inboundFieldProblem(message);
   if (problem === null) return;
-  const first = problem.split(' ')[0] ?? '';
-  const field = ['id', 'content', 'sender'].includes(first)
-    ? first
-    : problem.includes('attachments')
-      ? 'attachments'
-      : '';
-  throw validationProblem(field, field ? problem.slice(first.length).trim() || problem : problem);
+  const detail =
+    problem.field && problem.message.startsWith(`${problem.field} `)
+      ? problem.message.slice(problem.field.length + 1)
+      : problem.message;
+  throw validationProblem(problem.field === 'receivedAt' ? '' : problem.field, detail);
 }
 
 type QueryValue = string | string[] | undefined | unknown;

@@ -120,6 +120,17 @@ export async function commit(pool: Pool, sessionId: string, input: CommitInput):
   }
 }
 
+/** A message id that is already stored for another session (message ids are global idempotency keys). */
+export class MessageIdTakenError extends Error {
+  readonly kind = 'id_taken' as const;
+  readonly messageId: string;
+  constructor(messageId: string) {
+    super(`message id ${messageId} is already used in another session`);
+    this.name = 'MessageIdTakenError';
+    this.messageId = messageId;
+  }
+}
+
 /** A commit for a turn that was stopped, interrupted or ended in the meantime (see {@link CommitInput.guardTurn}). */
 export class StaleTurnError extends Error {
   readonly kind = 'stale_turn' as const;
@@ -197,7 +208,7 @@ async function commitIn(client: PoolClient, sessionId: string, input: CommitInpu
     else {
       const existing = await getMessage(client, m.id);
       if (existing && existing.session_id !== sessionId) {
-        throw new Error(`message id ${m.id} is already used in another session`);
+        throw new MessageIdTakenError(m.id);
       }
       if (existing) unchanged.push(existing);
     }

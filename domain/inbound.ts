@@ -82,36 +82,50 @@ export function utf8Length(s: string): number {
   return n;
 }
 
+/** What is wrong with an inbound message: the field it concerns (empty for the message as a whole) and why. */
+export interface InboundProblem {
+  field: 'id' | 'content' | 'sender' | 'receivedAt' | 'attachments' | '';
+  /** The whole sentence, naming the field, e.g. `content is empty`. */
+  message: string;
+}
+
 /**
- * Validates an inbound message's shape (the `submitMessage` validator, the `userMessage` signal and the API).
- * @returns null when valid, else a short reason naming the field
+ * Checks an inbound message against the session's rules (shared by the workflow's update validator and the REST
+ * API): id pattern, content size and storable text, sender, timestamp, attachments.
+ * @returns the problem with its field, or null when the message is acceptable
  */
-export function inboundProblem(msg: InboundMessage): string | null {
-  if (typeof msg !== 'object' || msg === null) return 'message must be an object';
+export function inboundFieldProblem(msg: InboundMessage): InboundProblem | null {
+  const p = (field: InboundProblem['field'], message: string): InboundProblem => ({ field, message });
+  if (typeof msg !== 'object' || msg === null) return p('', 'message must be an object');
   if (typeof msg.id !== 'string' || !MESSAGE_ID_PATTERN.test(msg.id))
-    return 'id must be 1-128 characters of A-Z a-z 0-9 _ . @ -';
-  if (typeof msg.content !== 'string') return 'content must be a string';
+    return p('id', 'id must be 1-128 characters of A-Z a-z 0-9 _ . @ -');
+  if (typeof msg.content !== 'string') return p('content', 'content must be a string');
   const attachments = msg.attachments ?? [];
   if (!Array.isArray(attachments) || attachments.length > LIMITS.maxAttachments)
-    return `at most ${LIMITS.maxAttachments} attachments`;
-  if (msg.content.trim().length === 0 && attachments.length === 0) return 'content is empty';
+    return p('attachments', `at most ${LIMITS.maxAttachments} attachments`);
+  if (msg.content.trim().length === 0 && attachments.length === 0) return p('content', 'content is empty');
   if (utf8Length(msg.content) > LIMITS.maxContentBytes)
-    return `content is over ${LIMITS.maxContentBytes} bytes`;
+    return p('content', `content is over ${LIMITS.maxContentBytes} bytes`);
   if (typeof msg.sender !== 'string' || msg.sender.length === 0 || msg.sender.length > LIMITS.maxSenderLength)
-    return `sender must be 1-${LIMITS.maxSenderLength} characters`;
+    return p('sender', `sender must be 1-${LIMITS.maxSenderLength} characters`);
   if (typeof msg.receivedAt !== 'string' || Number.isNaN(Date.parse(msg.receivedAt)))
-    return 'receivedAt must be an ISO timestamp';
+    return p('receivedAt', 'receivedAt must be an ISO timestamp');
   const content = textProblem(msg.content);
-  if (content) return `content ${content}`;
+  if (content) return p('content', `content ${content}`);
   const sender = textProblem(msg.sender);
-  if (sender) return `sender ${sender}`;
+  if (sender) return p('sender', `sender ${sender}`);
   for (const a of attachments) {
     if (typeof a !== 'object' || a === null || typeof a.name !== 'string')
-      return 'attachments must have a name';
+      return p('attachments', 'attachments must have a name');
     for (const [key, value] of Object.entries(a)) {
       const bad = typeof value === 'string' ? textProblem(value) : null;
-      if (bad) return `attachment ${key} ${bad}`;
+      if (bad) return p('attachments', `attachment ${key} ${bad}`);
     }
   }
   return null;
+}
+
+/** {@link inboundFieldProblem} as one sentence, or null when the message is acceptable. */
+export function inboundProblem(msg: InboundMessage): string | null {
+  return inboundFieldProblem(msg)?.message ?? null;
 }
