@@ -32,7 +32,8 @@ import type { Pool } from '../db/pool.ts';
 import { getSession, type SessionRow } from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
 
-export { apiSink, SinkError, isPermanentSinkError, type ChannelSink, type SinkFailureKind } from './sink.ts';
+/** The sink interface, for the workers that register channel sinks with the delivery activities. */
+export type { ChannelSink } from './sink.ts';
 
 export interface DeliveryDeps {
   pool: Pool;

@@ -2,9 +2,7 @@
  * Where a session's files live on disk: its workspace (the tools' working directory, where `read_file` can
  * open files) and, inside it, the attachments of its messages. Used by the REST API and the Discord adapter
  * to store attachments, and by the model activity to read them back.
- *
- * The directory name of a session must stay the one the tool activity uses (activities/tools/activities.ts
- * `sessionDirName`); test/unit/workspace.test.ts checks that they agree.
+ * The tool activity runs commands in the same directory (activities/tools/activities.ts uses these functions).
  */
 import path from 'node:path';
 

@@ -26,6 +26,7 @@ import type { Logger } from '../../infra/logger.ts';
 import { isToolError } from './errors.ts';
 import { runTool } from './registry.ts';
 import type { ToolResult } from './tool.ts';
+import { sessionDirName, sessionWorkspaceDir } from '../../infra/workspace.ts';
 import type { Sandbox } from './sandbox.ts';
 import {
   getToolRun,
@@ -114,23 +115,9 @@ export function interruptedResult(
   };
 }
 
-/**
- * A session id as a directory name, one-to-one: `%`-escapes everything but letters, digits, `_`, `-` and `.`
- * (`discord:123` → `discord%3A123`). Session ids cannot be `.` or `..` (ID_PATTERN), so a workspace always lies
- * below `<dataDir>/workspaces`.
- */
-export function sessionDirName(sessionId: string): string {
-  // Defence in depth: `.` and `..` are not valid session ids, but must never name the parent directory.
-  if (/^\.{1,2}$/.test(sessionId)) return sessionId.replaceAll('.', '%2E');
-  return sessionId.replace(
-    /[^A-Za-z0-9_.-]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
-  );
-}
-
-export function workspaceDirFor(dataDir: string, sessionId: string): string {
-  return path.join(dataDir, 'workspaces', sessionDirName(sessionId));
-}
+/** The tools' working directory of a session: `<dataDir>/workspaces/<session dir>` (infra/workspace.ts). */
+export const workspaceDirFor = sessionWorkspaceDir;
+export { sessionDirName };
 
 /** The stored result id of a tool call (one per call). */
 export const resultIdOf = (toolCallMessageId: string) => `${toolCallMessageId}:result`;
