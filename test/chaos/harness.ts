@@ -55,6 +55,8 @@ export interface ChaosReport {
   toolCalls: number;
   /** Of those, calls whose tool activity never started them (cancelled first, e.g. superseded by a newer message). */
   toolCallsNotStarted: number;
+  /** Tool calls that started and were not interrupted: each must have run its command exactly once. */
+  toolCallsCompleted: number;
   /** Lines appended to the sessions' runs.txt: one per command execution. */
   commandsRun: number;
   /** Executions beyond the first of one tool call (a repeated line). Must be 0. */
@@ -331,8 +333,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         `SELECT count(*)::int AS n FROM messages WHERE status = 'processing'`,
       );
       // Commands: the tool calls of the accepted turns, those never started, and the lines they appended.
-      const calls = await db.query<{ calls: number; not_started: number }>(
-        `SELECT count(*)::int AS calls, count(*) FILTER (WHERE r.tool_call_message_id IS NULL)::int AS not_started
+      const calls = await db.query<{ calls: number; not_started: number; completed: number }>(
+        `SELECT count(*)::int AS calls, count(*) FILTER (WHERE r.tool_call_message_id IS NULL)::int AS not_started,
+                count(*) FILTER (WHERE r.tool_call_message_id IS NOT NULL AND c.status <> 'interrupted')::int AS completed
            FROM messages c LEFT JOIN tool_runs r ON r.tool_call_message_id = c.id
           WHERE c.type = 'tool_call' AND c.turn_id = ANY($1)`,
         [ids],
@@ -358,6 +361,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         temporalRestarts: counters.temporalRestarts,
         toolCalls: calls.rows[0]?.calls ?? 0,
         toolCallsNotStarted: calls.rows[0]?.not_started ?? 0,
+        toolCallsCompleted: calls.rows[0]?.completed ?? 0,
         commandsRun: lines.length,
         reRuns: lines.length - new Set(lines).size,
         lost,
