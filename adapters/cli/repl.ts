@@ -27,7 +27,7 @@ import {
   type RenderOptions,
 } from './render.ts';
 import { Screen, type LiveMode, type Output } from './screen.ts';
-import { parseChatCommand } from '../common/commands.ts';
+import { parseChatCommand } from '../kit/commands.ts';
 
 /** The terminal's own argument-less commands (besides the session commands). */
 const CLI_LOCAL_COMMANDS = ['quit', 'exit', 'help', 'new'] as const;

@@ -1,10 +1,10 @@
 /**
  * Chat commands typed on Discord: `/stop`, `/compact`, `/title <text>`, `/mode interrupt|queue`, `/locale en|zh`. They act on the
  * session directly (`/stop` never waits in the queue) and answer with a short confirmation; they are never queued
- * as messages. Only a message that is wholly a command counts (adapters/common/commands.ts): `/stop the nginx
+ * as messages. Only a message that is wholly a command counts (adapters/kit/commands.ts): `/stop the nginx
  * service` or `/etc/hosts lacks a line` is an ordinary message.
  */
-import { commandUsage, parseChatCommand } from '../common/commands.ts';
+import { commandUsage, parseChatCommand } from '../kit/commands.ts';
 import { presentFailure, presentQueueFull, type SessionLocale } from '../../domain/failures.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import { LIMITS } from '../../domain/inbound.ts';
@@ -21,7 +21,7 @@ export type ChatCommand =
 
 /**
  * The command in `text` (the bot mention already removed), or null for an ordinary message. The rule (whole
- * message only, which commands take an argument) is the channel-neutral one of adapters/common/commands.ts.
+ * message only, which commands take an argument) is the channel-neutral one of adapters/kit/commands.ts.
  */
 export function parseCommand(text: string): ChatCommand | null {
   const c = parseChatCommand(text);

@@ -5,7 +5,7 @@
  * 1. bots (Kesoku itself included) and system messages are ignored, and so are messages that do not address
  *    Kesoku (policy.ts `isAddressed`; see {@link IncomingDiscordMessage.mentionsBot}), except a bare `/stop`, which
  *    stops the channel's running turn without a mention (silent when nothing runs);
- * 2. access (policy.ts, adapters/common/access.ts): an allowed message goes on; a stranger in pairing mode who
+ * 2. access (policy.ts, adapters/kit/access.ts): an allowed message goes on; a stranger in pairing mode who
  *    writes a DM or mentions the bot is sent a pairing code by DM (in a guild channel only a short notice without
  *    the code is posted) and nothing else happens; anything else gets no answer;
  * 3. `/stop`, `/compact`, `/title`, `/mode` run directly on the session (with an update id derived from the
@@ -21,7 +21,7 @@
  * queue so `/stop` acts at once.
  */
 import { Routes, type Message as DiscordJsMessage, type REST } from 'discord.js';
-import { createChatAccess, type ChatAccess } from '../common/access.ts';
+import { createChatAccess, type ChatAccess } from '../kit/access.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage } from '../../workflows/definitions.ts';

@@ -16,7 +16,7 @@ import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
-import { createChatAccess, warnOpenAccess } from '../common/access.ts';
+import { createChatAccess, warnOpenAccess } from '../kit/access.ts';
 import {
   createDiscordIngress,
   fromDiscordJs,

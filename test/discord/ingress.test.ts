@@ -11,7 +11,7 @@ import { createLogger } from '../../infra/logger.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { InboundMessage, SessionAddress, SubmitResult } from '../../workflows/definitions.ts';
 import { parseCommand } from '../../adapters/discord/commands.ts';
-import { parseChatCommand } from '../../adapters/common/commands.ts';
+import { parseChatCommand } from '../../adapters/kit/commands.ts';
 import { formatInboundContent, metricsHeader } from '../../adapters/discord/format.ts';
 import { toolResultState } from '../../domain/presentation.ts';
 import {

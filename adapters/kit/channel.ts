@@ -1,0 +1,87 @@
+/**
+ * The channel descriptor: everything Kesoku's processes need to know about one chat channel (Discord, Google
+ * Chat, WeChat, …). Each channel is one folder under adapters/ exporting one {@link ChannelDescriptor};
+ * adapters/registry.ts lists them, and workers/ loops over that list — nothing outside a channel's folder names
+ * the channel. docs/adding-a-channel.md walks through writing one.
+ *
+ * The session workflow never sees a descriptor: it receives the channel's {@link ChannelCapabilities} (the part
+ * that decides how a turn is delivered) in its input.
+ */
+import type { z } from 'zod';
+import type { ChannelSink } from '../../activities/sink.ts';
+import type { ChannelCapabilities } from '../../domain/channels.ts';
+import type { Pool } from '../../db/pool.ts';
+import type { Logger } from '../../infra/logger.ts';
+import type { SessionClient } from '../../infra/session-client.ts';
+
+/** How a channel counts the length of a message: UTF-16 code units (Discord), characters, or UTF-8 bytes (WeChat). */
+export type LengthUnit = 'utf16' | 'codepoints' | 'utf8_bytes';
+
+/** The Markdown a channel renders: Discord's, Google Chat's text formatting, plain text only, or a terminal. */
+export type MarkdownDialect = 'discord' | 'google_chat' | 'plain' | 'terminal';
+
+/** What a channel's platform can do; the shared kit (splitting, live status, visibility) reads these. */
+export interface ChannelFeatures extends ChannelCapabilities {
+  /** Sent messages can be edited in place (live status ⏳ → ✅/❌). */
+  editsInPlace: boolean;
+  /** Longest message the platform takes, in `lengthUnit`. */
+  maxMessageLength: number;
+  lengthUnit: LengthUnit;
+  markdown: MarkdownDialect;
+  /** Files can be received and sent. */
+  attachments: boolean;
+  /** Interactive buttons (message components, card buttons). */
+  buttons: boolean;
+}
+
+/** What a channel gets when it starts: its parsed configuration and the process's shared parts. */
+export interface ChannelContext<C> {
+  /** The channel's own configuration, parsed with its `configSchema` from the environment. */
+  config: C;
+  /** The data directory (attachments staged under it). */
+  dataDir: string;
+  pool: Pool;
+  /** Submits messages and commands to session workflows. */
+  sessions: SessionClient;
+  logger: Logger;
+}
+
+/** A running channel ingress (a gateway connection, an HTTP endpoint). */
+export interface RunningChannel {
+  /** The sink sharing the ingress's platform client; the worker of the same process registers it. */
+  sink?: ChannelSink;
+  /** The ingress's state for `/healthz` (`ok` false when it cannot take messages). */
+  health?(): Promise<{ ok: boolean; [detail: string]: unknown }>;
+  /** Where an HTTP ingress listens, for the start banner. */
+  url?: string;
+  /** Stops taking messages, waits for the ones being handled, closes connections. */
+  stop(): Promise<void>;
+}
+
+/**
+ * One chat channel.
+ *
+ * @typeParam C the channel's configuration as its `configSchema` parses it
+ */
+export interface ChannelDescriptor<C = unknown> {
+  /** The chatbot id stored on every message (`discord`, `google_chat`, `wechat`); docs/message-model.md §3. */
+  id: string;
+  /** A name for people (`Discord`, `Google Chat`). */
+  title: string;
+  /** Session ids of this channel start with this prefix (`discord:`); REST never creates such sessions. */
+  sessionPrefix: string;
+  features: ChannelFeatures;
+  /**
+   * Parses the channel's variables out of the whole environment (zod object schema over `process.env`); the
+   * error names the variable. Keys the channel reads are also redacted from logs ({@link secretKeys}).
+   */
+  configSchema: z.ZodType<C>;
+  /** Variables whose values are secrets (tokens, keys), redacted from logs. */
+  secretKeys: readonly string[];
+  /** True when the configuration turns the channel on (e.g. its token is set). */
+  enabled(config: C): boolean;
+  /** Starts the ingress (gateway, HTTP endpoint); resolves once it takes messages. */
+  start(ctx: ChannelContext<C>): Promise<RunningChannel>;
+  /** A sink for a worker process that runs no ingress of this channel (delivery over the platform's API only). */
+  createSink(ctx: Omit<ChannelContext<C>, 'sessions'>): ChannelSink & { close?(): Promise<void> };
+}
