@@ -4,7 +4,8 @@
  *
  * Sinks are given per chatbot id; the REST API's sink (`api`) sends nothing itself (clients read the database and
  * the event stream), so its delivery is the status change. A chatbot without a sink on this worker (e.g. a
- * Discord session on a worker started without DISCORD_TOKEN) is a delivery failure, never `delivered`.
+ * chat channel's session on a worker whose configuration leaves that channel off) is a delivery failure, never
+ * `delivered`.
  *
  * When the sink refuses a message for good (a permanent {@link SinkError}, or a transient one on the activity's
  * last attempt), the body is sent once as a plain message through the sink's fallback — claimed in Postgres
@@ -60,7 +61,7 @@ function isLastAttempt(): boolean {
 }
 
 export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps): DeliveryActivities {
-  // Looked up per call: a process may register a sink after building the activities (the Discord adapter).
+  // Looked up per call: a process may register a sink after building the activities (a channel's ingress).
   const sinkFor = (chatbotId: string): ChannelSink | undefined =>
     sinks[chatbotId] ?? (chatbotId === 'api' ? apiSink : undefined);
 
@@ -137,7 +138,7 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
         throw await fail(message, {
           reason: 'no_sink',
           fallback: null,
-          error: `this worker has no sink for chatbot "${message.chatbot_id}" (for discord: DISCORD_TOKEN is not set)`,
+          error: `this worker has no sink for chatbot "${message.chatbot_id}" (the channel is not enabled in this worker's configuration)`,
         });
       }
       if (record?.fallbackClaimedAt) {

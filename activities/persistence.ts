@@ -43,10 +43,22 @@ export interface PersistenceDeps {
   logger: Logger;
   /** Locale of sessions created from now on (KESOKU_LOCALE). Default `en`. */
   defaultLocale?: string;
+  /**
+   * Chatbot id → the metadata key that keeps an inbound message's `platformMessageId` (adapters/registry.ts
+   * `platformMessageIdKeys`); a chatbot without one stores no platform id.
+   */
+  platformMessageIdKeys?: Readonly<Record<string, string>>;
 }
 
-/** Builds the stored form of an inbound message (docs/message-model.md §3 "标准用户提问" or "定时任务消息"). */
-export function inboundToMessage(address: SessionAddress, m: InboundMessage): NewMessage {
+/**
+ * Builds the stored form of an inbound message (docs/message-model.md §3 "标准用户提问" or "定时任务消息"). The
+ * platform message id is kept under `platformMessageIdKey` (the channel's key, docs/message-model.md §3.3).
+ */
+export function inboundToMessage(
+  address: SessionAddress,
+  m: InboundMessage,
+  platformMessageIdKey?: string,
+): NewMessage {
   const base = {
     id: m.id,
     session_id: address.sessionId,
@@ -60,7 +72,10 @@ export function inboundToMessage(address: SessionAddress, m: InboundMessage): Ne
     content: m.content,
     received_at: m.receivedAt,
     attachments: m.attachments,
-    discord_message_id: address.chatbotId === 'discord' ? m.platformMessageId : undefined,
+    platform_ids:
+      platformMessageIdKey && m.platformMessageId !== undefined
+        ? { [platformMessageIdKey]: m.platformMessageId }
+        : undefined,
     reply_to: m.replyTo,
     channel_context: m.channelContext,
   });
@@ -70,6 +85,7 @@ export function createPersistenceActivities({
   pool,
   logger,
   defaultLocale,
+  platformMessageIdKeys = {},
 }: PersistenceDeps): PersistenceActivities {
   async function storeInbound(
     address: SessionAddress,
@@ -85,7 +101,9 @@ export function createPersistenceActivities({
       locale: defaultLocale,
     });
     try {
-      const r = await commit(pool, address.sessionId, { insert: [inboundToMessage(address, m)] });
+      const r = await commit(pool, address.sessionId, {
+        insert: [inboundToMessage(address, m, platformMessageIdKeys[address.chatbotId])],
+      });
       const stored = r.inserted[0] ?? r.unchanged[0];
       if (!stored) throw new Error(`message ${m.id} was neither inserted nor found`);
       return ownedBy(stored, address.sessionId, r.inserted.length > 0);

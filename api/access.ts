@@ -3,26 +3,21 @@
  * - an admin principal reaches every session;
  * - a session created through the REST API belongs to the principal that created it (a row in
  *   `session_owners`, written before the first message is submitted); other non-admin principals get 404;
- * - chat-channel sessions (chatbot other than `api`, e.g. `discord:<id>`) and REST sessions without an owner
+ * - chat-channel sessions (chatbot other than `api`, e.g. `<channel>:<id>`) and REST sessions without an owner
  *   (created before owners were recorded) are reachable only by admins;
- * - nobody creates a session through REST under a chat channel's id prefix ({@link CHAT_SESSION_PREFIXES}),
- *   so a REST caller cannot squat a channel's future session.
+ * - nobody creates a session through REST under a chat channel's id prefix (each channel descriptor's
+ *   `sessionPrefix`, adapters/registry.ts), so a REST caller cannot squat a channel's future session.
  * A refusal is always the same 404 as an unknown session, so a principal learns nothing about others' ids.
  */
 import type { Response } from 'express';
 import type { Pool } from '../db/pool.ts';
 import { getSession, getSessionView, type SessionRow, type SessionView } from '../db/sessions.ts';
+import { chatSessionPrefixes } from '../adapters/registry.ts';
 import { principalOf, type Principal } from './auth.ts';
 import { HttpProblem } from './problems.ts';
 
 /** The chatbot of sessions created through the REST API. */
 export const API_CHATBOT = 'api';
-
-/**
- * Session id prefixes owned by chat-channel adapters (`discord:<channel id>`). REST never creates a session
- * with one of these prefixes; a chat adapter that names its sessions `<name>:…` adds its prefix here.
- */
-export const CHAT_SESSION_PREFIXES: readonly string[] = ['discord:'];
 
 /**
  * The caller of a `/v1` request, as api/auth.ts authenticate() recorded it.
@@ -99,7 +94,7 @@ export async function authorizeSubmit(pool: Pool, principal: Principal, sessionI
     if (!mayAccess(principal, session, await sessionOwner(pool, sessionId))) throw notFound(sessionId);
     return;
   }
-  const reserved = CHAT_SESSION_PREFIXES.find((p) => sessionId.startsWith(p));
+  const reserved = chatSessionPrefixes().find((p) => sessionId.startsWith(p));
   if (reserved) {
     throw new HttpProblem(
       'session_not_found',

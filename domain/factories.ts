@@ -243,6 +243,7 @@ function inTurn(position: TurnPosition): Pick<NewMessage, 'turn_id' | 'step' | '
 /**
  * docs/message-model.md §3 "标准用户提问": user/text from `sender`, `pending_agent`, opens its own turn (`turn_id = id`).
  * Metadata `{discord_message_id?, attachments?}` plus Kesoku's `reply_to?` and `channel_context?`; null if none.
+ * `platform_ids` adds a channel's own key for the platform message id (`{ google_chat_message_name: … }`).
  * `received_at` is the platform's receive time (ISO 8601).
  */
 export function userQuestion(
@@ -252,6 +253,7 @@ export function userQuestion(
     received_at: string | null;
     attachments?: Attachment[];
     discord_message_id?: string;
+    platform_ids?: Readonly<Record<string, string>>;
     reply_to?: string;
     channel_context?: unknown;
   },
@@ -266,6 +268,7 @@ export function userQuestion(
       attachments,
       reply_to: input.reply_to,
       channel_context: input.channel_context,
+      ...input.platform_ids,
     }),
     parent_id: null,
     turn_id: input.id,

@@ -14,7 +14,7 @@ export class ConfigError extends Error {
 }
 
 /** An integer variable in [min, max]; `def` when unset or empty (pass `undefined` for "no value"). */
-const intFrom = <D extends number | undefined>(def: D, min: number, max: number) =>
+export const intFrom = <D extends number | undefined>(def: D, min: number, max: number) =>
   z
     .string()
     .optional()
@@ -28,7 +28,8 @@ const intFrom = <D extends number | undefined>(def: D, min: number, max: number)
       return n;
     });
 
-const list = z
+/** A comma-separated list variable; blanks dropped, `[]` when unset. */
+export const list = z
   .string()
   .optional()
   .transform((v) =>
@@ -38,7 +39,8 @@ const list = z
       .filter((s) => s.length > 0),
   );
 
-const optionalString = z
+/** A string variable, trimmed; undefined when unset or blank. */
+export const optionalString = z
   .string()
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
@@ -116,43 +118,52 @@ const envSchema = z.object({
     .enum(SESSION_LOCALES)
     .optional()
     .transform((v) => v ?? 'en'),
-  DISCORD_TOKEN: optionalString,
-  DISCORD_API_URL: optionalString,
-  DISCORD_ALLOWED_GUILDS: list,
-  DISCORD_ALLOWED_CHANNELS: list,
-  DISCORD_ALLOWED_USERS: list,
-  /** Explicit opt-in to open Discord access (everyone may talk to the agent); default: pairing. */
-  DISCORD_ALLOW_ALL: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const t = (v ?? '').trim().toLowerCase();
-      if (t === '' || t === 'false' || t === '0') return false;
-      if (t === 'true' || t === '1') return true;
-      ctx.addIssue({ code: 'custom', message: 'must be true or false' });
-      return z.NEVER;
-    }),
-  DISCORD_RESPOND: z
-    .enum(['mention', 'always'])
-    .optional()
-    .transform((v) => v ?? 'mention'),
 });
 
 /** The validated configuration. Ports are TCP ports; durations carry their unit in the name. */
 export type Config = z.output<typeof envSchema>;
 
+/** A boolean variable: `true`/`1` or `false`/`0` (any case), false when unset or empty; anything else is refused. */
+export const flag = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const t = (v ?? '').trim().toLowerCase();
+    if (t === '' || t === 'false' || t === '0') return false;
+    if (t === 'true' || t === '1') return true;
+    ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+    return z.NEVER;
+  });
+
 /**
- * Reads and validates the configuration.
+ * Parses variables with `schema` (a zod object over the environment); the problems of one variable per line.
+ * Shared by {@link loadConfig} and the chat channels' own schemas (adapters/kit/channel.ts `configSchema`).
+ * @returns the parsed value, or the lines `VARIABLE: problem`
+ */
+export function parseEnv<T>(
+  schema: z.ZodType<T>,
+  env: NodeJS.ProcessEnv,
+): { ok: true; value: T } | { ok: false; problems: string[] } {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
+}
+
+/** The ConfigError for problem lines from {@link parseEnv}. */
+export function invalidConfiguration(problems: readonly string[]): ConfigError {
+  return new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+}
+
+/**
+ * Reads and validates the configuration shared by every process. The chat channels' variables
+ * are each channel's own schema (adapters/registry.ts `loadChannelConfigs`).
  * @param env defaults to `process.env`
  * @throws ConfigError listing every invalid variable
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
-  return parsed.data;
+  const parsed = parseEnv(envSchema, env);
+  if (!parsed.ok) throw invalidConfiguration(parsed.problems);
+  return parsed.value;
 }
 
 /**

@@ -13,7 +13,7 @@ import {
 } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { ApplicationFailure } from '@temporalio/common';
-import { channelCapabilities } from '../domain/channels.ts';
+import { apiOnlyCapabilities, type CapabilitiesLookup } from '../domain/channels.ts';
 import { asWorkflowFailureType } from '../domain/failures.ts';
 import {
   SA_CHANNEL,
@@ -53,6 +53,12 @@ export interface SessionClientOptions {
   taskQueue: string;
   /** Turns per workflow run before continue-as-new (KESOKU_CONTINUE_AS_NEW_TURNS). */
   continueAsNewAfterTurns?: number;
+  /**
+   * The capabilities of each chatbot, handed to new session workflows in their input. Processes pass the
+   * channel registry's (adapters/registry.ts `capabilitiesOf`); the default knows only the REST API (`api`),
+   * so a chat channel's sessions would get no live progress.
+   */
+  capabilities?: CapabilitiesLookup;
 }
 
 /**
@@ -71,11 +77,13 @@ export class SessionClient {
   readonly client: Client;
   readonly taskQueue: string;
   private readonly canAfter?: number;
+  private readonly capabilities: CapabilitiesLookup;
 
   constructor(opts: SessionClientOptions) {
     this.client = opts.client;
     this.taskQueue = opts.taskQueue;
     this.canAfter = opts.continueAsNewAfterTurns;
+    this.capabilities = opts.capabilities ?? apiOnlyCapabilities;
   }
 
   /**
@@ -135,7 +143,7 @@ export class SessionClient {
       sessionId,
       chatbotId,
       channelId,
-      ...channelCapabilities(chatbotId),
+      ...this.capabilities(chatbotId),
       continueAsNewAfterTurns: this.canAfter,
     };
   }

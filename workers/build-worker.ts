@@ -1,6 +1,7 @@
 /**
  * Builds a Kesoku worker: the workflow bundle plus every activity, wired to one pg pool, the model
- * configuration and the channel sinks. Used by `npm run worker`, `npm start` and the tests.
+ * configuration and the channel sinks (the channels' metadata keys from adapters/registry.ts). Used by
+ * `npm run worker` (workers/worker.ts), `npm start` (bin/start.ts) and the tests.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,7 @@ import { createDeliveryActivities, type ChannelSink } from '../activities/delive
 import { createModelActivities } from '../activities/llm/activities.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
+import { platformMessageIdKeys } from '../adapters/registry.ts';
 import { createToolActivities, workspaceDirFor } from '../activities/tools/activities.ts';
 import { toolSpecs } from '../activities/tools/registry.ts';
 import {
@@ -103,7 +105,12 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
     s.logger.info({ network: sandbox.settings.network }, 'tool commands run in a bubblewrap sandbox');
   }
   const activities = {
-    ...createPersistenceActivities({ pool: s.pool, logger: s.logger, defaultLocale: s.defaultLocale }),
+    ...createPersistenceActivities({
+      pool: s.pool,
+      logger: s.logger,
+      defaultLocale: s.defaultLocale,
+      platformMessageIdKeys: platformMessageIdKeys(),
+    }),
     ...createModelActivities({
       pool: s.pool,
       logger: s.logger,

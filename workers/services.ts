@@ -1,8 +1,10 @@
 /**
- * The parts a Kesoku process can run — worker, API, Discord adapter — each as a service with `stop()`, and the
- * resolution of Temporal and Postgres they share. `npm start` runs them all in one process; `npm run worker`,
- * `npm run api` and `npm run discord` run one each.
+ * The parts a Kesoku process can run — Temporal worker, API, chat channels (./channel-services.ts) — each as a
+ * service with `stop()`, and the resolution of Temporal and Postgres they share. `npm start` (bin/start.ts) runs
+ * them all in one process; `npm run worker` (workers/worker.ts), `npm run api` (bin/api.ts) and
+ * `npm run channels` (bin/channels.ts) run one each.
  */
+import { capabilitiesOf } from '../adapters/registry.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
@@ -260,6 +262,7 @@ export async function startInfrastructure(
       client,
       taskQueue: taskQueueOf(),
       continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS,
+      capabilities: capabilitiesOf,
     });
     return {
       temporal,

@@ -1,4 +1,9 @@
-/** `npm run worker`: a worker alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
+/**
+ * `npm run worker`: the Temporal worker process alone (needs DATABASE_URL and TEMPORAL_ADDRESS). It runs the
+ * workflows and every activity; deliveries go through a REST-only sink of every chat channel its configuration
+ * enables (adapters/registry.ts, each descriptor's `createSink`).
+ */
+import { channelSecretKeys, loadChannelConfigs } from '../adapters/registry.ts';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
 import {
@@ -11,28 +16,27 @@ import {
   stopAll,
   type Service,
 } from './services.ts';
-import { discordSinkFromConfig } from './discord-service.ts';
+import { createChannelSinks } from './channel-services.ts';
 
 const cfg = loadConfig();
-const logger = createLogger('kesoku-worker', cfg.KESOKU_LOG_LEVEL);
+const channels = loadChannelConfigs();
+const logger = createLogger('kesoku-worker', cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
 const prometheusBindAddress = await coreMetricsAddress(cfg);
 installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger, { prometheusBindAddress });
 
 runProcess('worker', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, false);
-  const sink = discordSinkFromConfig(cfg, infra, logger);
-  const worker = await startWorkerService(cfg, infra, logger, sink ? { discord: sink } : {}).catch(
-    async (err) => {
-      await infra.stop();
-      throw err;
-    },
-  );
+  const sinks = createChannelSinks(channels, cfg, infra, logger);
+  const worker = await startWorkerService(cfg, infra, logger, sinks.sinks).catch(async (err) => {
+    await sinks.stop();
+    await infra.stop();
+    throw err;
+  });
   const services: Service[] = [worker];
   const metrics = await startMetricsService(cfg, logger, { coreMetricsAddress: prometheusBindAddress });
   if (metrics) services.push(metrics);
   process.stdout.write(`kesoku worker running on task queue ${process.env.KESOKU_TASK_QUEUE || 'kesoku'}\n`);
   if (metrics) process.stdout.write(`kesoku metrics on ${metrics.url}/metrics\n`);
-  // Stopped in reverse order: the worker first, then the sink writes its pending status edits, then metrics, the pool.
-  const sinkService = sink ? [{ name: 'discord-sink', stop: () => sink.close() }] : [];
-  return () => stopAll([...services.slice(1), ...sinkService, worker], infra, logger);
+  // Stopped in reverse order: the worker first, then the sinks write their pending status edits, then metrics, the pool.
+  return () => stopAll([...services.slice(1), sinks, worker], infra, logger);
 });

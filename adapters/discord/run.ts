@@ -1,12 +1,10 @@
 /**
  * Starting the Discord adapter: the gateway client (ingress) plus the sink (egress) on the same REST client.
  *
- * How processes use it (bin/kesoku.ts, workers/):
- * - `npm start` (one process: worker + API + adapters): `const discord = discordEnabled(config) ? await
- *   startDiscordAdapter({ config, sessions, pool, logger }) : null;` then register `discord.sink` as
- *   `sinks.discord` for the worker; on shutdown `await discord?.stop()`.
- * - `npm run discord` (adapter only): the same call, no worker; the worker process then builds its own sink with
- *   {@link createDiscordSinkFromConfig} (REST only, from DISCORD_TOKEN + DISCORD_API_URL).
+ * Processes reach it through the channel descriptor (./channel.ts): `start` wraps {@link startDiscordAdapter}
+ * (the sink it returns is registered as `sinks.discord` in the worker of the same process) and `createSink` wraps
+ * {@link createDiscordSinkFromConfig} (REST only, from DISCORD_TOKEN + DISCORD_API_URL) for a worker process
+ * that runs no gateway.
  */
 import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import { createDeliveryStore } from '../../db/deliveries.ts';
@@ -14,6 +12,7 @@ import { getMessage } from '../../db/messages.ts';
 import { setLocale } from '../../db/sessions.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
+import type { DiscordSettings } from './config.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import { createChatAccess, warnOpenAccess } from '../kit/access.ts';
@@ -27,21 +26,11 @@ import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
 import { createDiscordSink, type DiscordSink } from './sink.ts';
 
-/** The configuration keys the adapter reads. */
-export type DiscordConfig = Pick<
-  Config,
-  | 'DISCORD_TOKEN'
-  | 'DISCORD_API_URL'
-  | 'DISCORD_ALLOWED_GUILDS'
-  | 'DISCORD_ALLOWED_CHANNELS'
-  | 'DISCORD_ALLOWED_USERS'
-  | 'DISCORD_RESPOND'
-  | 'DISCORD_ALLOW_ALL'
-  | 'KESOKU_DATA_DIR'
->;
+/** The configuration keys the adapter reads: the `DISCORD_*` variables (./config.ts) and the data directory. */
+export type DiscordConfig = DiscordSettings & Pick<Config, 'KESOKU_DATA_DIR'>;
 
 /** True when the adapter should run (the adapter is off without a token). */
-export function discordEnabled(config: Pick<Config, 'DISCORD_TOKEN'>): boolean {
+export function discordEnabled(config: Pick<DiscordSettings, 'DISCORD_TOKEN'>): boolean {
   return config.DISCORD_TOKEN !== undefined;
 }
 
@@ -169,7 +158,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
  * DISCORD_API_URL). @throws ConfigError without DISCORD_TOKEN
  */
 export function createDiscordSinkFromConfig(
-  config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL'>,
+  config: Pick<DiscordSettings, 'DISCORD_TOKEN' | 'DISCORD_API_URL'>,
   deps: { logger: Logger; pool: Pool },
 ): DiscordSink {
   if (!config.DISCORD_TOKEN) throw new ConfigError('DISCORD_TOKEN is not set: the Discord adapter is off');

@@ -20,7 +20,12 @@ export type LengthUnit = 'utf16' | 'codepoints' | 'utf8_bytes';
 /** The Markdown a channel renders: Discord's, Google Chat's text formatting, plain text only, or a terminal. */
 export type MarkdownDialect = 'discord' | 'google_chat' | 'plain' | 'terminal';
 
-/** What a channel's platform can do; the shared kit (splitting, live status, visibility) reads these. */
+/**
+ * What a channel's platform can do; the shared kit (splitting, live status, visibility) reads these, and the
+ * session client hands the {@link ChannelCapabilities} part (`liveProgress`, `inlineDelivery`) to the session
+ * workflow in its input (adapters/registry.ts `capabilitiesOf`). A chat channel's `inlineDelivery` is false:
+ * its deliveries call the platform.
+ */
 export interface ChannelFeatures extends ChannelCapabilities {
   /** Sent messages can be edited in place (live status ⏳ → ✅/❌). */
   editsInPlace: boolean;
@@ -46,9 +51,18 @@ export interface ChannelContext<C> {
   logger: Logger;
 }
 
-/** A running channel ingress (a gateway connection, an HTTP endpoint). */
+/**
+ * A running channel ingress (a gateway connection, an HTTP endpoint).
+ *
+ * Ingress rules (docs/adding-a-channel.md "Ingress"): the session id is `sessionPrefix` + the platform's
+ * conversation id; every platform message is submitted with a stable Kesoku message id derived from the
+ * platform's id (`<channel>-<platform id>`), so a re-delivered message is de-duplicated by the session.
+ */
 export interface RunningChannel {
-  /** The sink sharing the ingress's platform client; the worker of the same process registers it. */
+  /**
+   * The sink sharing the ingress's platform client; the worker of the same process registers it. Its `close`
+   * (when present) is the ingress's to call from `stop`.
+   */
   sink?: ChannelSink;
   /** The ingress's state for `/healthz` (`ok` false when it cannot take messages). */
   health?(): Promise<{ ok: boolean; [detail: string]: unknown }>;
@@ -80,8 +94,33 @@ export interface ChannelDescriptor<C = unknown> {
   secretKeys: readonly string[];
   /** True when the configuration turns the channel on (e.g. its token is set). */
   enabled(config: C): boolean;
+  /** What turns the channel on, for the start banner when it is off (`set DISCORD_TOKEN to enable`). */
+  disabledHint?: string;
+  /**
+   * The metadata key under which a stored user question keeps the platform's id of the message it came from
+   * (the inbound message's `platformMessageId`); docs/message-model.md §3.3. E.g. `discord_message_id`.
+   * Without it the platform id is not stored.
+   */
+  platformMessageIdKey?: string;
   /** Starts the ingress (gateway, HTTP endpoint); resolves once it takes messages. */
   start(ctx: ChannelContext<C>): Promise<RunningChannel>;
-  /** A sink for a worker process that runs no ingress of this channel (delivery over the platform's API only). */
+  /**
+   * A sink for a worker process that runs no ingress of this channel (delivery over the platform's API only).
+   * The process calls `close` (when present) after its worker stopped and before the pool closes.
+   */
   createSink(ctx: Omit<ChannelContext<C>, 'sessions'>): ChannelSink & { close?(): Promise<void> };
 }
+
+/*
+ * The sink's rules (activities/sink.ts ChannelSink; docs/adding-a-channel.md "Sink"):
+ * - `send` is idempotent per message id: a retried delivery must find what an earlier attempt posted (record
+ *   each posted chunk, e.g. db/deliveries.ts, or use the platform's client-assigned message ids) and post only
+ *   the rest.
+ * - A refusal that retrying cannot cure (deleted conversation, missing permission, content the platform never
+ *   takes) is thrown as `new SinkError('permanent', …)`; delivery then sends the fallback once and records the
+ *   failure. Anything else thrown counts as transient and is retried.
+ * - `presentProgress` (channels with `features.liveProgress`) renders thoughts and tool lines and returns the
+ *   ids it shows; it never throws. A channel that hides them (docs/message-model.md §5.3 `silent`) returns every
+ *   id so they become `delivered` without being sent. `presentationFor(channel.id, message)` (adapters/kit/
+ *   presentation.ts) says which.
+ */

@@ -149,7 +149,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       // The API and the worker are separate processes: they share one payload key.
       KESOKU_PAYLOAD_KEYS: newPayloadKeyEntry(),
     };
-    const api = startPart('workers/api.ts', env);
+    const api = startPart('bin/api.ts', env);
     parts.push(api);
     let worker = startPart('workers/worker.ts', env);
     parts.push(worker);

@@ -102,7 +102,7 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
     startWorker();
     startWorker();
     for (let i = 0; i < 2; i++) {
-      const a = startPart('workers/api.ts', env());
+      const a = startPart('bin/api.ts', env());
       apis.push(a);
       all.push(a);
     }

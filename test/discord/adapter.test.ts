@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../infra/config.ts';
+import { ConfigError } from '../../infra/config.ts';
+import { loadDiscordConfig } from '../../adapters/discord/config.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { startDiscordAdapter } from '../../adapters/discord/run.ts';
 import { createDiscordIngress } from '../../adapters/discord/ingress.ts';
@@ -295,7 +296,7 @@ describe('Discord adapter', () => {
       sessions: bench.stack.sessions,
       rest: createDiscordRest({ token: bench.fake.token, apiUrl: bench.fake.apiUrl }),
       logger: createLogger('discord-test', 'silent'),
-      policy: discordPolicy(loadConfig({ DISCORD_ALLOWED_USERS: bench.alice.id })),
+      policy: discordPolicy(loadDiscordConfig({ DISCORD_ALLOWED_USERS: bench.alice.id })),
       botUser: () => ({ id: bench.fake.bot.id, name: bench.fake.bot.username }),
       staging: { dataDir: bench.stack.dataDir },
     });
@@ -387,13 +388,15 @@ describe('Discord adapter', () => {
       logger: createLogger('discord-test', 'silent'),
     };
     await expect(
-      startDiscordAdapter({ ...base, config: loadConfig({ KESOKU_DATA_DIR: bench.stack.dataDir }) }),
+      startDiscordAdapter({
+        ...base,
+        config: { ...loadDiscordConfig({}), KESOKU_DATA_DIR: bench.stack.dataDir },
+      }),
     ).rejects.toBeInstanceOf(ConfigError);
-    const config = loadConfig({
-      DISCORD_TOKEN: 'not-the-token',
-      DISCORD_API_URL: bench.fake.apiUrl,
+    const config = {
+      ...loadDiscordConfig({ DISCORD_TOKEN: 'not-the-token', DISCORD_API_URL: bench.fake.apiUrl }),
       KESOKU_DATA_DIR: bench.stack.dataDir,
-    });
+    };
     await expect(startDiscordAdapter({ ...base, config, readyTimeoutMs: 5000 })).rejects.toThrow(
       /401|Unauthorized|token/i,
     );

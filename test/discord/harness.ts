@@ -5,7 +5,7 @@
  */
 import type { ChannelSink } from '../../activities/delivery.ts';
 import type { Message } from '../../domain/message.ts';
-import { loadConfig } from '../../infra/config.ts';
+import { loadDiscordConfig } from '../../adapters/discord/config.ts';
 import { createLogger } from '../../infra/logger.ts';
 import type { IngressOutcome } from '../../adapters/discord/ingress.ts';
 import { startDiscordAdapter, type DiscordAdapter } from '../../adapters/discord/run.ts';
@@ -75,12 +75,10 @@ export async function startDiscordBench(
   let adapter: DiscordAdapter;
   try {
     adapter = await startDiscordAdapter({
-      config: loadConfig({
-        DISCORD_TOKEN: fake.token,
-        DISCORD_API_URL: fake.apiUrl,
+      config: {
+        ...loadDiscordConfig({ DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl, ...extra }),
         KESOKU_DATA_DIR: stack.dataDir,
-        ...extra,
-      }),
+      },
       sessions: stack.sessions,
       pool: stack.pool,
       logger: createLogger('discord-test', process.env.KESOKU_TEST_LOG ?? 'silent'),

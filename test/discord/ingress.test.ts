@@ -27,7 +27,7 @@ import {
   type MessagePlace,
 } from '../../adapters/discord/policy.ts';
 import { decideAccess } from '../../domain/access-policy.ts';
-import { loadConfig } from '../../infra/config.ts';
+import { loadDiscordConfig } from '../../adapters/discord/config.ts';
 import { createDiscordRest, discordApiBase, nonceFor } from '../../adapters/discord/rest.ts';
 import type { Message } from '../../domain/message.ts';
 import { snowflake, startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.ts';
@@ -75,10 +75,10 @@ describe('allowlists and addressing', () => {
   });
 
   it('reads DISCORD_ALLOW_ALL strictly', () => {
-    expect(loadConfig({}).DISCORD_ALLOW_ALL).toBe(false);
-    expect(loadConfig({ DISCORD_ALLOW_ALL: 'true' }).DISCORD_ALLOW_ALL).toBe(true);
-    expect(loadConfig({ DISCORD_ALLOW_ALL: 'false' }).DISCORD_ALLOW_ALL).toBe(false);
-    expect(() => loadConfig({ DISCORD_ALLOW_ALL: 'yes please' })).toThrow(/DISCORD_ALLOW_ALL/);
+    expect(loadDiscordConfig({}).DISCORD_ALLOW_ALL).toBe(false);
+    expect(loadDiscordConfig({ DISCORD_ALLOW_ALL: 'true' }).DISCORD_ALLOW_ALL).toBe(true);
+    expect(loadDiscordConfig({ DISCORD_ALLOW_ALL: 'false' }).DISCORD_ALLOW_ALL).toBe(false);
+    expect(() => loadDiscordConfig({ DISCORD_ALLOW_ALL: 'yes please' })).toThrow(/DISCORD_ALLOW_ALL/);
   });
 
   it('denies by default once any list is set, and every set list must match', () => {

@@ -47,7 +47,7 @@ describe('metrics', () => {
   it('the main series exist on the worker and the API and move after one turn', async () => {
     const worker = startPart('workers/worker.ts', stackEnv(stack, { KESOKU_METRICS_PORT: '0' }));
     const api = startPart(
-      'workers/api.ts',
+      'bin/api.ts',
       stackEnv(stack, { KESOKU_METRICS_PORT: '0', KESOKU_API_PORT: '0' }),
     );
     parts.push(worker, api);

@@ -3,6 +3,7 @@
  * test/global-setup.ts), a fake model server on 127.0.0.1 speaking the Chat Completions wire protocol, and an
  * in-process worker on a task queue of its own (so test files running in parallel never share tasks).
  */
+import { capabilitiesOf } from '../../adapters/registry.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -102,6 +103,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     client,
     taskQueue,
     continueAsNewAfterTurns: opts.continueAsNewAfterTurns,
+    capabilities: capabilitiesOf,
   });
   const llm: LlmConfig | null =
     opts.llm === null

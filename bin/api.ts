@@ -1,4 +1,5 @@
 /** `npm run api`: the REST API alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
+import { channelSecretKeys } from '../adapters/registry.ts';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
 import {
@@ -8,11 +9,11 @@ import {
   startMetricsService,
   stopAll,
   type Service,
-} from './services.ts';
-import { startApiService } from './api-service.ts';
+} from '../workers/services.ts';
+import { startApiService } from '../workers/api-service.ts';
 
 const cfg = loadConfig();
-const logger = createLogger('kesoku-api', cfg.KESOKU_LOG_LEVEL);
+const logger = createLogger('kesoku-api', cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
 installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger);
 
 runProcess('api', logger, async () => {

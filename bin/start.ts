@@ -1,8 +1,9 @@
 /**
  * `npm start`: everything in one process tree for a laptop — embedded Postgres and the Temporal dev server
- * (when DATABASE_URL / TEMPORAL_ADDRESS are unset), migrations, a worker, the REST API, and the Discord
- * adapter when DISCORD_TOKEN is set. Prints the URLs; Ctrl-C stops every part.
+ * (when DATABASE_URL / TEMPORAL_ADDRESS are unset), migrations, a Temporal worker, the REST API, and every chat
+ * channel its configuration enables (adapters/registry.ts). Prints the URLs; Ctrl-C stops every part.
  */
+import { channelSecretKeys, loadChannelConfigs } from '../adapters/registry.ts';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
 import {
@@ -14,14 +15,15 @@ import {
   startWorkerService,
   stopAll,
   type Service,
-} from './services.ts';
-import { startApiService } from './api-service.ts';
-import { startDiscordService } from './discord-service.ts';
+} from '../workers/services.ts';
+import { startApiService } from '../workers/api-service.ts';
+import { startChannelsService } from '../workers/channel-services.ts';
 
 const cfg = loadConfig();
+const channels = loadChannelConfigs();
 // The all-in-one process is for a person at a terminal: warnings and errors only, unless asked for more.
 const level = process.env.KESOKU_LOG_LEVEL ? cfg.KESOKU_LOG_LEVEL : 'warn';
-const logger = createLogger('kesoku', level);
+const logger = createLogger('kesoku', level, channelSecretKeys());
 const prometheusBindAddress = await coreMetricsAddress(cfg);
 installTemporalLogging(level, logger, { prometheusBindAddress });
 
@@ -29,15 +31,15 @@ runProcess('kesoku', logger, async () => {
   const infra = await startInfrastructure(cfg, logger, true);
   const services: Service[] = [];
   try {
-    // Stopped in reverse: API, worker (drained while Discord can still take its deliveries), then Discord.
-    const discord = cfg.DISCORD_TOKEN ? await startDiscordService(cfg, infra, logger) : null;
-    if (discord) services.push(discord);
-    services.push(await startWorkerService(cfg, infra, logger, discord ? { discord: discord.sink } : {}));
+    // Stopped in reverse: API, worker (drained while the channels can still take its deliveries), channels.
+    const chat = await startChannelsService(channels, cfg, infra, logger);
+    services.push(chat);
+    services.push(await startWorkerService(cfg, infra, logger, chat.sinks));
     const api = await startApiService(cfg, infra, logger);
     services.push(api);
     const metrics = await startMetricsService(cfg, logger, {
       coreMetricsAddress: prometheusBindAddress,
-      health: discord?.health,
+      health: () => chat.health(),
     });
     if (metrics) services.push(metrics);
     const lines = [
@@ -48,7 +50,7 @@ runProcess('kesoku', logger, async () => {
         ? `  Temporal Web UI  ${infra.temporal.uiUrl}`
         : `  Temporal         ${infra.temporal.address} (external)`,
       `  Postgres         ${infra.postgres.source === 'embedded' ? 'embedded, data in ' + cfg.KESOKU_DATA_DIR : 'DATABASE_URL'}`,
-      `  Discord          ${discord ? 'connected' : 'off (set DISCORD_TOKEN to enable)'}`,
+      ...chat.bannerLines(),
       '  Terminal chat    npm run chat',
       'Press Ctrl-C to stop.',
       '',

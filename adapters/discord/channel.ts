@@ -1,0 +1,51 @@
+/**
+ * The Discord channel descriptor (adapters/kit/channel.ts): a bot on Discord's gateway for ingress and its REST
+ * API for delivery. `start` runs both in one process (./run.ts `startDiscordAdapter`); `createSink` is the
+ * REST-only sink a worker process without the gateway uses.
+ */
+import { Status } from 'discord.js';
+import type { ChannelDescriptor } from '../kit/channel.ts';
+import { discordConfigSchema, type DiscordSettings } from './config.ts';
+import { DISCORD_CHATBOT_ID } from './ids.ts';
+import { createDiscordSinkFromConfig, discordEnabled, startDiscordAdapter } from './run.ts';
+import { DISCORD_MAX_CONTENT } from './split.ts';
+
+export const discordChannel: ChannelDescriptor<DiscordSettings> = {
+  id: DISCORD_CHATBOT_ID,
+  title: 'Discord',
+  sessionPrefix: `${DISCORD_CHATBOT_ID}:`,
+  features: {
+    liveProgress: true,
+    inlineDelivery: false,
+    editsInPlace: true,
+    maxMessageLength: DISCORD_MAX_CONTENT,
+    lengthUnit: 'utf16',
+    markdown: 'discord',
+    attachments: true,
+    buttons: false,
+  },
+  platformMessageIdKey: 'discord_message_id',
+  configSchema: discordConfigSchema,
+  secretKeys: ['DISCORD_TOKEN'],
+  enabled: discordEnabled,
+  disabledHint: 'set DISCORD_TOKEN to enable',
+  async start(ctx) {
+    const adapter = await startDiscordAdapter({
+      config: { ...ctx.config, KESOKU_DATA_DIR: ctx.dataDir },
+      sessions: ctx.sessions,
+      pool: ctx.pool,
+      logger: ctx.logger,
+    });
+    return {
+      sink: adapter.sink,
+      // The gateway connection's state: ready, the discord.js status name, and the heartbeat ping.
+      health: async () => ({
+        ok: adapter.client.isReady(),
+        gateway: Status[adapter.client.ws.status] ?? String(adapter.client.ws.status),
+        pingMs: adapter.client.ws.ping,
+      }),
+      stop: () => adapter.stop(),
+    };
+  },
+  createSink: (ctx) => createDiscordSinkFromConfig(ctx.config, { logger: ctx.logger, pool: ctx.pool }),
+};

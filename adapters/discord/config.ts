@@ -1,0 +1,37 @@
+/**
+ * The Discord channel's variables (README "Discord"), parsed from the environment by the channel descriptor
+ * (adapters/discord/channel.ts). A malformed value is a ConfigError naming the variable.
+ */
+import { z } from 'zod';
+import { flag, invalidConfiguration, list, optionalString, parseEnv } from '../../infra/config.ts';
+
+/** The schema of the `DISCORD_*` variables. */
+export const discordConfigSchema = z.object({
+  /** The bot token; the channel is off without it. A secret (redacted from logs). */
+  DISCORD_TOKEN: optionalString,
+  /** Base URL of Discord's REST API (tests point it at the fake); default discord.js's. */
+  DISCORD_API_URL: optionalString,
+  DISCORD_ALLOWED_GUILDS: list,
+  DISCORD_ALLOWED_CHANNELS: list,
+  DISCORD_ALLOWED_USERS: list,
+  /** Explicit opt-in to open Discord access (everyone may talk to the agent); default: pairing. */
+  DISCORD_ALLOW_ALL: flag,
+  DISCORD_RESPOND: z
+    .enum(['mention', 'always'])
+    .optional()
+    .transform((v) => v ?? 'mention'),
+});
+
+/** The parsed `DISCORD_*` variables. */
+export type DiscordSettings = z.output<typeof discordConfigSchema>;
+
+/**
+ * Reads the `DISCORD_*` variables.
+ * @param env defaults to `process.env`
+ * @throws ConfigError listing every invalid variable
+ */
+export function loadDiscordConfig(env: NodeJS.ProcessEnv = process.env): DiscordSettings {
+  const parsed = parseEnv(discordConfigSchema, env);
+  if (!parsed.ok) throw invalidConfiguration(parsed.problems);
+  return parsed.value;
+}

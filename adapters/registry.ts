@@ -1,0 +1,80 @@
+/**
+ * The chat channels Kesoku runs: one line per channel (docs/adding-a-channel.md). Processes (workers/, bin/)
+ * loop over {@link CHANNELS}; nothing outside a channel's folder and this list names a channel.
+ */
+import { discordChannel } from './discord/channel.ts';
+import type { ChannelDescriptor } from './kit/channel.ts';
+import { API_CAPABILITIES, NO_CAPABILITIES, type ChannelCapabilities } from '../domain/channels.ts';
+import { invalidConfiguration, parseEnv } from '../infra/config.ts';
+
+/** Every chat channel, in start-up order. Add a channel with one line here. */
+export const CHANNELS: readonly ChannelDescriptor<unknown>[] = [discordChannel];
+
+/** The descriptor of chatbot `id`, or undefined. */
+export function channelById(id: string): ChannelDescriptor<unknown> | undefined {
+  return CHANNELS.find((c) => c.id === id);
+}
+
+/**
+ * The capabilities the session workflow gets for chatbot `chatbotId`: a channel's from its `features`, the
+ * REST API's (`api`), or none for an unknown chatbot. Given to the SessionClient (`capabilities` option).
+ */
+export function capabilitiesOf(chatbotId: string): ChannelCapabilities {
+  const channel = channelById(chatbotId);
+  if (channel)
+    return {
+      liveProgress: channel.features.liveProgress,
+      inlineDelivery: channel.features.inlineDelivery,
+    };
+  return chatbotId === 'api' ? API_CAPABILITIES : NO_CAPABILITIES;
+}
+
+/** Session id prefixes the channels own (`discord:`); the REST API never creates a session under one. */
+export function chatSessionPrefixes(): string[] {
+  return CHANNELS.map((c) => c.sessionPrefix);
+}
+
+/** Every channel's secret variables, redacted from logs (infra/logger.ts). */
+export function channelSecretKeys(): string[] {
+  return CHANNELS.flatMap((c) => c.secretKeys);
+}
+
+/** Chatbot id → the metadata key of the platform message id on stored user questions (activities/persistence.ts). */
+export function platformMessageIdKeys(): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const c of CHANNELS) if (c.platformMessageIdKey) keys[c.id] = c.platformMessageIdKey;
+  return keys;
+}
+
+/** A channel with its parsed configuration. */
+export interface ConfiguredChannel {
+  channel: ChannelDescriptor<unknown>;
+  config: unknown;
+  enabled: boolean;
+}
+
+/**
+ * Parses every channel's variables (its `configSchema`), optionally only the channels named in `only`.
+ * @param env defaults to `process.env`
+ * @throws ConfigError listing every invalid variable of every channel, or naming an unknown channel in `only`
+ */
+export function loadChannelConfigs(
+  env: NodeJS.ProcessEnv = process.env,
+  only?: readonly string[],
+): ConfiguredChannel[] {
+  const unknown = (only ?? []).filter((id) => !channelById(id));
+  if (unknown.length > 0)
+    throw invalidConfiguration([
+      `unknown channel ${unknown.join(', ')} (known: ${CHANNELS.map((c) => c.id).join(', ')})`,
+    ]);
+  const problems: string[] = [];
+  const configured: ConfiguredChannel[] = [];
+  for (const channel of CHANNELS) {
+    if (only && !only.includes(channel.id)) continue;
+    const parsed = parseEnv(channel.configSchema, env);
+    if (!parsed.ok) problems.push(...parsed.problems);
+    else configured.push({ channel, config: parsed.value, enabled: channel.enabled(parsed.value) });
+  }
+  if (problems.length > 0) throw invalidConfiguration(problems);
+  return configured;
+}

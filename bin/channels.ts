@@ -1,0 +1,45 @@
+/**
+ * `npm run channels [-- <channel id>…]`: the chat channels' ingress alone (gateway connections, HTTP
+ * endpoints), without a worker or the API; needs DATABASE_URL and TEMPORAL_ADDRESS. Without arguments it runs
+ * every channel its configuration enables (adapters/registry.ts) and refuses to start when none is; with ids
+ * (`npm run discord` is `bin/channels.ts discord`) it runs exactly those and refuses one that is off.
+ */
+import { channelSecretKeys, loadChannelConfigs } from '../adapters/registry.ts';
+import { ConfigError, loadConfig } from '../infra/config.ts';
+import { createLogger } from '../infra/logger.ts';
+import {
+  installTemporalLogging,
+  runProcess,
+  startInfrastructure,
+  startMetricsService,
+  stopAll,
+  type Service,
+} from '../workers/services.ts';
+import { startChannelsService } from '../workers/channel-services.ts';
+
+const named = process.argv.slice(2).filter((a) => a.trim() !== '');
+const cfg = loadConfig();
+const channels = loadChannelConfigs(process.env, named.length > 0 ? named : undefined);
+const processName = named.length === 1 ? `kesoku-${named[0]}` : 'kesoku-channels';
+const logger = createLogger(processName, cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
+installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger);
+
+runProcess(named.length === 1 ? (named[0] as string) : 'channels', logger, async () => {
+  if (named.length === 0 && !channels.some((c) => c.enabled)) {
+    const hints = channels.map((c) => `${c.channel.title}: ${c.channel.disabledHint ?? 'not configured'}`);
+    throw new ConfigError(`no chat channel is enabled (${hints.join('; ')})`);
+  }
+  const infra = await startInfrastructure(cfg, logger, false);
+  const chat = await startChannelsService(channels, cfg, infra, logger, { required: named.length > 0 }).catch(
+    async (err) => {
+      await infra.stop();
+      throw err;
+    },
+  );
+  const services: Service[] = [chat];
+  const metrics = await startMetricsService(cfg, logger, { health: () => chat.health() });
+  if (metrics) services.push(metrics);
+  process.stdout.write(`kesoku channels running:\n${chat.bannerLines().join('\n')}\n`);
+  if (metrics) process.stdout.write(`kesoku metrics on ${metrics.url}/metrics\n`);
+  return () => stopAll(services, infra, logger);
+});
