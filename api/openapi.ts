@@ -322,7 +322,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
       required: ['chatbot_id', 'user_id', 'user_name', 'approved_by', 'approved_at'],
       properties: {
         chatbot_id: { type: 'string' },
-        user_id: { type: 'string', description: 'The platform user id (e.g. a Discord user snowflake).' },
+        user_id: { type: 'string', description: "The chat platform's id of the user." },
         user_name: { type: ['string', 'null'] },
         approved_by: { type: 'string', enum: ['cli', 'api'] },
         approved_at: isoTime,

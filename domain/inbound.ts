@@ -43,7 +43,7 @@ export interface InboundMessage {
   attachments?: Attachment[];
   replyTo?: string;
   channelContext?: unknown;
-  /** Platform message id (the Discord message id for Discord). */
+  /** The platform's id of the message; stored under the channel's `platformMessageIdKey` (adapters/kit/channel.ts). */
   platformMessageId?: string;
 }
 

@@ -7,10 +7,19 @@
  * - The final reply's header (docs/message-model.md §6.1 "在消息卡片头部标注性能指标"): a Discord subtext line
  *   "-# ⏱ 2.1s · 🔧 1 tool · 1042 tokens".
  * - The live status line (docs/message-model.md §4.3): "💭 thought" and "🛠️ `tool` `args` ⏳", edited into ✅/❌ (⏹️ when the
- *   turn was stopped before the tool finished).
+ *   turn was stopped before the tool finished); the lines themselves are the kit's (adapters/kit/live-status.ts),
+ *   this module writes them in Discord's Markdown.
  */
-import type { Attachment, Message, TurnMetrics } from '../../domain/message.ts';
-import { TOOL_MARK, metricsSummary, type ToolState } from '../../domain/presentation.ts';
+import type { Attachment, TurnMetrics } from '../../domain/message.ts';
+import { metricsSummary } from '../../domain/presentation.ts';
+import {
+  ARGS_CHARS,
+  SUMMARY_CHARS,
+  THOUGHT_CHARS,
+  TOOL_MARK,
+  oneLine,
+  type StatusEntry,
+} from '../kit/live-status.ts';
 import { neutraliseUserText } from '../../domain/prompt-safety.ts';
 import { escapeStatusText } from './split.ts';
 
@@ -61,43 +70,11 @@ export function metricsHeader(m: TurnMetrics): string {
   return `-# ${metricsSummary(m)}`;
 }
 
-/** One line of the live status (a thought, or a tool call with its state). */
-export type StatusEntry =
-  | { kind: 'thought'; key: string; text: string }
-  | {
-      kind: 'tool';
-      key: string;
-      toolCallId: string | null;
-      name: string;
-      args: string;
-      state: ToolState;
-      summary: string;
-    };
+export type { StatusEntry } from '../kit/live-status.ts';
+export { oneLine, statusEntryFor } from '../kit/live-status.ts';
 
-const THOUGHT_CHARS = 300;
-const ARGS_CHARS = 200;
-const SUMMARY_CHARS = 150;
 /** Longest rendered entry (a bound the live status relies on to keep each message under 2000 characters). */
 export const MAX_ENTRY_LENGTH = 40 + THOUGHT_CHARS + ARGS_CHARS + SUMMARY_CHARS;
-
-/** The status entry of a thought or tool_call message; null for other kinds. */
-export function statusEntryFor(m: Message): StatusEntry | null {
-  if (m.type === 'thought')
-    return m.content.trim() === '' ? null : { kind: 'thought', key: m.id, text: m.content };
-  if (m.type !== 'tool_call') return null;
-  const md = m.metadata ?? {};
-  const args = md.tool_arguments ?? {};
-  const command = typeof args.command === 'string' ? args.command : null;
-  return {
-    kind: 'tool',
-    key: m.id,
-    toolCallId: typeof md.tool_call_id === 'string' ? md.tool_call_id : null,
-    name: typeof md.tool_name === 'string' ? md.tool_name : m.sender,
-    args: command ?? JSON.stringify(args),
-    state: 'running',
-    summary: '',
-  };
-}
 
 /** One status line: "💭 …" or "🛠️ `name` `args` ⏳" / "… ✅ `summary`". */
 export function renderEntry(e: StatusEntry): string {
@@ -111,13 +88,6 @@ export function renderEntry(e: StatusEntry): string {
       : ` \`${inlineSafe(oneLine(e.summary, SUMMARY_CHARS))}\``;
   const args = e.args === '{}' ? '' : ` \`${inlineSafe(oneLine(e.args, ARGS_CHARS))}\``;
   return `🛠️ \`${inlineSafe(e.name)}\`${args} ${TOOL_MARK[e.state]}${summary}`;
-}
-
-/** Collapses whitespace and cuts at `max` code points with an ellipsis. */
-export function oneLine(s: string, max: number): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  const points = Array.from(flat);
-  return points.length <= max ? flat : `${points.slice(0, max - 1).join('')}…`;
 }
 
 /** Text safe inside an inline code span: backticks become a look-alike, never empty. */

@@ -16,7 +16,7 @@
 import type { REST } from 'discord.js';
 import type { Message } from '../../domain/message.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { toolResultState, type ToolState } from '../../domain/presentation.ts';
+import { applyToolResult, entryOfResult, orphanResultEntry, type ToolState } from '../kit/live-status.ts';
 import { MAX_ENTRY_LENGTH, renderEntry, statusEntryFor, type StatusEntry } from './format.ts';
 import { QUIET_FLAGS, createMessage, editMessage, nonceFor, type PostLedger } from './rest.ts';
 import { DISCORD_MAX_CONTENT } from './split.ts';
@@ -135,28 +135,13 @@ export class LiveStatus {
   }
 
   private applyResult(result: Message): void {
-    const callId = result.metadata?.tool_call_id;
-    let entry =
-      (result.parent_id ? this.byKey.get(result.parent_id) : undefined) ??
-      [...this.byKey.values()].find(
-        (e) => e.kind === 'tool' && callId !== undefined && e.toolCallId === callId,
-      );
+    let entry = entryOfResult(this.byKey, result);
     if (!entry) {
       // The call was never shown (rendering started late): show the result on a line of its own.
-      entry = {
-        kind: 'tool',
-        key: result.parent_id ?? result.id,
-        toolCallId: null,
-        name: result.sender,
-        args: '{}',
-        state: 'running',
-        summary: '',
-      };
+      entry = orphanResultEntry(result);
       this.add(entry);
     }
-    if (entry.kind !== 'tool') return;
-    entry.state = toolResultState(result);
-    entry.summary = typeof result.metadata?.tool_result === 'string' ? result.metadata.tool_result : '';
+    applyToolResult(entry, result);
   }
 
   private add(entry: StatusEntry): void {

@@ -1,0 +1,104 @@
+/**
+ * The platform-neutral part of a turn's live status (docs/message-model.md §4.3): the lines a channel shows while
+ * a turn runs — a thought (💭) or a tool call whose mark goes ⏳ → ✅/❌ (⏹️ when the turn stopped first) — and
+ * how thoughts, tool calls and tool results become and update those lines. Pure: no I/O. Each channel renders
+ * the lines in its own format and writes them with its own API (Discord: adapters/discord/format.ts
+ * `renderEntry`, adapters/discord/live-status.ts).
+ */
+import type { Message } from '../../domain/message.ts';
+import { TOOL_MARK, toolResultState, type ToolState } from '../../domain/presentation.ts';
+
+export { TOOL_MARK, toolResultState, type ToolState };
+
+/** One line of the live status (a thought, or a tool call with its state). */
+export type StatusEntry =
+  | { kind: 'thought'; key: string; text: string }
+  | {
+      kind: 'tool';
+      key: string;
+      toolCallId: string | null;
+      name: string;
+      /** The shell command, or the arguments as JSON (`{}` for none). */
+      args: string;
+      state: ToolState;
+      /** The result's short summary (`metadata.tool_result`); '' while running. */
+      summary: string;
+    };
+
+/** Longest thought, arguments and result summary a line shows, in code points (longer ones end in `…`). */
+export const THOUGHT_CHARS = 300;
+export const ARGS_CHARS = 200;
+export const SUMMARY_CHARS = 150;
+
+/** The status entry of a thought or tool_call message; null for other kinds (and blank thoughts). */
+export function statusEntryFor(m: Message): StatusEntry | null {
+  if (m.type === 'thought')
+    return m.content.trim() === '' ? null : { kind: 'thought', key: m.id, text: m.content };
+  if (m.type !== 'tool_call') return null;
+  const md = m.metadata ?? {};
+  const args = md.tool_arguments ?? {};
+  const command = typeof args.command === 'string' ? args.command : null;
+  return {
+    kind: 'tool',
+    key: m.id,
+    toolCallId: typeof md.tool_call_id === 'string' ? md.tool_call_id : null,
+    name: typeof md.tool_name === 'string' ? md.tool_name : m.sender,
+    args: command ?? JSON.stringify(args),
+    state: 'running',
+    summary: '',
+  };
+}
+
+/**
+ * The line a tool result belongs to among `entries`: its parent call's, else the call with its
+ * `metadata.tool_call_id`; undefined when the call was never shown.
+ */
+export function entryOfResult(
+  entries: ReadonlyMap<string, StatusEntry>,
+  result: Message,
+): StatusEntry | undefined {
+  const callId = result.metadata?.tool_call_id;
+  return (
+    (result.parent_id ? entries.get(result.parent_id) : undefined) ??
+    [...entries.values()].find((e) => e.kind === 'tool' && callId !== undefined && e.toolCallId === callId)
+  );
+}
+
+/** A line of its own for a result whose call was never shown (rendering started late). */
+export function orphanResultEntry(result: Message): StatusEntry {
+  return {
+    kind: 'tool',
+    key: result.parent_id ?? result.id,
+    toolCallId: null,
+    name: result.sender,
+    args: '{}',
+    state: 'running',
+    summary: '',
+  };
+}
+
+/** Sets a tool line's mark and summary from its result (✅/❌/⏹️, `metadata.tool_result`). */
+export function applyToolResult(entry: StatusEntry, result: Message): void {
+  if (entry.kind !== 'tool') return;
+  entry.state = toolResultState(result);
+  entry.summary = typeof result.metadata?.tool_result === 'string' ? result.metadata.tool_result : '';
+}
+
+/** Collapses whitespace and cuts at `max` code points with an ellipsis. */
+export function oneLine(s: string, max: number): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  const points = Array.from(flat);
+  return points.length <= max ? flat : `${points.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * One line as plain text, for channels without Markdown: "💭 thought" or "🛠️ name args ⏳" / "… ✅ summary".
+ * Thoughts, arguments and summaries are cut to {@link THOUGHT_CHARS}, {@link ARGS_CHARS}, {@link SUMMARY_CHARS}.
+ */
+export function renderEntryPlain(e: StatusEntry): string {
+  if (e.kind === 'thought') return `💭 ${oneLine(e.text, THOUGHT_CHARS)}`;
+  const summary =
+    e.summary.trim() === '' || e.state === 'running' ? '' : ` ${oneLine(e.summary, SUMMARY_CHARS)}`;
+  const args = e.args === '{}' ? '' : ` ${oneLine(e.args, ARGS_CHARS)}`;
+  return `🛠️ ${oneLine(e.name, ARGS_CHARS)}${args} ${TOOL_MARK[e.state]}${summary}`;
+}
