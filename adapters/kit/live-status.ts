@@ -5,6 +5,8 @@
  * the lines in its own format and writes them with its own API (Discord: adapters/discord/format.ts
  * `renderEntry`, adapters/discord/live-status.ts).
  */
+import { ids } from '../../activities/persistence.ts';
+import { messageKind } from '../../domain/message-kind.ts';
 import type { Message } from '../../domain/message.ts';
 import { TOOL_MARK, toolResultState, type ToolState } from '../../domain/presentation.ts';
 
@@ -101,4 +103,21 @@ export function renderEntryPlain(e: StatusEntry): string {
     e.summary.trim() === '' || e.state === 'running' ? '' : ` ${oneLine(e.summary, SUMMARY_CHARS)}`;
   const args = e.args === '{}' ? '' : ` ${oneLine(e.args, ARGS_CHARS)}`;
   return `🛠️ ${oneLine(e.name, ARGS_CHARS)}${args} ${TOOL_MARK[e.state]}${summary}`;
+}
+
+/**
+ * Whether delivering `message` ends its turn: the final reply, the crash notice, or the turn's own notice
+ * (a stopped turn's "stopped" notification, id `<turn id>:notice`). A sink brings the turn's live status to its
+ * final state and stops typing then.
+ * @returns the state still-running tool lines end in (`null` after a final reply: none is left running), or
+ *   false when the turn goes on
+ */
+export function turnEndOf(message: Message): Exclude<ToolState, 'running' | 'ok'> | null | false {
+  const turnId = message.turn_id;
+  if (turnId === null) return false;
+  const kind = messageKind(message);
+  if (kind === 'final_reply') return null;
+  if (kind === 'crash_notice') return 'failed';
+  if (kind === 'notification' && message.id === ids.notice(turnId)) return 'interrupted';
+  return false;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { inboundToMessage } from '../../activities/persistence.ts';
+import { turnEndOf } from '../../adapters/kit/live-status.ts';
 import { presentationFor } from '../../adapters/kit/presentation.ts';
 import { measure, splitText } from '../../adapters/kit/split.ts';
 import {
@@ -166,5 +167,24 @@ describe('the channel kit', () => {
     expect(presentationFor('newchat', thought, { liveProgress: true, editsInPlace: true })).toBe('live');
     expect(presentationFor('newchat', thought, { liveProgress: false, editsInPlace: false })).toBe('silent');
     expect(presentationFor('newchat', reply)).toBe('shown');
+  });
+
+  it('says when a delivered message ends its turn, and how running tool lines end', () => {
+    const m = (over: Partial<Message>) =>
+      ({
+        id: 't1:x',
+        turn_id: 't1',
+        type: 'text',
+        role: 'assistant',
+        sender: 'agent',
+        metadata: null,
+        ...over,
+      }) as Message;
+    expect(turnEndOf(m({}))).toBeNull();
+    expect(turnEndOf(m({ metadata: { failure_kind: 'model' } }))).toBe('failed');
+    expect(turnEndOf(m({ id: 't1:notice', sender: 'Notification' }))).toBe('interrupted');
+    expect(turnEndOf(m({ id: 'other', sender: 'Notification' }))).toBe(false);
+    expect(turnEndOf(m({ type: 'thought' }))).toBe(false);
+    expect(turnEndOf(m({ turn_id: null }))).toBe(false);
   });
 });
