@@ -19,13 +19,19 @@ import { startChannelsService } from '../workers/channel-services.ts';
 
 const named = process.argv.slice(2).filter((a) => a.trim() !== '');
 const cfg = loadConfig();
-const channels = loadChannelConfigs(process.env, named.length > 0 ? named : undefined);
 const processName = named.length === 1 ? `kesoku-${named[0]}` : 'kesoku-channels';
 const logger = createLogger(processName, cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
 installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger);
 
 runProcess(named.length === 1 ? (named[0] as string) : 'channels', logger, async () => {
-  if (named.length === 0 && !channels.some((c) => c.enabled)) {
+  const channels = loadChannelConfigs(process.env, named.length > 0 ? named : undefined);
+  // Refused before connecting anywhere: a named channel that is off, or no channel on at all.
+  const off = channels.filter((c) => !c.enabled);
+  if (named.length > 0 && off.length > 0)
+    throw new ConfigError(
+      off.map((c) => `${c.channel.title} is off: ${c.channel.disabledHint ?? 'not configured'}`).join('; '),
+    );
+  if (off.length === channels.length) {
     const hints = channels.map((c) => `${c.channel.title}: ${c.channel.disabledHint ?? 'not configured'}`);
     throw new ConfigError(`no chat channel is enabled (${hints.join('; ')})`);
   }
