@@ -132,7 +132,7 @@ describe('Google Chat channel', () => {
     const thread = `${space}/threads/T4`;
     const sessionId = `googlechat:${space.slice(7)}:T4`;
     const paragraph = (i: number) => `Paragraph ${i}: ${'lorem ipsum dolor sit amet '.repeat(40).trim()}.`;
-    const text = Array.from({ length: 10 }, (_, i) => paragraph(i)).join('\n\n');
+    const text = Array.from({ length: 8 }, (_, i) => paragraph(i)).join('\n\n');
     expect(text.length).toBeGreaterThan(2 * 4096);
     bench.stack.script(sessionId, { kind: 'text', text });
     await bench.fake.postEvent(
@@ -148,7 +148,8 @@ describe('Google Chat channel', () => {
     expect(inThread(space, thread)).toHaveLength(3);
     for (const c of chunks) expect(Array.from(textOf(c)).length).toBeLessThanOrEqual(4096);
     const joined = chunks.map(textOf).join('');
-    // The first line is the turn metrics; the rest is the reply, whole and in order, cut between paragraphs.
+    // The first line is the turn metrics; the rest is the reply, whole and in order, cut between paragraphs
+    // (about 1100 characters each: three fit in 4096).
     expect(joined).toMatch(/^_⏱ .* tokens_\n/);
     expect(joined.slice(joined.indexOf('\n') + 1)).toBe(text);
     for (const c of chunks.slice(0, -1)) expect(textOf(c)).toMatch(/\n\n$/);
@@ -182,6 +183,29 @@ describe('Google Chat channel', () => {
     // The same event with a good token goes through.
     expect((await bench.fake.postEvent(bench.endpoint, event)).status).toBe(200);
     await bench.stack.waitForStatus(`googlechat-${space.slice(7)}-M5`, ['processed']);
+  });
+
+  it('keeps a direct message space as one session and runs a whole-message command on it', async () => {
+    const space = newSpace();
+    const first = messageEvent({ space, messageId: 'D1', text: 'hi in a DM', dm: true });
+    await bench.fake.postEvent(bench.endpoint, first);
+    const inbound = await bench.stack.waitForStatus(`googlechat-${space.slice(7)}-D1`, ['processed']);
+    expect(inbound.session_id).toBe(`googlechat:${space.slice(7)}`);
+    expect((await getSession(bench.stack.pool, inbound.session_id))?.channel_id).toBe(space);
+    await bench.fake.waitFor(() =>
+      bench.fake.messagesIn(space).find((m) => textOf(m).includes('hi in a DM')),
+    );
+    await bench.fake.postEvent(
+      bench.endpoint,
+      messageEvent({ space, messageId: 'D2', text: '/mode queue', dm: true }),
+    );
+    const confirmation = await bench.fake.waitFor(() =>
+      bench.fake.messagesIn(space).find((m) => textOf(m).includes('Mode: queue')),
+    );
+    expect(confirmation).toBeDefined();
+    // A command is not a message for the agent.
+    expect(await getMessage(bench.stack.pool, `googlechat-${space.slice(7)}-D2`)).toBeNull();
+    expect(bench.fake.messagesIn(space)).toHaveLength(2);
   });
 
   it('ignores a user outside the allowlist without an answer', async () => {
