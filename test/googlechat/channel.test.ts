@@ -10,6 +10,8 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { getMessage } from '../../db/messages.ts';
 import { getSession } from '../../db/sessions.ts';
 import { sessionWorkflowId } from '../../workflows/definitions.ts';
+import { googleChatChannel } from '../../adapters/googlechat/channel.ts';
+import { createLogger } from '../../infra/logger.ts';
 import { messageEvent, type FakeChatMessage } from '../fakes/googlechat/server.ts';
 import { startGoogleChatBench, type GoogleChatBench } from './harness.ts';
 
@@ -206,6 +208,41 @@ describe('Google Chat channel', () => {
     // A command is not a message for the agent.
     expect(await getMessage(bench.stack.pool, `googlechat-${space.slice(7)}-D2`)).toBeNull();
     expect(bench.fake.messagesIn(space)).toHaveLength(2);
+  });
+
+  it('by default (no lists) answers a stranger in a DM with a pairing code only, and in a space with a notice', async () => {
+    const pairingChannel = await googleChatChannel.start({
+      config: { ...bench.config, GOOGLE_CHAT_ALLOWED_USERS: [] },
+      dataDir: bench.stack.dataDir,
+      pool: bench.stack.pool,
+      sessions: bench.stack.sessions,
+      logger: createLogger('googlechat-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
+    });
+    try {
+      // Two strangers: a user who was just answered is not answered again within ten minutes.
+      const stranger = { name: `users/9${randomBytes(4).readUInt32BE(0)}`, displayName: 'Stranger' };
+      const other = { name: `users/8${randomBytes(4).readUInt32BE(0)}`, displayName: 'Other' };
+      const dm = newSpace();
+      await bench.fake.postEvent(
+        pairingChannel.url as string,
+        messageEvent({ space: dm, messageId: 'P1', text: 'let me talk', dm: true, user: stranger }),
+      );
+      const code = await bench.fake.waitFor(() => bench.fake.messagesIn(dm)[0]);
+      expect(textOf(code)).toMatch(/pairing code is \*[A-Z0-9]{6,}\*/);
+      const room = newSpace();
+      const thread = `${room}/threads/P2`;
+      await bench.fake.postEvent(
+        pairingChannel.url as string,
+        messageEvent({ space: room, thread, messageId: 'P2', text: 'me too', user: other }),
+      );
+      const notice = await bench.fake.waitFor(() => inThread(room, thread)[0]);
+      expect(textOf(notice)).toContain('direct message');
+      expect(textOf(notice)).not.toMatch(/pairing code is/);
+      expect(await getMessage(bench.stack.pool, `googlechat-${dm.slice(7)}-P1`)).toBeNull();
+      expect(await getMessage(bench.stack.pool, `googlechat-${room.slice(7)}-P2`)).toBeNull();
+    } finally {
+      await pairingChannel.stop();
+    }
   });
 
   it('ignores a user outside the allowlist without an answer', async () => {
