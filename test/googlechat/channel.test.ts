@@ -11,6 +11,8 @@ import { getMessage } from '../../db/messages.ts';
 import { getSession } from '../../db/sessions.ts';
 import { sessionWorkflowId } from '../../workflows/definitions.ts';
 import { googleChatChannel } from '../../adapters/googlechat/channel.ts';
+import { ChatTokenError, createTokenVerifier } from '../../adapters/googlechat/auth.ts';
+import { googleChatConfigSchema, tokenCheckOf } from '../../adapters/googlechat/config.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { messageEvent, type FakeChatMessage } from '../fakes/googlechat/server.ts';
 import { startGoogleChatBench, type GoogleChatBench } from './harness.ts';
@@ -185,6 +187,29 @@ describe('Google Chat channel', () => {
     // The same event with a good token goes through.
     expect((await bench.fake.postEvent(bench.endpoint, event)).status).toBe(200);
     await bench.stack.waitForStatus(`googlechat-${space.slice(7)}-M5`, ['processed']);
+  });
+
+  it('checks endpoint-URL tokens as Google ID tokens issued to Chat’s service account', async () => {
+    const audience = 'https://kesoku.example.com/googlechat/events';
+    const config = googleChatConfigSchema.parse({
+      GOOGLE_CHAT_AUDIENCE: audience,
+      GOOGLE_CHAT_JWKS_URL: bench.fake.jwksUrl,
+    });
+    const check = tokenCheckOf(config);
+    if (!check) throw new Error('no token check');
+    const verify = createTokenVerifier(check);
+    const idToken = (claims: Record<string, unknown>, issuer = 'https://accounts.google.com') =>
+      bench.fake.signToken({ audience, issuer, claims }).then((t) => `Bearer ${t}`);
+    const chat = { email: 'chat@system.gserviceaccount.com', email_verified: true };
+    await expect(verify(await idToken(chat))).resolves.toBeUndefined();
+    await expect(verify(await idToken(chat, 'accounts.google.com'))).resolves.toBeUndefined();
+    await expect(verify(await idToken({ ...chat, email_verified: false }))).rejects.toThrow(ChatTokenError);
+    await expect(verify(await idToken({ email: 'x@evil.example', email_verified: true }))).rejects.toThrow(
+      ChatTokenError,
+    );
+    await expect(verify(await idToken(chat, 'chat@system.gserviceaccount.com'))).rejects.toThrow(
+      ChatTokenError,
+    );
   });
 
   it('keeps a direct message space as one session and runs a whole-message command on it', async () => {

@@ -68,6 +68,8 @@ export interface TokenOptions {
   expiresInS?: number;
   /** Sign with a key outside the key set (a forged token). */
   foreignKey?: boolean;
+  /** Extra claims (an ID token's `email`, `email_verified`). */
+  claims?: Record<string, unknown>;
 }
 
 export interface FakeGoogleChat {
@@ -323,7 +325,7 @@ export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
     async signToken(opts = {}) {
       const now = Math.floor(Date.now() / 1000);
       const exp = now + (opts.expiresInS ?? 3600);
-      return new SignJWT({})
+      return new SignJWT(opts.claims ?? {})
         .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
         .setIssuer(opts.issuer ?? CHAT_ISSUER)
         .setAudience(opts.audience ?? projectNumber)
