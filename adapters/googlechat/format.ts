@@ -1,0 +1,84 @@
+/**
+ * What Kesoku writes in Google Chat and how a Chat message becomes prompt text. Pure: no I/O.
+ *
+ * - Inbound (docs/message-model.md §6.1): "`Name` (users/123) at `YYYY-MM-DD HH:MM:SS UTC`:\n<text>", so the
+ *   model knows who spoke and when; lines imitating such a header or a Kesoku notice are marked as the user's.
+ * - Final replies (docs/message-model.md §4.3, §5.3 "card layout" / formatted text): the model's Markdown in
+ *   Chat's text formatting (`*bold*`, `_italic_`, `~strike~`, `<url|label>`, code spans and blocks kept), the
+ *   first line the turn metrics in italics.
+ * - The intermediate card's lines (HTML subset of card text): "💭 thought", "🛠️ <b>tool</b> args ⏳" → ✅/❌/⏹️.
+ */
+import type { TurnMetrics } from '../../domain/message.ts';
+import { TOOL_MARK, metricsSummary } from '../../domain/presentation.ts';
+import { neutraliseUserText } from '../../domain/prompt-safety.ts';
+import type { StatusEntry } from '../discord/format.ts';
+
+/** "2026-05-27 12:50:00 UTC" (seconds precision, always UTC). */
+function formatUtc(at: Date): string {
+  return `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/** The prompt text of a Chat message: header line, then the text (the app's mention already removed). */
+export function formatInboundContent(input: {
+  displayName: string;
+  userName: string;
+  at: Date;
+  text: string;
+}): string {
+  const name = input.displayName.replace(/[`\r\n]/g, ' ').trim() || input.userName;
+  const lines = [`\`${name}\` (${input.userName}) at \`${formatUtc(input.at)}\`:`];
+  if (input.text.trim() !== '') lines.push(neutraliseUserText(input.text));
+  return lines.join('\n');
+}
+
+/** The final reply's first line: "_⏱ 2.1s · 🔧 1 tool · 1042 tokens_". */
+export function metricsLine(m: TurnMetrics): string {
+  return `_${metricsSummary(m)}_`;
+}
+
+/**
+ * Markdown as Google Chat text formatting. Code blocks and code spans are kept as they are; elsewhere
+ * `**b**`/`__b__` → `*b*`, `*i*`/`_i_` → `_i_`, `~~s~~` → `~s~`, `[label](url)` → `<url|label>`, and a heading
+ * line `# Title` → `*Title*`. Other text is unchanged.
+ */
+export function toChatText(markdown: string): string {
+  // Odd pieces are code (``` blocks or `spans`), left alone.
+  const pieces = markdown.split(/(```[\s\S]*?(?:```|$)|`[^`\n]+`)/);
+  return pieces.map((p, i) => (i % 2 === 1 ? p : convertProse(p))).join('');
+}
+
+function convertProse(s: string): string {
+  const BOLD = '\u0000B\u0000';
+  return s
+    .replace(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm, `${BOLD}$1${BOLD}`)
+    .replace(/\*\*(?=\S)([^\n]*?\S)\*\*/g, `${BOLD}$1${BOLD}`)
+    .replace(/__(?=\S)([^\n]*?\S)__/g, `${BOLD}$1${BOLD}`)
+    .replace(/(^|[^\w*])\*(?=\S)([^*\n]*?\S)\*(?![\w*])/g, '$1_$2_')
+    .replace(/~~(?=\S)([^\n]*?\S)~~/g, '~$1~')
+    .replace(
+      /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g,
+      (_m, label: string, url: string) => `<${url}|${label.replace(/[|>]/g, ' ')}>`,
+    )
+    .replaceAll(BOLD, '*');
+}
+
+/** Text safe inside card text (which reads a subset of HTML). */
+export function escapeCardText(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Collapses whitespace and cuts at `max` code points with an ellipsis. */
+function oneLine(s: string, max: number): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  const points = Array.from(flat);
+  return points.length <= max ? flat : `${points.slice(0, max - 1).join('')}…`;
+}
+
+/** One line of the intermediate card (card text: HTML subset, escaped). */
+export function renderCardEntry(e: StatusEntry): string {
+  if (e.kind === 'thought') return `💭 <i>${escapeCardText(oneLine(e.text, 300))}</i>`;
+  const args = e.args === '{}' ? '' : ` <font color="#5f6368">${escapeCardText(oneLine(e.args, 200))}</font>`;
+  const summary =
+    e.summary.trim() === '' || e.state === 'running' ? '' : `<br>${escapeCardText(oneLine(e.summary, 150))}`;
+  return `🛠️ <b>${escapeCardText(oneLine(e.name, 80))}</b>${args} ${TOOL_MARK[e.state]}${summary}`;
+}
