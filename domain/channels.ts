@@ -17,7 +17,7 @@ export interface ChannelCapabilities {
   inlineDelivery: boolean;
 }
 
-const LIVE_PROGRESS_CHATBOTS: ReadonlySet<string> = new Set(['discord', 'google_chat']);
+const LIVE_PROGRESS_CHATBOTS: ReadonlySet<string> = new Set(['discord', 'google_chat', 'wechat']);
 const INLINE_DELIVERY_CHATBOTS: ReadonlySet<string> = new Set(['api']);
 
 /** The capabilities of chatbot `chatbotId` (`api`, `discord`, …); unknown chatbots get neither. */
