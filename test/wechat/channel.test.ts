@@ -202,6 +202,33 @@ describe('WeChat channel', () => {
     expect(bench.fake.sendCalls - callsBefore).toBe(2);
   });
 
+  it('records a reply WeChat refuses for good (45015, reply window over) as not delivered, without retries', async () => {
+    const user = await bench.pairedUser();
+    bench.stack.script(sessionOf(user), { kind: 'text', text: 'Too late.' });
+    const callsBefore = bench.fake.sendCalls;
+    // The send and the one plain fallback are both refused.
+    bench.fake.failNext(
+      'send',
+      { kind: 'errcode', errcode: 45015, errmsg: 'response out of time limit' },
+      { kind: 'errcode', errcode: 45015, errmsg: 'response out of time limit' },
+    );
+    const { msgId } = await bench.fake.push({ from: user, content: 'Answer me' });
+    await bench.stack.waitForStatus(`wechat-${msgId}`, ['processed', 'error'], 45_000);
+    const deadline = Date.now() + 20_000;
+    let reply: Message | undefined;
+    while (Date.now() < deadline) {
+      reply = (await bench.stack.messages(sessionOf(user))).find(
+        (m) => m.role === 'assistant' && m.type === 'text' && m.metadata?.delivery_failure !== undefined,
+      );
+      if (reply) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(reply?.status).toBe('pending');
+    expect(reply?.metadata?.delivery_failure).toMatchObject({ reason: 'refused', fallback: 'failed' });
+    expect(bench.fake.sendCalls - callsBefore).toBe(2);
+    expect(bench.fake.sentTo(user)).toEqual([]);
+  });
+
   it('answers a stranger with a pairing code and submits nothing', async () => {
     const stranger = newOpenId();
     await bench.fake.push({ from: stranger, content: 'hello?' });
