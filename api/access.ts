@@ -22,7 +22,7 @@ export const API_CHATBOT = 'api';
  * Session id prefixes owned by chat-channel adapters (`discord:<channel id>`). REST never creates a session
  * with one of these prefixes; a chat adapter that names its sessions `<name>:…` adds its prefix here.
  */
-export const CHAT_SESSION_PREFIXES: readonly string[] = ['discord:'];
+export const CHAT_SESSION_PREFIXES: readonly string[] = ['discord:', 'wechat:'];
 
 /**
  * The caller of a `/v1` request, as api/auth.ts authenticate() recorded it.
