@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { splitUtf8, toPlainText, WECHAT_MAX_TEXT_BYTES } from '../../adapters/wechat/text.ts';
-import { UNSUPPORTED_TEXT } from '../../adapters/wechat/ingress.ts';
+import { GREETING_TEXT, UNSUPPORTED_TEXT } from '../../adapters/wechat/ingress.ts';
 import { listPlatformPosts } from '../../db/deliveries.ts';
 import type { Message } from '../../domain/message.ts';
 import { newOpenId } from '../fakes/wechat/server.ts';
@@ -225,6 +225,26 @@ describe('WeChat channel', () => {
     expect(reply?.metadata?.delivery_failure).toMatchObject({ reason: 'refused', fallback: 'failed' });
     expect(bench.fake.sendCalls - callsBefore).toBe(2);
     expect(bench.fake.sentTo(user)).toEqual([]);
+  });
+
+  it('greets a new follower, reads a recognised voice message as text and ignores other events', async () => {
+    const user = await bench.pairedUser();
+    await bench.fake.push({ from: user, msgType: 'event', event: 'subscribe' });
+    await bench.fake.push({ from: user, msgType: 'event', event: 'CLICK', fields: { EventKey: 'menu' } });
+    await bench.fake.waitFor(() => bench.fake.sentTo(user).length > 0, 10_000, 'the greeting');
+    bench.stack.script(sessionOf(user), { kind: 'text', text: 'Heard you.' });
+    const voice = await bench.fake.push({
+      from: user,
+      msgType: 'voice',
+      fields: { MediaId: 'v1', Format: 'amr', Recognition: '今天天气怎么样' },
+    });
+    await untilReplied(user, voice.msgId as string);
+    const inbound = (await bench.stack.messages(sessionOf(user))).find(
+      (m) => m.id === `wechat-${voice.msgId}`,
+    );
+    expect(inbound?.content).toContain('今天天气怎么样');
+    await bench.fake.waitFor(() => bench.fake.sentTo(user).length >= 2, 10_000, 'the reply');
+    expect(bench.fake.sentTo(user)).toEqual([GREETING_TEXT, 'Heard you.']);
   });
 
   it('answers a stranger with a pairing code and submits nothing', async () => {
