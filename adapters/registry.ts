@@ -3,12 +3,14 @@
  * loop over {@link CHANNELS}; nothing outside a channel's folder and this list names a channel.
  */
 import { discordChannel } from './discord/channel.ts';
+import { googleChatChannel } from './googlechat/channel.ts';
+import { wechatChannel } from './wechat/channel.ts';
 import type { ChannelDescriptor } from './kit/channel.ts';
 import { API_CAPABILITIES, NO_CAPABILITIES, type ChannelCapabilities } from '../domain/channels.ts';
 import { invalidConfiguration, parseEnv } from '../infra/config.ts';
 
 /** Every chat channel, in start-up order. Add a channel with one line here. */
-export const CHANNELS: readonly ChannelDescriptor<unknown>[] = [discordChannel];
+export const CHANNELS: readonly ChannelDescriptor<unknown>[] = [discordChannel, googleChatChannel, wechatChannel];
 
 /** The descriptor of chatbot `id`, or undefined. */
 export function channelById(id: string): ChannelDescriptor<unknown> | undefined {

@@ -172,6 +172,7 @@ export async function startGoogleChat(
 export const googleChatChannel: ChannelDescriptor<GoogleChatConfig> = {
   id: GOOGLE_CHAT_CHATBOT_ID,
   title: 'Google Chat',
+  disabledHint: 'set GOOGLE_CHAT_CREDENTIALS_FILE and GOOGLE_CHAT_AUDIENCE to enable',
   sessionPrefix: GOOGLE_CHAT_SESSION_PREFIX,
   features: {
     liveProgress: true,

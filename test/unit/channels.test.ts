@@ -43,7 +43,8 @@ describe('the channel registry', () => {
     for (const c of CHANNELS) {
       expect(c.id).toMatch(/^[a-z][a-z0-9_]*$/);
       expect(c.id).not.toBe('api');
-      expect(c.sessionPrefix).toBe(`${c.id}:`);
+      // `<platform>:` — the chatbot id or the platform's own short name (`googlechat:` for `google_chat`).
+      expect(c.sessionPrefix).toMatch(/^[a-z][a-z0-9]*:$/);
       expect(c.features.maxMessageLength).toBeGreaterThanOrEqual(32);
       expect(c.features.inlineDelivery).toBe(false);
     }
@@ -294,7 +295,7 @@ describe('the channel services of a process', () => {
       spawnSync(process.execPath, [path.join(ROOT, 'bin/channels.ts'), ...args], { env, encoding: 'utf8' });
     const all = run();
     expect(all.status).toBe(1);
-    expect(all.stderr).toContain('no chat channel is enabled (Discord: set DISCORD_TOKEN to enable)');
+    expect(all.stderr).toContain('no chat channel is enabled (Discord: set DISCORD_TOKEN to enable;');
     const discord = run('discord');
     expect(discord.status).toBe(1);
     expect(discord.stderr).toContain('Discord is off: set DISCORD_TOKEN to enable');

@@ -1,0 +1,56 @@
+/**
+ * WeChat egress: the {@link ChannelSink} the delivery activities call for sessions with chatbot id `wechat`
+ * (docs/message-model.md §4.3 and §5.3, WeChat column).
+ *
+ * - `send`: final replies, notifications and crash notices as plain text (Markdown stripped, text.ts), in chunks
+ *   of at most {@link WECHAT_MAX_TEXT_BYTES} UTF-8 bytes, sent in order through the customer-service message API
+ *   to the session's user (the session's channel id is the user's OpenID). Each chunk is recorded in Postgres
+ *   (db/deliveries.ts `platform_posts`, key = the Kesoku message id) right after WeChat accepted it, and a retry
+ *   skips the recorded chunks, so a retried delivery never sends a chunk twice — except the one chunk whose
+ *   acceptance was lost in transit (the API has no idempotency key), which is sent again rather than dropped.
+ * - `sendFallback`: the same text under its own records (key `fallback:<id>`).
+ * - `presentProgress`: thoughts, tool calls, tool output and system logs are never sent on WeChat; every id is
+ *   returned as shown, so the delivery activity marks them `delivered` silently.
+ * No typing indicator.
+ */
+import type { ChannelSink } from '../../activities/sink.ts';
+import type { DeliveryStore } from '../../db/deliveries.ts';
+import type { Logger } from '../../infra/logger.ts';
+import type { WechatApi } from './api.ts';
+import { WECHAT_MAX_TEXT_BYTES, splitUtf8, toPlainText } from './text.ts';
+
+/** What {@link createWechatSink} needs. */
+export interface WechatSinkOptions {
+  api: Pick<WechatApi, 'sendText'>;
+  /** Sent chunks, shared by every worker (db/deliveries.ts). */
+  store: Pick<DeliveryStore, 'listPosts' | 'recordPost'>;
+  logger: Logger;
+  /** Chunk size, UTF-8 bytes. Default {@link WECHAT_MAX_TEXT_BYTES}. */
+  maxBytes?: number;
+}
+
+/** Builds the WeChat sink (see the module comment). `send` throws a WechatApiError (a SinkError). */
+export function createWechatSink(o: WechatSinkOptions): ChannelSink {
+  const maxBytes = o.maxBytes ?? WECHAT_MAX_TEXT_BYTES;
+
+  async function sendChunks(key: string, openId: string, markdown: string): Promise<void> {
+    const chunks = splitUtf8(toPlainText(markdown), maxBytes);
+    if (chunks.length === 0) chunks.push('…');
+    const sent = await o.store.listPosts(key);
+    for (const [i, chunk] of chunks.entries()) {
+      if (sent.has(i)) continue;
+      await o.api.sendText(openId, chunk);
+      await o.store.recordPost({ key, chunk: i, channelId: openId, platformMessageId: `${key}#${i}` });
+    }
+    o.logger.debug({ key, chunks: chunks.length, skipped: sent.size }, 'wechat message sent');
+  }
+
+  return {
+    send: (message, session) => sendChunks(message.id, session.channel_id, message.content),
+    sendFallback: (message, session) =>
+      sendChunks(`fallback:${message.id}`, session.channel_id, message.content),
+    async presentProgress(messages) {
+      return messages.map((m) => m.id);
+    },
+  };
+}

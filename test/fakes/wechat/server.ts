@@ -1,0 +1,332 @@
+/**
+ * A fake WeChat on 127.0.0.1 for the real WeChat channel (adapters/wechat/), speaking WeChat's wire formats.
+ *
+ * Toward the channel's endpoint it plays WeChat's servers: {@link FakeWechat.verifyUrl} does the server URL
+ * verification (GET with `signature`, `timestamp`, `nonce`, `echostr`), {@link FakeWechat.push} POSTs a message
+ * as XML, in plain mode or in safe mode (`encrypt_type=aes`, `msg_signature`, body `<xml><ToUserName/><Encrypt/></xml>`
+ * encrypted with the EncodingAESKey). Like WeChat, a push that is not answered within `answerTimeoutMs` (5 s) is
+ * pushed again, up to `maxRetries` (3) times; `loseAnswers` makes the fake treat the first answers as lost (as
+ * when the answer does not reach WeChat in time), re-pushing `retryIntervalMs` later.
+ *
+ * As WeChat's API (`apiUrl`): `GET /cgi-bin/token?grant_type=client_credential&appid=&secret=` issues access
+ * tokens (`{access_token, expires_in}`; errcode 40013 for an unknown appid, 40001 for a wrong secret);
+ * `POST /cgi-bin/message/custom/send?access_token=` takes customer-service messages (errcode 40001 for an unknown
+ * token, 42001 for an expired one, 45002 for text over 2048 UTF-8 bytes) and records each accepted one in
+ * {@link FakeWechat.sent}. {@link FakeWechat.failNext} injects failures into the next calls of a route, in
+ * order: `pass` (the call works), a WeChat errcode (42001 also expires the token used), or an HTTP 5xx before or
+ * after the message was applied.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { readBody, sendJson } from '../http.ts';
+import { encryptWechatMessage, wechatSignature } from '../../../adapters/wechat/crypto.ts';
+import { cdata } from '../../../adapters/wechat/xml.ts';
+
+/** Options of {@link startFakeWechat}. */
+export interface FakeWechatOptions {
+  appId?: string;
+  appSecret?: string;
+  /** The Token of the server configuration. */
+  token?: string;
+  encodingAesKey?: string;
+  /** The account's original id (ToUserName of pushes). */
+  accountId?: string;
+  /** `expires_in` of issued tokens, s. Default 7200. */
+  tokenTtlS?: number;
+  /** How long WeChat waits for the endpoint's answer, ms. Default 5000. */
+  answerTimeoutMs?: number;
+  /** Wait before pushing again after a lost answer, ms. Default 0 (right away, as after a timeout). */
+  retryIntervalMs?: number;
+  /** Re-pushes of an unanswered message. Default 3. */
+  maxRetries?: number;
+}
+
+/** A customer-service message WeChat accepted. */
+export interface SentMessage {
+  touser: string;
+  msgtype: string;
+  content: string;
+  token: string;
+  at: number;
+}
+
+/** An injected failure of the next call of a route. */
+export type FakeFailure =
+  | { kind: 'pass' }
+  | { kind: 'errcode'; errcode: number; errmsg?: string }
+  | { kind: 'http'; status: number; applied: boolean };
+
+/** What {@link FakeWechat.push} sends. */
+export interface PushOptions {
+  /** The sender's OpenID. */
+  from: string;
+  msgType?: string;
+  content?: string;
+  /** Default: a fresh 19-digit id (absent for events). */
+  msgId?: string;
+  event?: string;
+  /** Extra XML fields (e.g. `Recognition`, `MediaId`). */
+  fields?: Record<string, string>;
+  createTime?: number;
+  /** Safe mode (encrypted). Default false. */
+  safe?: boolean;
+  /** Answers the fake treats as lost (the first N attempts get re-pushed). */
+  loseAnswers?: number;
+  /** Sign with a wrong token (the `signature` parameter; in safe mode also `msg_signature`). */
+  badSignature?: boolean;
+  /** Safe mode only: a wrong `msg_signature` with a correct `signature`. */
+  badMsgSignature?: boolean;
+}
+
+/** One delivery attempt of a push. */
+export interface PushAttempt {
+  status: number | null;
+  body: string;
+  /** No answer within `answerTimeoutMs`, or an answer treated as lost. */
+  unanswered: boolean;
+}
+
+export interface FakeWechat {
+  apiUrl: string;
+  appId: string;
+  appSecret: string;
+  token: string;
+  encodingAesKey: string;
+  accountId: string;
+  /** Where pushes go (the channel's endpoint URL). */
+  setEndpoint(url: string): void;
+  push(o: PushOptions): Promise<{ msgId: string | undefined; attempts: PushAttempt[] }>;
+  verifyUrl(o: { echostr: string; badSignature?: boolean }): Promise<{ status: number; body: string }>;
+  /** Accepted customer-service messages, in order. */
+  readonly sent: SentMessage[];
+  /** Texts sent to `openId`, in order. */
+  sentTo(openId: string): string[];
+  /** Calls of the token endpoint. */
+  readonly tokenRequests: number;
+  /** Calls of the send endpoint (accepted or not). */
+  readonly sendCalls: number;
+  failNext(route: 'send' | 'token', ...failures: FakeFailure[]): void;
+  /** Makes every token issued so far expired (42001 on use). */
+  expireTokens(): void;
+  waitFor<T>(check: () => T | undefined | null | false, timeoutMs: number, what: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+let msgCounter = 0;
+/** A fresh 19-digit MsgId. */
+export function newMsgId(): string {
+  msgCounter += 1;
+  return `${Date.now()}${String(process.pid % 1000).padStart(3, '0')}${String(msgCounter % 1_000_000).padStart(6, '0')}`.slice(
+    0,
+    19,
+  );
+}
+
+/** A fake OpenID (28 characters, as WeChat's). */
+export function newOpenId(): string {
+  return `o${randomBytes(21).toString('base64url').slice(0, 27)}`;
+}
+
+export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<FakeWechat> {
+  const appId = opts.appId ?? 'wx' + randomBytes(8).toString('hex');
+  const appSecret = opts.appSecret ?? randomBytes(16).toString('hex');
+  const token = opts.token ?? 'kesokutest' + randomBytes(4).toString('hex');
+  const encodingAesKey = opts.encodingAesKey ?? randomBytes(32).toString('base64').slice(0, 43);
+  const accountId = opts.accountId ?? 'gh_' + randomBytes(6).toString('hex');
+  const answerTimeoutMs = opts.answerTimeoutMs ?? 5000;
+  const retryIntervalMs = opts.retryIntervalMs ?? 0;
+  const maxRetries = opts.maxRetries ?? 3;
+  const tokenTtlS = opts.tokenTtlS ?? 7200;
+
+  const tokens = new Map<string, { expired: boolean }>();
+  const sent: SentMessage[] = [];
+  const failures: Record<'send' | 'token', FakeFailure[]> = { send: [], token: [] };
+  let tokenRequests = 0;
+  let sendCalls = 0;
+  let endpoint: string | null = null;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const body = await readBody(req);
+    if (req.method === 'GET' && url.pathname === '/cgi-bin/token') {
+      tokenRequests += 1;
+      const failure = failures.token.shift();
+      if (failure?.kind === 'http')
+        return sendJson(res, failure.status, { errcode: -1, errmsg: 'system error' });
+      if (failure?.kind === 'errcode')
+        return sendJson(res, 200, { errcode: failure.errcode, errmsg: failure.errmsg ?? 'injected' });
+      if (url.searchParams.get('grant_type') !== 'client_credential')
+        return sendJson(res, 200, { errcode: 40002, errmsg: 'invalid grant_type' });
+      if (url.searchParams.get('appid') !== appId)
+        return sendJson(res, 200, { errcode: 40013, errmsg: 'invalid appid' });
+      if (url.searchParams.get('secret') !== appSecret)
+        return sendJson(res, 200, { errcode: 40001, errmsg: 'invalid credential, access_token is invalid' });
+      const issued = randomBytes(24).toString('base64url');
+      tokens.set(issued, { expired: false });
+      return sendJson(res, 200, { access_token: issued, expires_in: tokenTtlS });
+    }
+    if (req.method === 'POST' && url.pathname === '/cgi-bin/message/custom/send') {
+      sendCalls += 1;
+      const accessToken = url.searchParams.get('access_token') ?? '';
+      const known = tokens.get(accessToken);
+      if (!known) return sendJson(res, 200, { errcode: 40001, errmsg: 'invalid credential' });
+      if (known.expired) return sendJson(res, 200, { errcode: 42001, errmsg: 'access_token expired' });
+      let msg: { touser?: unknown; msgtype?: unknown; text?: { content?: unknown } };
+      try {
+        msg = JSON.parse(body) as typeof msg;
+      } catch {
+        return sendJson(res, 200, { errcode: 40038, errmsg: 'invalid request format' });
+      }
+      if (typeof msg.touser !== 'string' || msg.touser === '')
+        return sendJson(res, 200, { errcode: 40003, errmsg: 'invalid openid' });
+      if (msg.msgtype !== 'text' || typeof msg.text?.content !== 'string')
+        return sendJson(res, 200, { errcode: 40008, errmsg: 'invalid message type' });
+      if (Buffer.byteLength(msg.text.content, 'utf8') > 2048)
+        return sendJson(res, 200, { errcode: 45002, errmsg: 'content size out of limit' });
+      const failure = failures.send.shift();
+      if (failure?.kind === 'errcode') {
+        if (failure.errcode === 42001) known.expired = true;
+        return sendJson(res, 200, { errcode: failure.errcode, errmsg: failure.errmsg ?? 'injected' });
+      }
+      const record = () =>
+        sent.push({
+          touser: msg.touser as string,
+          msgtype: 'text',
+          content: msg.text?.content as string,
+          token: accessToken,
+          at: Date.now(),
+        });
+      if (failure?.kind === 'http') {
+        if (failure.applied) record();
+        return sendJson(res, failure.status, { errcode: -1, errmsg: 'system error' });
+      }
+      record();
+      return sendJson(res, 200, { errcode: 0, errmsg: 'ok' });
+    }
+    sendJson(res, 404, { errcode: 404, errmsg: 'not found' });
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => sendJson(res, 500, { errmsg: String(err) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  function signedUrl(extra: Record<string, string>, signToken: string): URL {
+    if (!endpoint) throw new Error('setEndpoint first');
+    const url = new URL(endpoint);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    url.searchParams.set('signature', wechatSignature(signToken, timestamp, nonce));
+    url.searchParams.set('timestamp', timestamp);
+    url.searchParams.set('nonce', nonce);
+    for (const [k, v] of Object.entries(extra)) url.searchParams.set(k, v);
+    return url;
+  }
+
+  function pushXml(o: PushOptions, msgId: string | undefined): string {
+    const msgType = o.msgType ?? 'text';
+    const fields: [string, string][] = [
+      ['ToUserName', cdata(accountId)],
+      ['FromUserName', cdata(o.from)],
+      ['CreateTime', String(o.createTime ?? Math.floor(Date.now() / 1000))],
+      ['MsgType', cdata(msgType)],
+    ];
+    if (o.content !== undefined) fields.push(['Content', cdata(o.content)]);
+    if (o.event !== undefined) fields.push(['Event', cdata(o.event)]);
+    for (const [k, v] of Object.entries(o.fields ?? {})) fields.push([k, cdata(v)]);
+    if (msgId !== undefined) fields.push(['MsgId', msgId]);
+    return `<xml>${fields.map(([k, v]) => `<${k}>${v}</${k}>`).join('')}</xml>`;
+  }
+
+  /** One POST of a push; `null` status when it timed out. */
+  async function postOnce(o: PushOptions, xml: string): Promise<{ status: number | null; body: string }> {
+    const signToken = o.badSignature ? `${token}x` : token;
+    let url: URL;
+    let body: string;
+    if (o.safe) {
+      const encrypted = encryptWechatMessage(encodingAesKey, appId, xml);
+      url = signedUrl({ openid: o.from, encrypt_type: 'aes' }, signToken);
+      const ts = url.searchParams.get('timestamp') as string;
+      const nonce = url.searchParams.get('nonce') as string;
+      const msgSignToken = o.badSignature || o.badMsgSignature ? `${token}x` : token;
+      url.searchParams.set('msg_signature', wechatSignature(msgSignToken, ts, nonce, encrypted));
+      body = `<xml><ToUserName>${cdata(accountId)}</ToUserName><Encrypt>${cdata(encrypted)}</Encrypt></xml>`;
+    } else {
+      url = signedUrl({ openid: o.from }, signToken);
+      body = xml;
+    }
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'text/xml' },
+        body,
+        signal: AbortSignal.timeout(answerTimeoutMs),
+      });
+      return { status: res.status, body: await res.text() };
+    } catch {
+      return { status: null, body: '' };
+    }
+  }
+
+  const fake: FakeWechat = {
+    apiUrl,
+    appId,
+    appSecret,
+    token,
+    encodingAesKey,
+    accountId,
+    setEndpoint(url) {
+      endpoint = url;
+    },
+    async push(o) {
+      const msgId = o.msgId ?? (o.msgType === 'event' ? undefined : newMsgId());
+      const xml = pushXml(o, msgId);
+      const attempts: PushAttempt[] = [];
+      for (let i = 0; i <= maxRetries; i++) {
+        const r = await postOnce(o, xml);
+        const lost = i < (o.loseAnswers ?? 0);
+        const unanswered = r.status === null || lost;
+        attempts.push({ ...r, unanswered });
+        if (!unanswered) break;
+        if (lost && retryIntervalMs > 0) await new Promise((resolve) => setTimeout(resolve, retryIntervalMs));
+      }
+      return { msgId, attempts };
+    },
+    async verifyUrl(o) {
+      const url = signedUrl({ echostr: o.echostr }, o.badSignature ? `${token}x` : token);
+      url.searchParams.delete('openid');
+      const res = await fetch(url);
+      return { status: res.status, body: await res.text() };
+    },
+    sent,
+    sentTo: (openId) => sent.filter((m) => m.touser === openId).map((m) => m.content),
+    get tokenRequests() {
+      return tokenRequests;
+    },
+    get sendCalls() {
+      return sendCalls;
+    },
+    failNext(route, ...f) {
+      failures[route].push(...f);
+    },
+    expireTokens() {
+      for (const t of tokens.values()) t.expired = true;
+    },
+    async waitFor(check, timeoutMs, what) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const v = check();
+        if (v !== undefined && v !== null && v !== false) return v;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return fake;
+}

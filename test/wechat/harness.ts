@@ -1,0 +1,87 @@
+/**
+ * A WeChat test bench: the fake WeChat (test/fakes/wechat/server.ts), a real Kesoku stack (Temporal, Postgres,
+ * fake model, in-process worker) and the real channel started through its descriptor, wired like a process that
+ * runs the channel and a worker: the running channel's sink is the worker's `sinks.wechat`.
+ */
+import type { ChannelSink } from '../../activities/delivery.ts';
+import type { RunningChannel } from '../../adapters/kit/channel.ts';
+import { wechatChannel } from '../../adapters/wechat/channel.ts';
+import { createLogger } from '../../infra/logger.ts';
+import {
+  newOpenId,
+  startFakeWechat,
+  type FakeWechat,
+  type FakeWechatOptions,
+} from '../fakes/wechat/server.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+
+export interface WechatBench {
+  fake: FakeWechat;
+  stack: Stack;
+  channel: RunningChannel;
+  /** A new paired user (a fresh OpenID per test keeps sessions apart). */
+  pairedUser(): Promise<string>;
+  /** Outcome counts of the ingress (from the channel's health). */
+  outcomes(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+export const benchLogger = () => createLogger('wechat-test', process.env.KESOKU_TEST_LOG ?? 'silent');
+
+/** `env` is extra channel configuration. */
+export async function startWechatBench(
+  env: Record<string, string> = {},
+  fakeOptions: FakeWechatOptions = {},
+): Promise<WechatBench> {
+  const fake = await startFakeWechat({ answerTimeoutMs: 5000, ...fakeOptions });
+  const sinks: Record<string, ChannelSink> = {};
+  const stack = await startStack({ sinks });
+  let channel: RunningChannel;
+  try {
+    const config = wechatChannel.configSchema.parse({
+      WECHAT_APP_ID: fake.appId,
+      WECHAT_APP_SECRET: fake.appSecret,
+      WECHAT_TOKEN: fake.token,
+      WECHAT_ENCODING_AES_KEY: fake.encodingAesKey,
+      WECHAT_API_URL: fake.apiUrl,
+      WECHAT_PORT: '0',
+      ...env,
+    });
+    channel = await wechatChannel.start({
+      config,
+      dataDir: stack.dataDir,
+      pool: stack.pool,
+      sessions: stack.sessions,
+      logger: benchLogger(),
+    });
+  } catch (err) {
+    await stack.stop();
+    await fake.close();
+    throw err;
+  }
+  if (!channel.sink || !channel.url) throw new Error('the WeChat channel started without a sink or URL');
+  sinks.wechat = channel.sink;
+  fake.setEndpoint(channel.url);
+  return {
+    fake,
+    stack,
+    channel,
+    async pairedUser() {
+      const openId = newOpenId();
+      await stack.pool.query(
+        `INSERT INTO chat_paired_users (chatbot_id, user_id, user_name, approved_by) VALUES ('wechat', $1, $1, 'cli')`,
+        [openId],
+      );
+      return openId;
+    },
+    async outcomes() {
+      const h = (await channel.health?.()) ?? { ok: false };
+      return (h.outcomes ?? {}) as Record<string, number>;
+    },
+    async stop() {
+      await channel.stop();
+      await stack.stop();
+      await fake.close();
+    },
+  };
+}
