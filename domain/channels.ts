@@ -20,7 +20,12 @@ export interface ChannelCapabilities {
 const LIVE_PROGRESS_CHATBOTS: ReadonlySet<string> = new Set(['discord', 'google_chat']);
 const INLINE_DELIVERY_CHATBOTS: ReadonlySet<string> = new Set(['api']);
 
-/** The capabilities of chatbot `chatbotId` (`api`, `discord`, …); unknown chatbots get neither. */
+/**
+ * The capabilities of chatbot `chatbotId` (`api`, `discord`, …); unknown chatbots get neither. `cli` (the
+ * terminal client) gets neither on purpose: it renders from the event stream, not through a live sink, and its
+ * replies must not be completed inline (marked `delivered` in the model step) because its client acknowledges
+ * what it printed (activities/sink.ts `cliSink`).
+ */
 export function channelCapabilities(chatbotId: string): ChannelCapabilities {
   return {
     liveProgress: LIVE_PROGRESS_CHATBOTS.has(chatbotId),
