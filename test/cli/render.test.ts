@@ -222,6 +222,7 @@ describe('renderMessage', () => {
   });
 });
 
+/* eslint-disable no-control-regex -- matching control characters is the point */
 describe('final replies as Markdown (a terminal without --plain)', () => {
   const md: RenderOptions = { ...opts, markdown: true };
   const BOLD = '\u001b[1m';
@@ -276,7 +277,6 @@ describe('final replies as Markdown (a terminal without --plain)', () => {
     ];
     for (const text of hostile) {
       const out = render(reply(text), md);
-      // eslint-disable-next-line no-control-regex -- matching control characters is the point
       const sequences =
         out.match(
           /\u001b\[[0-?]*[ -/]*[@-~]|\u001b.?|[\u0000-\u0008\u000B-\u001A\u001C-\u001F\u007F-\u009F]/gs,
@@ -294,6 +294,8 @@ describe('final replies as Markdown (a terminal without --plain)', () => {
     expect(renderMarkdown('plain', createStyle(0), 80)).toBe('plain');
   });
 });
+
+/* eslint-enable no-control-regex */
 
 describe('renderLive', () => {
   it('shows the tail of the streamed text and the running tools, each line narrower than the terminal', () => {
