@@ -119,13 +119,16 @@ export function postMessageSchema(waitMaxS: number = API_LIMITS.waitMaxS) {
 }
 export type PostMessageBody = z.output<ReturnType<typeof postMessageSchema>>;
 
+/** Longest stored message id: a client-chosen id (128) with Kesoku's suffixes (`:notice`, step ids). */
+const MESSAGE_ID_MAX_LENGTH = 256;
+
 /** Most message ids one `POST /v1/sessions/{sessionId}/deliveries` acknowledges. */
 export const DELIVERIES_MAX_IDS = 1000;
 
 /** Body of `POST /v1/sessions/{sessionId}/deliveries`: the messages a `cli` client printed. */
 export const deliveriesSchema = z.strictObject({
   ids: z
-    .array(z.string().regex(MESSAGE_ID_PATTERN, 'must be a message id'))
+    .array(z.string().min(1).max(MESSAGE_ID_MAX_LENGTH))
     .min(1)
     .max(DELIVERIES_MAX_IDS)
     .describe(
