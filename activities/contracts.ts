@@ -156,7 +156,8 @@ export interface ToolActivities {
 export interface DeliveryActivities {
   /**
    * Delivers a `pending` message to its session's channel sink and marks it `delivered` (docs/message-model.md §4.2).
-   * Idempotent: an already delivered message is not sent again.
+   * Idempotent: an already delivered message is not sent again. On a client-acknowledged channel (`cli`) the
+   * message stays `pending` until its client printed it. @returns `delivered`: whether this call marked it
    */
   deliverMessage(input: { sessionId: string; messageId: string }): Promise<{ delivered: boolean }>;
   /** Presents intermediate messages (thought/tool_call/tool_result) on channels that render them live. */

@@ -3,9 +3,10 @@
  * present intermediate messages on live-rendering channels, typing indicators.
  *
  * Sinks are given per chatbot id; the REST API's sink (`api`) sends nothing itself (clients read the database and
- * the event stream), so its delivery is the status change. A chatbot without a sink on this worker (e.g. a
- * chat channel's session on a worker whose configuration leaves that channel off) is a delivery failure, never
- * `delivered`.
+ * the event stream), so its delivery is the status change. The terminal client's sink (`cli`) sends nothing and
+ * leaves the message `pending`: the client marks it `delivered` once printed (api/routes/deliveries.ts). A chatbot
+ * without a sink on this worker (a chat channel's session on a worker whose configuration leaves that channel
+ * off) is a delivery failure, never `delivered`.
  *
  * When the sink refuses a message for good (a permanent {@link SinkError}, or a transient one on the activity's
  * last attempt), the body is sent once as a plain message through the sink's fallback — claimed in Postgres
@@ -17,7 +18,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DeliveryActivities } from './contracts.ts';
-import { apiSink, isPermanentSinkError, type ChannelSink } from './sink.ts';
+import { apiSink, cliSink, isPermanentSinkError, type ChannelSink } from './sink.ts';
 import { failureType } from '../domain/failures.ts';
 import type { Message } from '../domain/message.ts';
 import { commit, getMessage, getMessages } from '../db/messages.ts';
@@ -39,7 +40,10 @@ export type { ChannelSink } from './sink.ts';
 export interface DeliveryDeps {
   pool: Pool;
   logger: Logger;
-  /** Sinks by chatbot id. `api` gets {@link apiSink} unless given; other chatbots without a sink fail delivery. */
+  /**
+   * Sinks by chatbot id. `api` gets {@link apiSink} and `cli` {@link cliSink} unless given; other chatbots without
+   * a sink fail delivery.
+   */
   sinks: Record<string, ChannelSink>;
 }
 
@@ -62,8 +66,8 @@ function isLastAttempt(): boolean {
 
 export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps): DeliveryActivities {
   // Looked up per call: a process may register a sink after building the activities (a channel's ingress).
-  const sinkFor = (chatbotId: string): ChannelSink | undefined =>
-    sinks[chatbotId] ?? (chatbotId === 'api' ? apiSink : undefined);
+  const builtIn: Record<string, ChannelSink> = { api: apiSink, cli: cliSink };
+  const sinkFor = (chatbotId: string): ChannelSink | undefined => sinks[chatbotId] ?? builtIn[chatbotId];
 
   /** Records the failure on the message and returns the non-retryable error for the workflow. */
   async function fail(message: Message, failure: Omit<DeliveryFailure, 'at'>): Promise<ApplicationFailure> {
@@ -171,6 +175,8 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
           error: err instanceof Error ? err.message : String(err),
         });
       }
+      // A client-acknowledged channel marks the message itself once it printed it.
+      if (sink.acknowledgedByClient) return { delivered: false };
       await commit(pool, sessionId, { transitions: [{ id: messageId, to: 'delivered' }] });
       return { delivered: true };
     },

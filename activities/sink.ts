@@ -53,9 +53,25 @@ export interface ChannelSink {
   presentProgress?(messages: Message[], session: SessionRow): Promise<string[]>;
   /** Typing indicator on/off. Best effort. */
   setActivity?(session: SessionRow, active: boolean): Promise<void>;
+  /**
+   * The channel's own client marks messages `delivered` once it has shown them (the terminal client,
+   * `POST /v1/sessions/{id}/deliveries`): after `send`, delivery leaves the message `pending` instead of marking
+   * it. docs/message-model.md §4.2: `delivered` means printed, and only the client knows when that happened.
+   */
+  acknowledgedByClient?: boolean;
 }
 
 /** The REST API's sink: clients read replies from Postgres and the SSE stream, so there is nothing to send. */
 export const apiSink: ChannelSink = {
   async send() {},
+};
+
+/**
+ * The terminal client's sink (chatbot `cli`): the client reads messages like any REST client and acknowledges
+ * what it printed, so delivery sends nothing and marks nothing. A reply nobody printed stays `pending` until a
+ * client attached to the session prints it; the turn does not wait for that.
+ */
+export const cliSink: ChannelSink = {
+  async send() {},
+  acknowledgedByClient: true,
 };

@@ -3,7 +3,9 @@
  * - an admin principal reaches every session;
  * - a session created through the REST API belongs to the principal that created it (a row in
  *   `session_owners`, written before the first message is submitted); other non-admin principals get 404;
- * - chat-channel sessions (chatbot other than `api`, e.g. `<channel>:<id>`) and REST sessions without an owner
+ * - the REST API creates sessions on one of the {@link REST_CHATBOTS}: `api` (any HTTP client) or `cli` (the
+ *   terminal client, which acknowledges what it printed; docs/message-model.md §5.3 CLI column);
+ * - chat-channel sessions (any other chatbot, e.g. `<channel>:<id>`) and REST sessions without an owner
  *   (created before owners were recorded) are reachable only by admins;
  * - nobody creates a session through REST under a chat channel's id prefix (each channel descriptor's
  *   `sessionPrefix`, adapters/registry.ts), so a REST caller cannot squat a channel's future session.
@@ -16,8 +18,20 @@ import { chatSessionPrefixes } from '../adapters/registry.ts';
 import { principalOf, type Principal } from './auth.ts';
 import { HttpProblem } from './problems.ts';
 
-/** The chatbot of sessions created through the REST API. */
+/** The default chatbot of sessions created through the REST API. */
 export const API_CHATBOT = 'api';
+
+/** The terminal client's chatbot (`npm run chat`): a REST client that marks what it printed `delivered`. */
+export const CLI_CHATBOT = 'cli';
+
+/** The chatbots a REST caller may create a session on (`channel` of `POST …/messages`), the default first. */
+export const REST_CHATBOTS = [API_CHATBOT, CLI_CHATBOT] as const;
+export type RestChatbot = (typeof REST_CHATBOTS)[number];
+
+/** True when sessions of `chatbotId` are created and owned through the REST API. */
+export function isRestChatbot(chatbotId: string): chatbotId is RestChatbot {
+  return (REST_CHATBOTS as readonly string[]).includes(chatbotId);
+}
 
 /**
  * The caller of a `/v1` request, as api/auth.ts authenticate() recorded it.
@@ -48,7 +62,7 @@ export function mayAccess(
   owner: string | null,
 ): boolean {
   if (principal.admin) return true;
-  return session.chatbot_id === API_CHATBOT && owner === principal.name;
+  return isRestChatbot(session.chatbot_id) && owner === principal.name;
 }
 
 /**
@@ -85,14 +99,19 @@ export async function requireSessionFor(
  * does not exist yet. The claim is one `INSERT … ON CONFLICT DO NOTHING`, so of two principals racing for a
  * new id exactly one wins and the other gets 404. A claim whose submit then fails stays: the id remains the
  * claimant's, which is what a retry of the same request needs.
+ * @returns the session row, or null when the session does not exist yet (it is now claimed for `principal`)
  * @throws HttpProblem session_not_found (404) when the session is another principal's, a chat channel's
  *   (non-admins), or would be created under a chat-channel prefix
  */
-export async function authorizeSubmit(pool: Pool, principal: Principal, sessionId: string): Promise<void> {
+export async function authorizeSubmit(
+  pool: Pool,
+  principal: Principal,
+  sessionId: string,
+): Promise<SessionRow | null> {
   const session = await getSession(pool, sessionId);
   if (session) {
     if (!mayAccess(principal, session, await sessionOwner(pool, sessionId))) throw notFound(sessionId);
-    return;
+    return session;
   }
   const reserved = chatSessionPrefixes().find((p) => sessionId.startsWith(p));
   if (reserved) {
@@ -107,4 +126,5 @@ export async function authorizeSubmit(pool: Pool, principal: Principal, sessionI
   );
   const owner = await sessionOwner(pool, sessionId);
   if (owner !== principal.name && !principal.admin) throw notFound(sessionId);
+  return null;
 }

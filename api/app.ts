@@ -15,6 +15,7 @@ import type { EventHub } from './event-hub.ts';
 import type { HealthStatus } from './health.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problems.ts';
 import { adminRouter } from './routes/admin.ts';
+import { deliveriesRouter } from './routes/deliveries.ts';
 import { eventsRouter } from './routes/events.ts';
 import { messagesRouter } from './routes/messages.ts';
 import { metaRouter } from './routes/meta.ts';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps): Application {
   );
   app.use(messagesRouter(d));
   app.use(sessionsRouter(d));
+  app.use(deliveriesRouter(d));
   app.use(eventsRouter(d));
   app.use(adminRouter(d));
   app.use((req: Request, _res: Response, next: NextFunction) => {

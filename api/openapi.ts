@@ -9,7 +9,13 @@ import { z } from 'zod';
 import { MESSAGE_TYPES, ROLES, STATUSES } from '../domain/message.ts';
 import { ID_PATTERN, LIMITS } from '../domain/inbound.ts';
 import { PROBLEM_CONTENT_TYPE } from './problems.ts';
-import { API_LIMITS, patchSessionSchema, postMessageSchema } from './schemas.ts';
+import {
+  API_LIMITS,
+  DELIVERIES_MAX_IDS,
+  deliveriesSchema,
+  patchSessionSchema,
+  postMessageSchema,
+} from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
@@ -146,7 +152,11 @@ function schemas(waitMaxS: number): Record<string, Json> {
         id: { type: 'string' },
         session_id: { type: 'string' },
         parent_id: { type: ['string', 'null'] },
-        chatbot_id: { type: 'string', description: '"api" for messages posted through this API.' },
+        chatbot_id: {
+          type: 'string',
+          description:
+            'The session\'s chatbot: "api" or "cli" for sessions created through this API (`channel` of the first message).',
+        },
         channel_id: { type: 'string' },
         sender: { type: 'string' },
         role: { type: 'string', enum: [...ROLES] },
@@ -253,6 +263,31 @@ function schemas(waitMaxS: number): Record<string, Json> {
       required: ['stopped'],
       properties: {
         stopped: { type: 'boolean', description: 'Whether a turn was running and was cancelled.' },
+      },
+      additionalProperties: false,
+    },
+    DeliveriesRequest: fromZod(deliveriesSchema),
+    DeliveriesResult: {
+      type: 'object',
+      required: ['revision', 'messages'],
+      properties: {
+        revision: {
+          type: 'integer',
+          minimum: 0,
+          description: "The session's history revision after the call.",
+        },
+        messages: {
+          type: 'array',
+          description:
+            'Each acknowledged message (duplicates once, in request order) with its status after the call: `delivered`, ' +
+            'or the status it kept (a user message, a hidden kind, a tool call that ended `interrupted`).',
+          items: {
+            type: 'object',
+            required: ['id', 'status'],
+            properties: { id: { type: 'string' }, status: { type: 'string', enum: [...STATUSES] } },
+            additionalProperties: false,
+          },
+        },
       },
       additionalProperties: false,
     },
@@ -440,7 +475,9 @@ const RESPONSES: Record<string, Json> = {
     "Unknown session, or one the calling principal may not reach (another principal's, or a chat channel's for " +
       'non-admins): both answer the same. A session exists once its first message was accepted.',
   ),
-  Conflict: problem('The message id is already used by another session.'),
+  Conflict: problem(
+    "The message id is already used by another session, or `channel` is not the existing session's chatbot.",
+  ),
   PayloadTooLarge: problem(`The body is over ${API_LIMITS.bodyBytes} bytes.`),
   UnsupportedMediaType: problem('The body is not application/json.'),
   TooManyRequests: problem(
@@ -598,6 +635,28 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           },
         },
       },
+      '/v1/sessions/{sessionId}/deliveries': {
+        parameters: [SESSION_PARAM],
+        post: {
+          operationId: 'acknowledgeDeliveries',
+          summary:
+            'The terminal client printed these messages: mark them delivered (sessions on channel "cli")',
+          description:
+            'A "cli" session\'s messages are `delivered` only once a client printed them (docs/message-model.md §5.3): final ' +
+            'replies, notifications and crash notices stay `pending`, thoughts and tool messages `responded`, until this call. ' +
+            'Idempotent; at most ' +
+            `${DELIVERIES_MAX_IDS} ids per call. An id that is not a message of this session is a 400 and nothing changes.`,
+          requestBody: { required: true, content: json(ref('DeliveriesRequest')) },
+          responses: {
+            '200': {
+              description: 'The messages and their status now.',
+              content: json(ref('DeliveriesResult')),
+            },
+            ...withSession,
+            '409': problem('The session is not on channel "cli": the server delivers its messages itself.'),
+          },
+        },
+      },
       '/v1/sessions/{sessionId}/compact': {
         parameters: [SESSION_PARAM],
         post: {
@@ -734,7 +793,8 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           name: 'sessionId',
           in: 'path',
           required: true,
-          description: 'REST sessions use chatbot_id "api" and channel_id = the session id.',
+          description:
+            'REST sessions use chatbot_id "api" (or "cli", chosen by the first message) and channel_id = the session id.',
           schema: { type: 'string', pattern: ID_PATTERN.source },
         },
       },

@@ -13,6 +13,7 @@ import {
   type InboundMessage,
 } from '../domain/inbound.ts';
 import { TITLE_MAX_CHARS, titleProblem } from '../domain/session-settings.ts';
+import { REST_CHATBOTS } from './access.ts';
 import { HttpProblem, validationProblem } from './problems.ts';
 
 /** Limits of the REST API (sizes in bytes, durations in seconds). */
@@ -98,6 +99,14 @@ export function postMessageSchema(waitMaxS: number = API_LIMITS.waitMaxS) {
       .optional()
       .describe(`Who wrote it; default "${API_SENDER}".`),
     attachments: z.array(attachmentSchema).max(LIMITS.maxAttachments).optional(),
+    channel: z
+      .enum(REST_CHATBOTS)
+      .optional()
+      .describe(
+        'The chatbot of the session, chosen by its first message: "api" (default) or "cli" (the terminal client: its ' +
+          'replies stay `pending` and thoughts and tool messages `responded` until the client acknowledges that it ' +
+          'printed them, POST …/deliveries). On an existing session it must be the session’s chatbot (else 409).',
+      ),
     wait: z
       .int()
       .min(0)
@@ -109,6 +118,26 @@ export function postMessageSchema(waitMaxS: number = API_LIMITS.waitMaxS) {
   });
 }
 export type PostMessageBody = z.output<ReturnType<typeof postMessageSchema>>;
+
+/** Longest stored message id: a client-chosen id (128) with Kesoku's suffixes (`:notice`, step ids). */
+const MESSAGE_ID_MAX_LENGTH = 256;
+
+/** Most message ids one `POST /v1/sessions/{sessionId}/deliveries` acknowledges. */
+export const DELIVERIES_MAX_IDS = 1000;
+
+/** Body of `POST /v1/sessions/{sessionId}/deliveries`: the messages a `cli` client printed. */
+export const deliveriesSchema = z.strictObject({
+  ids: z
+    .array(z.string().min(1).max(MESSAGE_ID_MAX_LENGTH))
+    .min(1)
+    .max(DELIVERIES_MAX_IDS)
+    .describe(
+      'Ids of messages of this session the client has printed. Final replies, notifications and crash notices ' +
+        '(`pending`) and thoughts, tool calls and tool results (`responded`) become `delivered`; a message already ' +
+        '`delivered` stays so (the call is idempotent); any other status is left as it is.',
+    ),
+});
+export type DeliveriesBody = z.output<typeof deliveriesSchema>;
 
 export const patchSessionSchema = z
   .strictObject({

@@ -111,13 +111,17 @@ function thoughtVisibleText(message: Message): { content: string; reasoning?: st
   return { content, reasoning };
 }
 
+/** Chatbots that store a person's text as typed, without a speaker header of their own (the REST API's). */
+const UNFORMATTED_CHATBOTS: ReadonlySet<string> = new Set(['api', 'cli']);
+
 /**
  * A person's message as prompt text: lines imitating a speaker header or a Kesoku notice are marked as typed by
  * the user (domain/prompt-safety.ts). The first line of a chat adapter's message (chatbot other than the REST
- * API's `api`) is its genuine speaker header and stays.
+ * API's `api` and `cli`, whose text is stored as typed) is its genuine speaker header and stays.
  */
 function userText(message: Message): string {
-  const adapterHeader = message.chatbot_id !== 'api' && startsWithSpeakerHeader(message.content);
+  const adapterHeader =
+    !UNFORMATTED_CHATBOTS.has(message.chatbot_id) && startsWithSpeakerHeader(message.content);
   return neutraliseUserText(message.content, { keepFirstLine: adapterHeader });
 }
 

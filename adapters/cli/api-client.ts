@@ -54,6 +54,7 @@ export const messageSchema = z.looseObject({
 /** OpenAPI `Session`: a session with its live figures. */
 export const sessionSchema = z.looseObject({
   id: z.string(),
+  chatbot_id: z.string().optional(),
   title: z.string().nullable(),
   title_source: z.string(),
   status: z.enum(['idle', 'processing']),
@@ -90,6 +91,15 @@ export interface Accepted {
 }
 
 const stopSchema = z.object({ stopped: z.boolean() });
+const deliveriesSchema = z.object({
+  revision: z.number(),
+  messages: z.array(z.object({ id: z.string(), status: z.enum(STATUSES) })),
+});
+/** OpenAPI `DeliveriesResult`: each acknowledged message's status after the call. */
+export type Deliveries = z.output<typeof deliveriesSchema>;
+
+/** The chatbots a REST client may create a session on (`channel` of the first message). */
+export type RestChannel = 'api' | 'cli';
 const compactSchema = z.object({ message_id: z.string(), queued: z.boolean().optional() });
 
 /** `event: turn.committed` data (api/event-hub.ts TurnCommittedData). */
@@ -240,8 +250,19 @@ export class KesokuApi {
    * `POST /v1/sessions/{id}/messages` without `wait`: 202 once the message is queued. `id` is the idempotency
    * key, so the same call may be repeated after a lost answer without queueing the message twice.
    */
-  postMessage(sessionId: string, body: { id: string; content: string; sender: string }): Promise<Accepted> {
+  postMessage(
+    sessionId: string,
+    body: { id: string; content: string; sender: string; channel?: RestChannel },
+  ): Promise<Accepted> {
     return this.call('POST', `${this.sessionPath(sessionId)}/messages`, acceptedSchema, body);
+  }
+
+  /**
+   * `POST /v1/sessions/{id}/deliveries`: these messages were printed (a `cli` session's messages become
+   * `delivered` only this way). Idempotent, so it may be repeated after a lost answer.
+   */
+  acknowledge(sessionId: string, ids: string[]): Promise<Deliveries> {
+    return this.call('POST', `${this.sessionPath(sessionId)}/deliveries`, deliveriesSchema, { ids });
   }
 
   /** `PATCH /v1/sessions/{id}` with a title and/or a mode. */

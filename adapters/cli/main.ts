@@ -18,7 +18,12 @@ if (!parsed.ok) {
   process.stdout.write(`${USAGE}\n`);
 } else {
   const o = parsed.options;
-  const render = { style: createStyle(), columns: process.stdout.columns || 80 };
+  const render = {
+    style: createStyle(),
+    columns: process.stdout.columns || 80,
+    // Markdown is for people at a terminal; a pipe (a script, a log) gets the reply as written.
+    markdown: process.stdout.isTTY === true && !o.plain,
+  };
   process.stdout.on('resize', () => {
     render.columns = process.stdout.columns || render.columns;
   });

@@ -21,6 +21,8 @@ export interface CliOptions {
   history: number;
   /** Piped input: how long to wait for each turn to end. */
   turnTimeoutS: number;
+  /** Print final replies as written instead of rendering their Markdown (which happens only on a terminal). */
+  plain: boolean;
   help: boolean;
 }
 
@@ -37,6 +39,7 @@ Options:
   --live, --no-live show the running turn live (default: only when stdout is a terminal)
   --history N       messages of an existing session to show on start (default 10)
   --timeout S       piped input: seconds to wait for each turn to end (default 300)
+  --plain           print replies as written (default: Markdown rendered when stdout is a terminal)
   -h, --help        this text
 
 Environment: KESOKU_API_TOKEN (or the admin's, else the first, token of KESOKU_API_TOKENS) is sent as the bearer token;
@@ -86,6 +89,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): P
         live: { type: 'boolean' },
         history: { type: 'string' },
         timeout: { type: 'string' },
+        plain: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -114,6 +118,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): P
       live: values.live,
       history,
       turnTimeoutS,
+      plain: values.plain === true,
       help: values.help === true,
     },
   };

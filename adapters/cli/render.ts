@@ -16,6 +16,7 @@ import { presentationFor } from '../../domain/presentation.ts';
 import { metricsSummary, toolResultState } from '../../domain/presentation.ts';
 import type { ToolProgress } from './api-client.ts';
 import type { LiveView } from './live.ts';
+import { renderMarkdown } from './markdown.ts';
 
 /** How to render. */
 export interface RenderOptions {
@@ -27,6 +28,11 @@ export interface RenderOptions {
   outputLines?: number;
   /** Characters of tool output a result panel shows (default 1500). */
   outputChars?: number;
+  /**
+   * Render final replies as Markdown (adapters/cli/markdown.ts); off = the reply as written. The client turns it on
+   * when stdout is a terminal and `--plain` is not given.
+   */
+  markdown?: boolean;
 }
 
 /**
@@ -117,12 +123,17 @@ function renderToolResult(m: Message, opts: RenderOptions): string {
   return panel(lines.join('\n'), `${mark} ${name}`, s.magenta, opts);
 }
 
-/** The final reply: `Kesoku › text`, then the dim metrics line when the reply carries metrics. */
+/**
+ * The final reply: `Kesoku › text`, then the dim metrics line when the reply carries metrics. With
+ * `opts.markdown` the (already cleaned) text is rendered as Markdown; a rendering of more than one line starts
+ * on the line under the sender.
+ */
 function renderReply(m: Message, opts: RenderOptions): string {
   const s = opts.style;
   // A compaction summary (clean-history.ts) is the compaction turn's reply: say what it is.
   const who = m.metadata?.compacted_through_seq === undefined ? m.sender : `${m.sender} (summary)`;
-  const head = `${s.bold.green(who)} ${s.dim('›')} ${m.content}`;
+  const body = opts.markdown ? renderMarkdown(m.content, s, opts.columns) : m.content;
+  const head = `${s.bold.green(who)} ${s.dim('›')}${body.includes('\n') && opts.markdown ? '\n' : ' '}${body}`;
   const metrics = m.metadata?.turn_metrics;
   return metrics ? `${head}\n${s.dim(metricsLine(metrics))}` : head;
 }

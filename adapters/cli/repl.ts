@@ -6,6 +6,10 @@
  * - Output: every committed message a person may see is printed once, by id, in commit order (docs/message-model.md §4.3: the
  *   CLI prints intermediate messages too), whoever sent it — this terminal, another one, curl. The running turn
  *   is shown live (adapters/cli/screen.ts).
+ * - Channel `cli` (docs/message-model.md §5.3): a session this client creates is a `cli` session (`channel` of its
+ *   first message). Its messages become `delivered` only when a client printed them: what this client prints
+ *   is acknowledged (adapters/cli/acks.ts). Joining a session prints, besides the last messages, every reply
+ *   still `pending` — one that arrived while no client was attached.
  * - Input from a terminal: each line is sent at once (in interrupt mode a new message cancels the running turn).
  *   Piped input: each line is sent after the previous line's turn ended (its trigger reached a final status) or
  *   timed out, and the client exits after the last line, so a scripted run is deterministic.
@@ -14,7 +18,15 @@ import { randomUUID } from 'node:crypto';
 import readline from 'node:readline/promises';
 import type { Message } from '../../domain/message.ts';
 import { isInputStatus, isTerminalStatus } from '../../domain/status-machine.ts';
-import { ApiError, describeError, type KesokuApi, type SessionInfo, type TurnUpdated } from './api-client.ts';
+import { DeliveryAcks } from './acks.ts';
+import {
+  ApiError,
+  describeError,
+  type KesokuApi,
+  type RestChannel,
+  type SessionInfo,
+  type TurnUpdated,
+} from './api-client.ts';
 import { follow, type Follower, type StreamState } from './events.ts';
 import { LiveTurn } from './live.ts';
 import {
@@ -28,6 +40,12 @@ import {
 } from './render.ts';
 import { Screen, type LiveMode, type Output } from './screen.ts';
 import { parseChatCommand } from '../kit/commands.ts';
+
+/** The chatbot of the sessions this client creates. */
+const CLI_CHANNEL = 'cli';
+
+/** How long the client waits, when it quits, to acknowledge what it printed, in ms. */
+const ACK_ON_QUIT_MS = 1_500;
 
 /** The terminal's own argument-less commands (besides the session commands). */
 const CLI_LOCAL_COMMANDS = ['quit', 'exit', 'help', 'new'] as const;
@@ -78,6 +96,9 @@ class ChatRepl {
   private rl: readline.Interface | null = null;
   private quitting = false;
   private quitSignal = new AbortController();
+  /** The session's chatbot, once known (from the session or its messages); null for a session not created yet. */
+  private channel: string | null = null;
+  private readonly acks: DeliveryAcks;
 
   constructor(opts: ReplOptions) {
     this.o = opts;
@@ -85,6 +106,12 @@ class ChatRepl {
     this.sessionId = opts.sessionId;
     this.interactive = opts.input.isTTY === true;
     this.screen = new Screen(opts.output, opts.live, opts.render);
+    this.acks = new DeliveryAcks({
+      send: (sessionId, ids) => this.api.acknowledge(sessionId, ids),
+      flushed: () => flushed(opts.output),
+      onRefused: (err) =>
+        this.note(`could not mark printed messages delivered: ${describeError(err)}`, 'warn'),
+    });
   }
 
   async run(): Promise<number> {
@@ -113,6 +140,7 @@ class ChatRepl {
       process.off('SIGTERM', stopOnSignal);
       this.follower?.close();
       rl.close();
+      await this.acks.close(ACK_ON_QUIT_MS);
     }
   }
 
@@ -159,6 +187,7 @@ class ChatRepl {
       : 'new session';
     this.banner(about);
     let revision = 0;
+    this.channel = session?.chatbot_id ?? null;
     if (session) {
       revision = session.revision;
       try {
@@ -172,20 +201,47 @@ class ChatRepl {
     this.follow(revision);
   }
 
+  /**
+   * Prints the last `history` visible messages and, on a `cli` session, every older reply nobody printed yet
+   * (still `pending`), then acknowledges what it printed.
+   */
   private showHistory(messages: Message[]): void {
-    const visible: string[] = [];
+    const visible: { m: Message; text: string }[] = [];
     for (const m of messages) {
+      this.learnChannel(m);
       this.remember(m);
       this.printed.add(m.id);
       const text = renderMessage(m, this.o.render);
-      if (text !== null) visible.push(text);
+      if (text !== null) visible.push({ m, text });
     }
-    if (visible.length === 0 || this.o.history === 0) return;
-    const shown = visible.slice(-this.o.history);
+    const tail = Math.max(0, visible.length - this.o.history);
+    const owed = (m: Message) => this.channel === CLI_CHANNEL && m.status === 'pending';
+    const shown = visible.filter((v, i) => i >= tail || owed(v.m));
+    if (shown.length === 0) return;
     const label = shown.length < visible.length ? `last ${shown.length} messages` : 'history';
     this.screen.print(
-      [renderRule(label, this.o.render), ...shown, renderRule('now', this.o.render)].join('\n'),
+      [renderRule(label, this.o.render), ...shown.map((v) => v.text), renderRule('now', this.o.render)].join(
+        '\n',
+      ),
     );
+    this.acknowledge(shown.map((v) => v.m));
+  }
+
+  /** Notes the session's chatbot from one of its messages. */
+  private learnChannel(m: Message): void {
+    if (this.channel === null && m.session_id === this.sessionId) this.channel = m.chatbot_id;
+  }
+
+  /**
+   * Queues the printed messages of a `cli` session that wait for a client (`pending` replies, `responded`
+   * thoughts and tool messages) for acknowledgement.
+   */
+  private acknowledge(printed: Message[]): void {
+    if (this.channel !== CLI_CHANNEL) return;
+    const ids = printed
+      .filter((m) => m.session_id === this.sessionId && (m.status === 'pending' || m.status === 'responded'))
+      .map((m) => m.id);
+    this.acks.add(this.sessionId, ids);
   }
 
   private follow(afterRevision: number): void {
@@ -207,13 +263,18 @@ class ChatRepl {
   // Events
 
   private onCommitted(messages: Message[]): void {
+    const shown: Message[] = [];
     for (const m of messages) {
+      this.learnChannel(m);
       this.remember(m);
       if (this.printed.has(m.id)) continue;
       this.printed.add(m.id);
       const text = renderMessage(m, this.o.render);
-      if (text !== null) this.screen.print(text);
+      if (text === null) continue;
+      this.screen.print(text);
+      shown.push(m);
     }
+    this.acknowledge(shown);
     this.screen.refresh(this.live.view());
     for (const m of messages) this.waiters.get(m.id)?.();
   }
@@ -313,7 +374,13 @@ class ChatRepl {
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        const accepted = await this.api.postMessage(sessionId, { id, content, sender: this.o.sender });
+        const channel = this.channelToSend();
+        const accepted = await this.api.postMessage(sessionId, {
+          id,
+          content,
+          sender: this.o.sender,
+          ...(channel ? { channel } : {}),
+        });
         if (accepted.queue_position > 0) {
           const n = accepted.queue_position;
           this.note(`queued: ${n} turn${n === 1 ? '' : 's'} ahead of it`);
@@ -335,6 +402,15 @@ class ChatRepl {
         return null;
       }
     }
+  }
+
+  /**
+   * The `channel` to send with a message: `cli` for a session not created yet, the session's own when it is a
+   * REST session, none for a chat channel's session (an admin joining it).
+   */
+  private channelToSend(): RestChannel | undefined {
+    if (this.channel === null) return CLI_CHANNEL;
+    return this.channel === 'api' || this.channel === CLI_CHANNEL ? this.channel : undefined;
   }
 
   private async command(line: string): Promise<LineResult> {
@@ -413,6 +489,7 @@ class ChatRepl {
     this.follower = null;
     this.printed = new Set();
     this.statuses = new Map();
+    this.channel = null;
     this.live = new LiveTurn();
     this.screen.refresh(null);
     this.sessionId = sessionId;
@@ -480,6 +557,18 @@ class ChatRepl {
     this.quitSignal.abort();
     this.rl?.close();
   }
+}
+
+/**
+ * Resolves once everything written to `output` so far has been handed to the operating system (a stream's
+ * write callback fires in order); at once for an output that is not a stream.
+ */
+function flushed(output: Output): Promise<void> {
+  const stream = output as Partial<NodeJS.WritableStream> & { writableLength?: number; destroyed?: boolean };
+  if (typeof stream.writableLength !== 'number' || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.write?.('', () => resolve());
+  });
 }
 
 /** Whether an input message (a turn's trigger) reached its final status: its turn is over. */

@@ -11,6 +11,8 @@ import { Router, type Request, type Response } from 'express';
 import { getMessage } from '../../db/messages.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { InboundMessage, SubmitResult } from '../../workflows/definitions.ts';
+import type { SessionRow } from '../../db/sessions.ts';
+import type { SessionAddress } from '../../workflows/definitions.ts';
 import { API_CHATBOT, authorizeSubmit, callerOf, requireSessionRowFor } from '../access.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
@@ -29,7 +31,7 @@ import {
 import { waitForTurnEnd } from '../turn-wait.ts';
 import { checkSessionIdParam, withTemporalDeadline } from './common.ts';
 
-/** REST sessions live on chatbot "api", channel = the session id. */
+/** REST sessions live on chatbot "api" (or "cli", chosen by the first message), channel = the session id. */
 export { API_CHATBOT };
 
 type SessionRequest = Request<{ sessionId: string }>;
@@ -46,12 +48,13 @@ export function messagesRouter(d: ResolvedDeps): Router {
     const body = parseBody(bodySchema, req.body);
     const inbound = toInbound(body);
     checkInbound(inbound);
-    await authorizeSubmit(d.pool, callerOf(res), sessionId);
+    const existing = await authorizeSubmit(d.pool, callerOf(res), sessionId);
+    const address = addressFor(sessionId, existing, body.channel);
     if (body.attachments?.some((a) => a.data !== undefined)) {
       inbound.attachments = await storeAttachments(d, sessionId, inbound.id, body.attachments);
     }
     const log = contextOf(res).log.child({ sessionId, messageId: inbound.id });
-    const accepted = await submit(d, sessionId, inbound, body.id !== undefined);
+    const accepted = await submit(d, address, inbound, body.id !== undefined);
     log.info({ queuePosition: accepted.queue_position, duplicate: accepted.duplicate }, 'message accepted');
     if (!body.wait) {
       const { message, queue_position, duplicate } = accepted;
@@ -96,6 +99,27 @@ export function messagesRouter(d: ResolvedDeps): Router {
   });
 
   return router;
+}
+
+/**
+ * Where a submitted message goes: an existing session keeps its own chatbot and channel (a session never changes
+ * channel); a new one is created on `channel` (default `api`) with channel id = the session id.
+ * @throws HttpProblem conflict (409) when `channel` is given and is not the existing session's chatbot
+ */
+function addressFor(
+  sessionId: string,
+  existing: SessionRow | null,
+  channel: PostMessageBody['channel'],
+): SessionAddress {
+  if (!existing) return { sessionId, chatbotId: channel ?? API_CHATBOT, channelId: sessionId };
+  if (channel !== undefined && channel !== existing.chatbot_id) {
+    throw new HttpProblem(
+      'conflict',
+      `session ${sessionId} is on channel "${existing.chatbot_id}"; a session keeps the channel its first message chose`,
+      { extensions: { field: 'channel' } },
+    );
+  }
+  return { sessionId, chatbotId: existing.chatbot_id, channelId: existing.channel_id };
 }
 
 /**
@@ -164,14 +188,15 @@ async function storeAttachments(
  */
 async function submit(
   d: ResolvedDeps,
-  sessionId: string,
+  address: SessionAddress,
   inbound: InboundMessage,
   clientId: boolean,
 ): Promise<SubmitResult> {
+  const { sessionId } = address;
   if (clientId) await rejectForeignId(d, sessionId, inbound.id);
   try {
     return await withTemporalDeadline(d.sessions, d.temporalTimeoutMs, () =>
-      d.sessions.submit({ sessionId, chatbotId: API_CHATBOT, channelId: sessionId }, inbound),
+      d.sessions.submit(address, inbound),
     );
   } catch (err) {
     if (err instanceof SessionClientError && err.kind === 'persistence') {

@@ -89,7 +89,7 @@ describe('GET /openapi.json', () => {
       )
       .sort();
     expect(served).toEqual(documented);
-    expect(served).toHaveLength(16);
+    expect(served).toHaveLength(17);
   });
 
   it('takes the Message enums from the domain model', () => {
@@ -135,6 +135,16 @@ describe('GET /openapi.json', () => {
     await check('PATCH', `/v1/sessions/${session}`, 200, { title: 'Schema check', mode: 'interrupt' });
     await check('POST', `/v1/sessions/${session}/stop`, 200);
     await check('POST', `/v1/sessions/${session}/compact`, 202);
+    // A `cli` session's printed messages are acknowledged by its client.
+    const cli = uniqueId('cli');
+    const cliTurn = await check('POST', `/v1/sessions/${cli}/messages`, 200, {
+      content: 'hello',
+      channel: 'cli',
+      wait: 30,
+    });
+    const printed = [(cliTurn.reply as Json).id as string];
+    await check('POST', `/v1/sessions/${cli}/deliveries`, 200, { ids: printed });
+    await check('POST', `/v1/sessions/${session}/deliveries`, 409, { ids: printed });
     await check('GET', '/v1/sessions?limit=5', 200);
     await check('GET', '/healthz', 200);
     await check('GET', '/openapi.json', 200);

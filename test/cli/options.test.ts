@@ -32,6 +32,11 @@ describe('parseOptions', () => {
     expect(parse([], { USER: 'chii' }).sender).toBe('chii');
   });
 
+  it('renders Markdown unless --plain', () => {
+    expect(parse([]).plain).toBe(false);
+    expect(parse(['--plain']).plain).toBe(true);
+  });
+
   it('rejects unknown options, bad session ids and bad URLs with a message', () => {
     for (const argv of [
       ['--bogus'],

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../domain/message.ts';
 import { TRACE_6_1 } from '../../domain/fixtures/trace-6-1.ts';
 import { ApiError, describeError } from '../../adapters/cli/api-client.ts';
+import { keepOnlyStyling, renderMarkdown } from '../../adapters/cli/markdown.ts';
 import {
   clean,
   createStyle,
@@ -220,6 +221,81 @@ describe('renderMessage', () => {
       expect(visibleWidth(line)).toBeLessThanOrEqual(40);
   });
 });
+
+/* eslint-disable no-control-regex -- matching control characters is the point */
+describe('final replies as Markdown (a terminal without --plain)', () => {
+  const md: RenderOptions = { ...opts, markdown: true };
+  const BOLD = '\u001b[1m';
+  const reply = (content: string) =>
+    msg({ role: 'assistant', type: 'text', sender: 'Kesoku', content, status: 'pending' });
+
+  it('renders bold, italics, code spans, code blocks and lists with ANSI styles, starting under the sender', () => {
+    const out = render(
+      reply('Here is **bold**, *soft* and `npm test`:\n\n- one\n- two\n\n```sh\nls -la\n```'),
+      md,
+    );
+    const lines = out.split('\n');
+    expect(stripVTControlCharacters(lines[0] ?? '')).toBe('Kesoku ›');
+    expect(out).toContain(`${BOLD}bold\u001b[22m`);
+    expect(out).toContain('\u001b[3msoft\u001b[23m');
+    expect(out).toContain(`${YELLOW}npm test\u001b[39m`);
+    expect(out).toContain(`  ${YELLOW}ls -la\u001b[39m`);
+    const plain = stripVTControlCharacters(out);
+    expect(plain).toMatch(/\n {2}\* one\n {2}\* two\n/);
+    expect(plain).not.toContain('**');
+    expect(plain).not.toContain('```');
+  });
+
+  it('keeps a one-line reply on the sender line, and the metrics line under it', () => {
+    const m = { ...byId('msg_reply_001'), content: 'All **5** passed.' };
+    const [head, metrics] = render(m, md).split('\n');
+    expect(stripVTControlCharacters(head ?? '')).toBe('Kesoku › All 5 passed.');
+    expect(metrics).toMatch(/^\u001b\[2m⏱/);
+  });
+
+  it('prints the reply as written with --plain (markdown off)', () => {
+    expect(stripVTControlCharacters(render(reply('**x** and `y`'), opts))).toBe('Kesoku › **x** and `y`');
+  });
+
+  it('writes links as text (url), never as an OSC 8 hyperlink', () => {
+    const out = render(reply('see [the docs](https://example.com/a) and <https://example.com/b>'), md);
+    expect(out).not.toContain('\u001b]');
+    expect(stripVTControlCharacters(out)).toBe(
+      'Kesoku › see the docs (https://example.com/a) and https://example.com/b',
+    );
+  });
+
+  it('lets no escape sequence but SGR styling through, whatever the text says', () => {
+    const hostile = [
+      'x\u001b]52;c;Y3VybA==\u0007y',
+      '**a\u001b[2Jb**',
+      '`\u009b2J` and \u009d0;title\u009c',
+      '```\n\u001bP+q\u001b\\\n```',
+      '[l](javascript:alert\u001b[1A)',
+      '&#27;[31m &#x1b;]0;t&#7; <span>\u001b[5n</span>',
+      '| a | b |\n|---|---|\n| \u001b[6n | \u0007 |',
+    ];
+    for (const text of hostile) {
+      const out = render(reply(text), md);
+      const sequences =
+        out.match(
+          /\u001b\[[0-?]*[ -/]*[@-~]|\u001b.?|[\u0000-\u0008\u000B-\u001A\u001C-\u001F\u007F-\u009F]/gs,
+        ) ?? [];
+      const foreign = sequences.filter((seq) => !/^\u001b\[[0-9;]*m$/.test(seq));
+      expect(foreign, JSON.stringify(out)).toEqual([]);
+    }
+  });
+
+  it('keepOnlyStyling keeps SGR and drops every other sequence a renderer could emit', () => {
+    const sgr = '\u001b[1mb\u001b[22m';
+    expect(keepOnlyStyling(`${sgr}\u001b]8;;https://x\u0007l\u001b]8;;\u0007\u001b[2J\u001b[1;1H\r\n`)).toBe(
+      `${sgr}l\n`,
+    );
+    expect(renderMarkdown('plain', createStyle(0), 80)).toBe('plain');
+  });
+});
+
+/* eslint-enable no-control-regex */
 
 describe('renderLive', () => {
   it('shows the tail of the streamed text and the running tools, each line narrower than the terminal', () => {

@@ -1,4 +1,7 @@
-/** Runs the terminal client (`node adapters/cli/main.ts`) as a child process with piped stdin and stdout. */
+/**
+ * Runs the terminal client (`node adapters/cli/main.ts`) as a child process with piped stdin and stdout, or on a
+ * pseudo-terminal (util-linux `script`) to see what a person at a terminal sees.
+ */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
@@ -14,26 +17,33 @@ export interface CliRun {
   exited: Promise<number | null>;
   /** The exit code; after `timeoutMs` the client is killed and this rejects with its output. */
   exit(timeoutMs?: number): Promise<number | null>;
-  kill(): void;
+  /** Sends `signal` (default SIGKILL) unless the client has exited. */
+  kill(signal?: NodeJS.Signals): void;
 }
 
 /**
  * Starts the client with `args`, FORCE_COLOR=1 and USER=tester. `stdin` is written and closed at once unless
- * `keepStdinOpen`, in which case the test writes with {@link CliRun.write}.
+ * `keepStdinOpen`, in which case the test writes with {@link CliRun.write}. With `tty` the client runs on a
+ * pseudo-terminal (stdin and stdout are a terminal; lines written must end with `\r`); its output then carries
+ * the terminal's echo and the client's cursor movements too.
  */
 export function runCli(
   args: string[],
-  opts: { stdin?: string; keepStdinOpen?: boolean; env?: NodeJS.ProcessEnv } = {},
+  opts: { stdin?: string; keepStdinOpen?: boolean; env?: NodeJS.ProcessEnv; tty?: boolean } = {},
 ): CliRun {
   const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '1', USER: 'tester', ...opts.env };
   delete env.KESOKU_API_URL;
   delete env.KESOKU_API_TOKEN;
   delete env.KESOKU_API_TOKENS;
-  const child = spawn(process.execPath, [path.join(ROOT, 'adapters', 'cli', 'main.ts'), ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const argv = [process.execPath, path.join(ROOT, 'adapters', 'cli', 'main.ts'), ...args];
+  const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
+  const child = opts.tty
+    ? spawn('script', ['-qfec', argv.map(quote).join(' '), '/dev/null'], {
+        cwd: ROOT,
+        env: { TERM: 'xterm-256color', ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+    : spawn(argv[0] as string, argv.slice(1), { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -84,8 +94,8 @@ export function runCli(
       });
       return Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
     },
-    kill: () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    kill: (signal = 'SIGKILL') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
   };
 }
