@@ -136,6 +136,15 @@ const envSchema = z.object({
     .enum(['mention', 'always'])
     .optional()
     .transform((v) => v ?? 'mention'),
+  /**
+   * Whether to ask for the privileged Message Content intent: unset = only with DISCORD_RESPOND=always
+   * (adapters/discord/gateway-health.ts); `true` also in mention mode (typed `/stop` without a mention, replies to
+   * the bot without the ping); `false` never.
+   */
+  DISCORD_MESSAGE_CONTENT: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true')),
 });
 
 /** The validated configuration. Ports are TCP ports; durations carry their unit in the name. */
