@@ -159,8 +159,9 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
   });
   client.on(Events.Error, (err) => logger.warn({ err: String(err) }, 'discord client error'));
 
+  const state = s.state?.bind(s);
   const commands = createAppCommands({
-    sessions,
+    sessions: { ...sessions, ...(state ? { state } : {}) },
     rest: client.rest,
     logger,
     access,

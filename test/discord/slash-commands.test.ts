@@ -35,7 +35,7 @@ const answered = (id: string) =>
   });
 
 describe('Discord slash commands', () => {
-  it('registers the commands for each allowed guild at start, the same list again on a restart', async () => {
+  it('registers the commands for each allowed guild at start, in one bulk overwrite', async () => {
     const names = (bench.fake.gateway.commands(bench.guildId) ?? []).map((c) => c.name).sort();
     expect(names).toEqual(['compact', 'locale', 'mode', 'new', 'slowpoke', 'status', 'stop', 'title']);
     expect(bench.fake.gateway.commands()).toBeUndefined(); // not global when guilds are listed

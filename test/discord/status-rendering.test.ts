@@ -136,7 +136,7 @@ describe('Discord live status never holds up a turn', () => {
     ).toHaveLength(8);
   });
 
-  it('bounds a status write held up by a long rate limit, and the reply still goes out', async () => {
+  it('bounds a status write held up by a long rate limit (429 for a minute)', async () => {
     const channel = channels[1] as string;
     const turn = `discord-${snowflake()}`;
     const sink = sinkFor({ statusRequestTimeoutMs: 800 });
