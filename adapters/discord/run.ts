@@ -25,6 +25,7 @@ import {
 } from './ingress.ts';
 import { createAppCommands, fromInteraction, type AppCommandExtension } from './app-commands.ts';
 import { createCatchUp } from './catch-up.ts';
+import { createConversations } from './conversations.ts';
 import type { GatewayFatalError } from './gateway-health.ts';
 import { intentsFor, watchGateway, type GatewayHealthReport } from './gateway-health.ts';
 import { createOnceGate } from './once.ts';
@@ -120,12 +121,14 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
   if (policy.access.mode === 'open') warnOpenAccess('Discord', 'DISCORD_ALLOW_ALL', logger, deps.stderr);
   else logger.info({ access: policy.access.mode }, 'discord access');
   const access = createChatAccess({ policy: policy.access, pool, logger });
+  const conversations = createConversations(pool);
   const ingress = createDiscordIngress({
     sessions,
     rest: client.rest,
     logger,
     policy,
     access,
+    addressOf: (channelId) => conversations.current(channelId),
     botUser: () => (client.user ? { id: client.user.id, name: client.user.username } : null),
     staging: { dataDir: config.KESOKU_DATA_DIR },
   });
@@ -166,6 +169,12 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     logger,
     access,
     extensions: deps.appCommands,
+    sessionOf: async (channelId) => (await conversations.current(channelId)).sessionId,
+    async newConversation(channelId) {
+      const { previous } = await conversations.startNew(channelId);
+      // The old conversation's running turn would answer into the new one: stop it (nothing running is fine).
+      await sessions.stop(previous.sessionId).catch(() => undefined);
+    },
   });
   client.on(Events.InteractionCreate, (interaction) => {
     if (!accepting || !interaction.isChatInputCommand()) return;

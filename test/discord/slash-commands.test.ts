@@ -125,6 +125,36 @@ describe('Discord slash commands', () => {
     expect((await answered(slowRun.id)).callbacks[0]?.type).toBe(4);
   });
 
+  it('starts a new conversation with /new: the next message goes to a fresh session without the old history', async () => {
+    const channel = bench.channels[5] as string;
+    const first = await bench.say({
+      channelId: channel,
+      content: 'remember the word tangerine',
+      mentionBot: true,
+    });
+    await bench.waitInbound(first.id);
+    const fresh = bench.fake.gateway.injectCommand({ channelId: channel, author: bench.alice, name: 'new' });
+    expect((await answered(fresh.id)).callbacks[0]?.data?.content).toMatch(/^🆕 New conversation/);
+
+    const next = await bench.say({ channelId: channel, content: 'which word?', mentionBot: true });
+    const stored = await bench.waitInbound(next.id);
+    expect(stored.session_id).toBe(`discord:${channel}:1`);
+    expect(stored.channel_id).toBe(channel);
+    await bench.fake.waitFor(() => bench.repliesTo(channel, next.id)[0]);
+    const prompt = JSON.stringify(
+      bench.stack.requestsOf(`discord:${channel}:1`).at(-1)?.body?.messages ?? [],
+    );
+    expect(prompt).toContain('which word?');
+    expect(prompt).not.toContain('tangerine');
+    // /status and /title now act on the new conversation.
+    const status = bench.fake.gateway.injectCommand({
+      channelId: channel,
+      author: bench.alice,
+      name: 'status',
+    });
+    expect(String((await answered(status.id)).callbacks[0]?.data?.content)).toMatch(/turns: 1/);
+  });
+
   it('keeps the typed form: a typed /mode queue with a mention still works', async () => {
     const channel = bench.channels[4] as string;
     const first = await bench.say({ channelId: channel, content: 'hi', mentionBot: true });
