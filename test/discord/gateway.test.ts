@@ -87,6 +87,44 @@ describe('Discord gateway health', () => {
     expect(bench.adapter.health().reconnects).toBeGreaterThanOrEqual(1);
   });
 
+  it('after a restart, answers a message posted while no adapter ran (the last id seen comes from Postgres)', async () => {
+    const channel = bench.channels[2] as string;
+    const first = await bench.say({ channelId: channel, content: 'before the restart', mentionBot: true });
+    expect((await bench.waitInbound(first.id)).status).toBe('processed');
+    const away = bench.fake.injectMessage({
+      channelId: channel,
+      author: bench.alice,
+      content: 'posted during the deploy',
+      mentionBot: true,
+      offline: true,
+    });
+    // A freshly started adapter (a new process after a deploy) knows nothing in memory.
+    const handled: string[] = [];
+    const restarted = await startDiscordAdapter({
+      config: loadConfig({
+        DISCORD_TOKEN: bench.fake.token,
+        DISCORD_API_URL: bench.fake.apiUrl,
+        KESOKU_DATA_DIR: bench.stack.dataDir,
+        DISCORD_ALLOWED_USERS: bench.alice.id,
+      }),
+      sessions: bench.stack.sessions,
+      pool: bench.stack.pool,
+      logger: createLogger('discord-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
+      onHandled: (id, outcome) => handled.push(`${id}:${outcome}`),
+    });
+    try {
+      expect((await bench.waitInbound(away.id as string)).status).toBe('processed');
+      expect(handled).toContain(`${away.id as string}:submitted`);
+      expect(handled).not.toContain(`${first.id}:submitted`); // only what came after the last stored message
+      const fetch = bench.fake.calls.find(
+        (c) => c.method === 'GET' && c.path === `/channels/${channel}/messages` && c.status === 200,
+      );
+      expect(fetch).toBeDefined();
+    } finally {
+      await restarted.stop();
+    }
+  });
+
   it('does not ask for the Message Content intent in mention mode, and explains a refusal of it', async () => {
     const guildId = snowflake();
     const channel = snowflake();
