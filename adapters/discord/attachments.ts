@@ -35,6 +35,8 @@ export interface StagingOptions {
   /** Per download, ms. Default 30 s. */
   timeoutMs?: number;
   logger: Logger;
+  /** The session the message goes to (its workspace); default: the channel's first session (ids.ts). */
+  sessionId?: string;
 }
 
 /**
@@ -48,7 +50,11 @@ export async function stageAttachments(
   list: readonly DiscordAttachment[],
   opts: StagingOptions,
 ): Promise<Attachment[]> {
-  const dir = attachmentDirFor(opts.dataDir, discordSessionAddress(channelId).sessionId, messageId);
+  const dir = attachmentDirFor(
+    opts.dataDir,
+    opts.sessionId ?? discordSessionAddress(channelId).sessionId,
+    messageId,
+  );
   const out: Attachment[] = [];
   for (const [i, a] of list.entries()) {
     const record: Attachment = {

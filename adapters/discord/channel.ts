@@ -3,7 +3,6 @@
  * API for delivery. `start` runs both in one process (./run.ts `startDiscordAdapter`); `createSink` is the
  * REST-only sink a worker process without the gateway uses.
  */
-import { Status } from 'discord.js';
 import type { ChannelDescriptor } from '../kit/channel.ts';
 import { discordConfigSchema, type DiscordSettings } from './config.ts';
 import { DISCORD_CHATBOT_ID } from './ids.ts';
@@ -38,12 +37,8 @@ export const discordChannel: ChannelDescriptor<DiscordSettings> = {
     });
     return {
       sink: adapter.sink,
-      // The gateway connection's state: ready, the discord.js status name, and the heartbeat ping.
-      health: async () => ({
-        ok: adapter.client.isReady(),
-        gateway: Status[adapter.client.ws.status] ?? String(adapter.client.ws.status),
-        pingMs: adapter.client.ws.ping,
-      }),
+      // The gateway connection's state (./gateway-health.ts): per-shard status, close codes, heartbeat ping.
+      health: async () => ({ ...adapter.health() }),
       stop: () => adapter.stop(),
     };
   },

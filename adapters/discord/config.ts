@@ -20,6 +20,15 @@ export const discordConfigSchema = z.object({
     .enum(['mention', 'always'])
     .optional()
     .transform((v) => v ?? 'mention'),
+  /**
+   * Whether to ask for the privileged Message Content intent: unset = only with DISCORD_RESPOND=always
+   * (./gateway-health.ts); `true` also in mention mode (typed `/stop` without a mention, replies to the bot
+   * without the ping); `false` never.
+   */
+  DISCORD_MESSAGE_CONTENT: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true')),
 });
 
 /** The parsed `DISCORD_*` variables. */

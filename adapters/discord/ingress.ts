@@ -24,7 +24,7 @@ import { Routes, type Message as DiscordJsMessage, type REST } from 'discord.js'
 import { createChatAccess, type ChatAccess } from '../kit/access.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
-import type { InboundMessage } from '../../workflows/definitions.ts';
+import type { InboundMessage, SessionAddress } from '../../workflows/definitions.ts';
 import { stageAttachments, type DiscordAttachment, type StagingOptions } from './attachments.ts';
 import { parseCommand, presentSessionError, runCommand, type CommandSessions } from './commands.ts';
 import { formatInboundContent } from './format.ts';
@@ -119,7 +119,9 @@ export interface DiscordIngressDeps {
   access?: ChatAccess;
   /** The bot's own user (null before the gateway is ready). */
   botUser: () => { id: string; name: string } | null;
-  staging: Omit<StagingOptions, 'logger'>;
+  staging: Omit<StagingOptions, 'logger' | 'sessionId'>;
+  /** The session a channel uses now (conversations.ts, after `/new`). Default: ids.ts `discordSessionAddress`. */
+  addressOf?(channelId: string): Promise<SessionAddress>;
 }
 
 /** What the ingress did with a message (logged; asserted by tests). */
@@ -144,6 +146,8 @@ export interface DiscordIngress {
 export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
   const { sessions, rest, logger, policy } = deps;
   const access = deps.access ?? createChatAccess({ policy: policy.access, pool: null, logger });
+  const addressOf =
+    deps.addressOf ?? ((channelId: string) => Promise.resolve(discordSessionAddress(channelId)));
   /** The tail of each channel's FIFO; removed when the channel has nothing queued. */
   const channelTails = new Map<string, Promise<unknown>>();
 
@@ -179,7 +183,7 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       return 'pairing';
     }
 
-    const address = discordSessionAddress(m.channelId);
+    const address = await addressOf(m.channelId);
     const messageId = inboundIdFor(m.id);
     const text = bot ? withoutBotMention(m.content, bot, m.botRoleId) : m.content.trim();
     const command = parseCommand(text);
@@ -189,7 +193,11 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       return 'command';
     }
 
-    const attachments = await stageAttachments(m.channelId, m.id, m.attachments, { ...deps.staging, logger });
+    const attachments = await stageAttachments(m.channelId, m.id, m.attachments, {
+      ...deps.staging,
+      sessionId: address.sessionId,
+      logger,
+    });
     const context: DiscordChannelContext = {
       channel_id: m.isThread && m.parentId !== null ? m.parentId : m.channelId,
       guild_id: m.guildId,
@@ -234,7 +242,7 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
    * runs (or the channel has no session) it stays silent, as for any message not meant for the bot.
    */
   async function stopUnaddressed(m: IncomingDiscordMessage): Promise<IngressOutcome> {
-    const sessionId = discordSessionAddress(m.channelId).sessionId;
+    const sessionId = (await addressOf(m.channelId)).sessionId;
     try {
       const { stopped } = await sessions.stop(sessionId, { updateId: commandUpdateIdFor(m.id) });
       if (!stopped) return 'not_addressed';

@@ -9,6 +9,10 @@
  * Discord created it. Writes are throttled to about one per `editIntervalMs` per turn (the time of the last write
  * is stored with the state); {@link LiveStatus.write} reports when a deferred edit is due.
  *
+ * Discord caps the edits of a message older than an hour (error 30046): such a part continues in a new message
+ * (posted under a nonce derived from the old message id, its id kept in the stored state), so a long turn's status
+ * keeps moving instead of freezing.
+ *
  * Live rendering is best effort: a REST failure that survives @discordjs/rest's own retries (or the per-call
  * timeout) marks the status broken for good: nothing more is edited or posted for this turn, its messages are no
  * longer reported as shown, and the turn goes on; the final reply is its own message and goes out regardless.
@@ -18,7 +22,14 @@ import type { Message } from '../../domain/message.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { applyToolResult, entryOfResult, orphanResultEntry, type ToolState } from '../kit/live-status.ts';
 import { MAX_ENTRY_LENGTH, renderEntry, statusEntryFor, type StatusEntry } from './format.ts';
-import { QUIET_FLAGS, createMessage, editMessage, nonceFor, type PostLedger } from './rest.ts';
+import {
+  DiscordSendError,
+  QUIET_FLAGS,
+  createMessage,
+  editMessage,
+  nonceFor,
+  type PostLedger,
+} from './rest.ts';
 import { DISCORD_MAX_CONTENT } from './split.ts';
 
 /** REST client, logger, edit throttle and ledger of a {@link LiveStatus}. */
@@ -36,8 +47,11 @@ export interface LiveStatusDeps {
 export interface LiveStatusState {
   /** Every line, in the order it was added. */
   entries: StatusEntry[];
-  /** Which lines each message holds, and the content Discord has as far as we know (null: unknown). */
-  parts: { keys: string[]; sent: string | null }[];
+  /**
+   * Which lines each message holds, and the content Discord has as far as we know (null: unknown). `messageId` is
+   * set when the part moved to a new message (30046); otherwise the part's id is in the ledger.
+   */
+  parts: { keys: string[]; sent: string | null; messageId?: string }[];
   broken: boolean;
 }
 
@@ -45,7 +59,12 @@ interface Part {
   keys: string[];
   messageId: string | null;
   sent: string | null;
+  /** The part moved to a new message (see the module comment). */
+  moved?: boolean;
 }
+
+/** Discord's error for an edit of a message older than an hour once its edits there are used up. */
+export const OLD_MESSAGE_EDIT_LIMIT = 30046;
 
 /** How {@link LiveStatus.write} treats the edit throttle. */
 export type WriteMode = 'throttled' | 'final' | 'now';
@@ -93,7 +112,12 @@ export class LiveStatus {
         this.order.push(e.key);
       }
       for (const [i, p] of stored.state.parts.entries()) {
-        this.parts.push({ keys: [...p.keys], messageId: postIds.get(i) ?? null, sent: p.sent });
+        this.parts.push({
+          keys: [...p.keys],
+          messageId: p.messageId ?? postIds.get(i) ?? null,
+          sent: p.sent,
+          ...(p.messageId !== undefined ? { moved: true } : {}),
+        });
       }
       this.brokenFlag = stored.state.broken;
     }
@@ -113,7 +137,11 @@ export class LiveStatus {
   toState(): LiveStatusState {
     return {
       entries: this.order.map((k) => this.byKey.get(k) as StatusEntry),
-      parts: this.parts.map((p) => ({ keys: [...p.keys], sent: p.sent })),
+      parts: this.parts.map((p) => ({
+        keys: [...p.keys],
+        sent: p.sent,
+        ...(p.moved && p.messageId !== null ? { messageId: p.messageId } : {}),
+      })),
       broken: this.brokenFlag,
     };
   }
@@ -221,17 +249,46 @@ export class LiveStatus {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     for (const part of dirty()) {
       const content = this.render(part);
-      await editMessage(
-        rest,
-        this.channelId,
-        part.messageId as string,
-        content,
-        AbortSignal.timeout(requestTimeoutMs),
-      );
-      part.sent = content;
+      try {
+        await editMessage(
+          rest,
+          this.channelId,
+          part.messageId as string,
+          content,
+          AbortSignal.timeout(requestTimeoutMs),
+        );
+        part.sent = content;
+      } catch (err) {
+        if (!(err instanceof DiscordSendError && err.code === OLD_MESSAGE_EDIT_LIMIT)) throw err;
+        await this.moveToNewMessage(part, content);
+      }
       this.lastWriteAt = Date.now();
     }
     return null;
+  }
+
+  /** Posts `part` anew as `content` after its message refused further edits (30046). */
+  private async moveToNewMessage(part: Part, content: string): Promise<void> {
+    const old = part.messageId as string;
+    this.deps.logger.info(
+      { turnId: this.turnId, channelId: this.channelId, messageId: old },
+      'live status message is too old to edit; continuing in a new message',
+    );
+    const created = await createMessage(
+      this.deps.rest,
+      this.channelId,
+      {
+        content,
+        nonce: nonceFor(`${statusKey(this.turnId)}:moved:${old}`, this.parts.indexOf(part)),
+        enforce_nonce: true,
+        allowed_mentions: { parse: [] },
+        flags: QUIET_FLAGS,
+      },
+      AbortSignal.timeout(this.deps.requestTimeoutMs),
+    );
+    part.messageId = created.id;
+    part.moved = true;
+    part.sent = created.content;
   }
 }
 

@@ -123,10 +123,10 @@ export async function createMessage(
   signal?: AbortSignal,
 ): Promise<PostedMessage> {
   try {
-    return (await rest.post(Routes.channelMessages(channelId), {
-      body,
-      ...(signal ? { signal } : {}),
-    })) as PostedMessage;
+    return (await bounded(
+      rest.post(Routes.channelMessages(channelId), { body, ...(signal ? { signal } : {}) }),
+      signal,
+    )) as PostedMessage;
   } catch (err) {
     throw toSendError(err, 'create message');
   }
@@ -141,13 +141,34 @@ export async function editMessage(
   signal?: AbortSignal,
 ): Promise<PostedMessage> {
   try {
-    return (await rest.patch(Routes.channelMessage(channelId, messageId), {
-      body: { content, allowed_mentions: { parse: [] } },
-      ...(signal ? { signal } : {}),
-    })) as PostedMessage;
+    return (await bounded(
+      rest.patch(Routes.channelMessage(channelId, messageId), {
+        body: { content, allowed_mentions: { parse: [] } },
+        ...(signal ? { signal } : {}),
+      }),
+      signal,
+    )) as PostedMessage;
   } catch (err) {
     throw toSendError(err, 'edit message');
   }
+}
+
+/**
+ * Rejects when `signal` aborts, even while @discordjs/rest sleeps out a 429 (its wait ignores the signal). The
+ * request itself then fails at its next attempt, which runs with the aborted signal, so nothing is posted late.
+ */
+function bounded<T>(request: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return request;
+  request.catch(() => undefined);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error(`request aborted: ${String(signal.reason)}`));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (err: unknown) => (signal.removeEventListener('abort', onAbort), reject(err)),
+    );
+  });
 }
 
 /** `POST /channels/{id}/typing` (the indicator lasts about 10 s). @throws DiscordSendError */

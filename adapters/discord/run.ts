@@ -6,7 +6,7 @@
  * {@link createDiscordSinkFromConfig} (REST only, from DISCORD_TOKEN + DISCORD_API_URL) for a worker process
  * that runs no gateway.
  */
-import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
+import { Client, Events, Partials, type Message as DiscordJsMessage } from 'discord.js';
 import { createDeliveryStore } from '../../db/deliveries.ts';
 import { getMessage } from '../../db/messages.ts';
 import { setLocale } from '../../db/sessions.ts';
@@ -22,6 +22,12 @@ import {
   type DiscordIngressDeps,
   type IngressOutcome,
 } from './ingress.ts';
+import { createAppCommands, fromInteraction, type AppCommandExtension } from './app-commands.ts';
+import { createCatchUp } from './catch-up.ts';
+import { createConversations } from './conversations.ts';
+import type { GatewayFatalError } from './gateway-health.ts';
+import { intentsFor, watchGateway, type GatewayHealthReport } from './gateway-health.ts';
+import { createOnceGate } from './once.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
 import { createDiscordSink, type DiscordSink } from './sink.ts';
@@ -37,7 +43,8 @@ export function discordEnabled(config: Pick<DiscordSettings, 'DISCORD_TOKEN'>): 
 /** What {@link startDiscordAdapter} needs. */
 export interface DiscordAdapterDeps {
   config: DiscordConfig;
-  sessions: Pick<SessionClient, 'submit' | 'stop' | 'compact' | 'setTitle' | 'setMode'>;
+  sessions: Pick<SessionClient, 'submit' | 'stop' | 'compact' | 'setTitle' | 'setMode'> &
+    Partial<Pick<SessionClient, 'state'>>;
   pool: Pool;
   logger: Logger;
   /** How long to wait for the gateway's READY, ms. Default 60 s. */
@@ -46,6 +53,13 @@ export interface DiscordAdapterDeps {
   onHandled?: (discordMessageId: string, outcome: IngressOutcome) => void;
   /** Where the open-access warning is printed. Default process.stderr. */
   stderr?: Pick<NodeJS.WriteStream, 'write'>;
+  /**
+   * Called when the gateway refuses the bot for good after start (gateway-health.ts, e.g. the token was reset).
+   * Default: the adapter stops, the message goes to stderr and the process exits with status 1.
+   */
+  onFatal?: (err: GatewayFatalError) => void;
+  /** Slash commands other modules add (e.g. the approval command). */
+  appCommands?: readonly AppCommandExtension[];
 }
 
 /** A running adapter. */
@@ -53,6 +67,8 @@ export interface DiscordAdapter {
   /** The sink to register as `sinks.discord` in the worker of this process. */
   sink: DiscordSink;
   client: Client;
+  /** The gateway state for `/healthz`. */
+  health(): GatewayHealthReport;
   /** Stops taking messages, waits for the ones being handled, closes the gateway. */
   stop(): Promise<void>;
 }
@@ -65,13 +81,9 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
   const { config, pool } = deps;
   const logger = deps.logger.child({ component: 'discord' });
   if (!config.DISCORD_TOKEN) throw new ConfigError('DISCORD_TOKEN is not set: the Discord adapter is off');
+  const policy = discordPolicy(config);
   const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.DirectMessages,
-      GatewayIntentBits.MessageContent,
-    ],
+    intents: intentsFor(policy.respond, config.DISCORD_MESSAGE_CONTENT),
     partials: [Partials.Channel],
     rest: restOptions(config.DISCORD_API_URL),
   });
@@ -94,33 +106,87 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     store: createDeliveryStore(pool),
     loadMessage: (id) => getMessage(pool, id),
   });
-  const policy = discordPolicy(config);
   if (policy.access.mode === 'open') warnOpenAccess('Discord', 'DISCORD_ALLOW_ALL', logger, deps.stderr);
   else logger.info({ access: policy.access.mode }, 'discord access');
+  const access = createChatAccess({ policy: policy.access, pool, logger });
+  const conversations = createConversations(pool);
   const ingress = createDiscordIngress({
     sessions,
     rest: client.rest,
     logger,
     policy,
-    access: createChatAccess({ policy: policy.access, pool, logger }),
+    access,
+    addressOf: (channelId) => conversations.current(channelId),
     botUser: () => (client.user ? { id: client.user.id, name: client.user.username } : null),
     staging: { dataDir: config.KESOKU_DATA_DIR },
   });
 
   // One channel's messages are submitted in arrival order (ingress.accept); channels never wait for each other,
   // and chat commands skip the channel's queue.
+  // A message arriving twice (a RESUME replay, a catch-up fetch overlapping a live event) is handled once (once.ts).
   const inFlight = new Set<Promise<unknown>>();
   let accepting = true;
+  const once = createOnceGate();
+  const take = (message: DiscordJsMessage): Promise<void> => {
+    catchUp.seen(message.channelId, message.id);
+    const task = once
+      .run(message.id, () => ingress.accept(fromDiscordJs(message, client.user?.id ?? null)))
+      .then((outcome) => {
+        logger.debug({ discordMessageId: message.id, outcome }, 'discord message handled');
+        deps.onHandled?.(message.id, outcome);
+      });
+    inFlight.add(task);
+    void task.finally(() => inFlight.delete(task));
+    return task;
+  };
+  const catchUp = createCatchUp({
+    client,
+    pool,
+    logger,
+    accept: (m) => (accepting ? take(m) : Promise.resolve()),
+  });
   client.on(Events.MessageCreate, (message) => {
-    if (!accepting) return;
-    const task = ingress.accept(fromDiscordJs(message, client.user?.id ?? null)).then((outcome) => {
-      logger.debug({ discordMessageId: message.id, outcome }, 'discord message handled');
-      deps.onHandled?.(message.id, outcome);
-    });
+    if (accepting) void take(message);
+  });
+  client.on(Events.Error, (err) => logger.warn({ err: String(err) }, 'discord client error'));
+
+  const state = s.state?.bind(s);
+  const commands = createAppCommands({
+    sessions: { ...sessions, ...(state ? { state } : {}) },
+    rest: client.rest,
+    logger,
+    access,
+    extensions: deps.appCommands,
+    sessionOf: async (channelId) => (await conversations.current(channelId)).sessionId,
+    async newConversation(channelId) {
+      const { previous } = await conversations.startNew(channelId);
+      // The old conversation's running turn would answer into the new one: stop it (nothing running is fine).
+      await sessions.stop(previous.sessionId).catch(() => undefined);
+    },
+  });
+  client.on(Events.InteractionCreate, (interaction) => {
+    if (!accepting || !interaction.isChatInputCommand()) return;
+    const task = commands.handle(fromInteraction(interaction));
     inFlight.add(task);
     void task.finally(() => inFlight.delete(task));
   });
-  client.on(Events.Error, (err) => logger.warn({ err: String(err) }, 'discord client error'));
+
+  let started = false;
+  let fatalAtStart: GatewayFatalError | null = null;
+  let failStart: (err: Error) => void = () => undefined;
+  const gateway = watchGateway(client, {
+    logger,
+    onReconnected: (how) => void catchUp.run(`gateway ${how}`),
+    onFatal(err) {
+      if (!started) {
+        fatalAtStart = err;
+        return failStart(err);
+      }
+      if (deps.onFatal) return deps.onFatal(err);
+      (deps.stderr ?? process.stderr).write(`kesoku: Discord adapter stopped: ${err.message}\n`);
+      void Promise.race([stop(), new Promise((r) => setTimeout(r, 5000))]).finally(() => process.exit(1));
+    },
+  });
 
   let readyTimer: NodeJS.Timeout | undefined;
   const ready = new Promise<void>((resolve, reject) => {
@@ -128,29 +194,41 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
       () => reject(new Error('the Discord gateway did not become ready in time')),
       deps.readyTimeoutMs ?? 60_000,
     );
+    failStart = reject;
     client.once(Events.ClientReady, () => resolve());
   });
+  ready.catch(() => undefined); // also rejected when login fails first; the login error is thrown below
   try {
     await client.login(config.DISCORD_TOKEN);
     await ready;
   } catch (err) {
     await client.destroy();
-    throw err;
+    // A refusal for good (bad token, disallowed intents) explains itself better than the library's error.
+    throw (fatalAtStart as GatewayFatalError | null) ?? err;
   } finally {
     clearTimeout(readyTimer);
   }
+  started = true;
   logger.info({ user: client.user?.username, guilds: client.guilds.cache.size }, 'discord adapter ready');
+  const applicationId = client.application?.id ?? client.user?.id;
+  if (applicationId)
+    await commands
+      .register(applicationId, config.DISCORD_ALLOWED_GUILDS)
+      .catch((err: unknown) => logger.warn({ err: String(err) }, 'discord slash commands not registered'));
+  // Messages posted while the adapter was down (restart, deploy).
+  void catchUp.run('start');
 
-  return {
-    sink,
-    client,
-    async stop() {
+  let stopping: Promise<void> | null = null;
+  function stop(): Promise<void> {
+    stopping ??= (async () => {
       accepting = false;
       await Promise.allSettled([...inFlight]);
       await sink.close();
       await client.destroy();
-    },
-  };
+    })();
+    return stopping;
+  }
+  return { sink, client, health: () => gateway.report(), stop };
 }
 
 /**

@@ -19,7 +19,11 @@ import { sessionWorkflowId } from '../../workflows/definitions.ts';
 let bench: DiscordBench;
 beforeAll(async () => {
   // Only Alice is allowed (deny by default once a list is set); Kesoku answers mentions and DMs.
-  bench = await startDiscordBench(({ aliceId }) => ({ DISCORD_ALLOWED_USERS: aliceId }));
+  // The Message Content intent is asked for, so a typed `/stop` without a mention can be read.
+  bench = await startDiscordBench(({ aliceId }) => ({
+    DISCORD_ALLOWED_USERS: aliceId,
+    DISCORD_MESSAGE_CONTENT: 'true',
+  }));
 });
 afterAll(async () => bench?.stop());
 

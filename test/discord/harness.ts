@@ -8,11 +8,16 @@ import type { Message } from '../../domain/message.ts';
 import { loadDiscordConfig } from '../../adapters/discord/config.ts';
 import { createLogger } from '../../infra/logger.ts';
 import type { IngressOutcome } from '../../adapters/discord/ingress.ts';
-import { startDiscordAdapter, type DiscordAdapter } from '../../adapters/discord/run.ts';
+import {
+  startDiscordAdapter,
+  type DiscordAdapter,
+  type DiscordAdapterDeps,
+} from '../../adapters/discord/run.ts';
 import {
   snowflake,
   startFakeDiscord,
   type FakeDiscord,
+  type FakeDiscordOptions,
   type FakeMessage,
   type InjectOptions,
 } from '../fakes/discord/server.ts';
@@ -35,6 +40,8 @@ export interface DiscordBench {
   ): Promise<{ id: string; outcome: IngressOutcome }>;
   /** Waits until Kesoku message `discord-<id>` has one of `statuses`. */
   waitInbound(discordId: string, statuses?: Message['status'][]): Promise<Message>;
+  /** Every ingress outcome reported for Discord message `discordId`, in order (a replay adds one). */
+  outcomesOf(discordId: string): IngressOutcome[];
   /** Bot messages in `channelId` that reply to Discord message `discordId`. */
   repliesTo(channelId: string, discordId: string): FakeMessage[];
   stop(): Promise<void>;
@@ -46,6 +53,7 @@ export async function startDiscordBench(
     | Record<string, string>
     | ((ids: { aliceId: string; guildId: string; channels: string[] }) => Record<string, string>) = {},
   channelCount = 12,
+  more: { fake?: FakeDiscordOptions; adapter?: Partial<DiscordAdapterDeps> } = {},
 ): Promise<DiscordBench> {
   const alice = { id: snowflake(), username: 'alice', global_name: 'Alice' };
   const mallory = { id: snowflake(), username: 'mallory', global_name: 'Mallory' };
@@ -61,6 +69,7 @@ export async function startDiscordBench(
         threads: [{ id: threadId, parentId: threadParentId }],
       },
     ],
+    ...more.fake,
   });
   const sinks: Record<string, ChannelSink> = {};
   const stack = await startStack({ sinks });
@@ -71,6 +80,7 @@ export async function startDiscordBench(
     [alice.id],
   );
   const outcomes = new Map<string, IngressOutcome>();
+  const allOutcomes = new Map<string, IngressOutcome[]>();
   const extra = typeof env === 'function' ? env({ aliceId: alice.id, guildId, channels }) : env;
   let adapter: DiscordAdapter;
   try {
@@ -82,7 +92,11 @@ export async function startDiscordBench(
       sessions: stack.sessions,
       pool: stack.pool,
       logger: createLogger('discord-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
-      onHandled: (id, outcome) => outcomes.set(id, outcome),
+      onHandled: (id, outcome) => {
+        outcomes.set(id, outcome);
+        allOutcomes.set(id, [...(allOutcomes.get(id) ?? []), outcome]);
+      },
+      ...more.adapter,
     });
   } catch (err) {
     await stack.stop();
@@ -106,6 +120,7 @@ export async function startDiscordBench(
       const outcome = await fake.waitFor(() => outcomes.get(id), 20_000, `ingress of ${id}`);
       return { id, outcome };
     },
+    outcomesOf: (discordId) => allOutcomes.get(discordId) ?? [],
     waitInbound: (discordId, statuses = ['processed', 'error', 'interrupted']) =>
       stack.waitForStatus(`discord-${discordId}`, statuses),
     repliesTo: (channelId, discordId) =>

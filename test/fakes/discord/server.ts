@@ -13,6 +13,7 @@
  * Gateway: hello → identify → READY (with `application`) → GUILD_CREATE per guild with channels and threads;
  * heartbeats are acked; {@link FakeDiscord.injectMessage} dispatches MESSAGE_CREATE (DMs with `channel_type: 1`).
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -48,6 +49,18 @@ export interface FakeDiscordOptions {
   heartbeatIntervalMs?: number;
   /** How long a nonce is remembered for `enforce_nonce`, ms. Default 5 minutes. */
   nonceWindowMs?: number;
+  /**
+   * Whether the Message Content intent is enabled for the bot in the developer portal. Default true. When false,
+   * an IDENTIFY that asks for it is closed with 4014 (Disallowed intents). Without the intent (not asked for, or
+   * not granted) guild messages that do not mention the bot arrive with empty content, as on Discord.
+   */
+  messageContentIntent?: boolean;
+  /**
+   * How many edits Discord allows to a message once it is older than an hour; the next edit gets 400 / 30046
+   * ("Maximum number of edits to messages older than 1 hour reached"). Default 3. Age a message with
+   * {@link FakeDiscord.ageMessage}.
+   */
+  oldMessageEdits?: number;
 }
 
 /** One REST call as the fake saw it. `route` is the template, e.g. `POST /channels/:id/messages`. */
@@ -101,6 +114,8 @@ export interface InjectOptions {
   mentionBot?: boolean;
   /** A DM: no guild, `channel_type: 1`. */
   dm?: boolean;
+  /** Store the message without dispatching it (posted while the bot was away; found by a history fetch). */
+  offline?: boolean;
   /** Guild nickname (sent as `member.nick`). */
   nick?: string;
   attachments?: FakeAttachment[];
@@ -166,12 +181,97 @@ export interface FakeDiscord {
   setNonceWindowMs(ms: number): void;
   /** Removes every pending failure. */
   clearFailures(): void;
+  /** Gateway lifecycle, interactions and command registration (see the "Gateway sessions" section). */
+  gateway: FakeGatewayControl;
+  /** Makes message `id` look `ms` older (for the 1-hour edit cap, 30046). */
+  ageMessage(id: string, ms: number): void;
   /** Resolves once a gateway connection has identified (READY and GUILD_CREATE sent). */
   waitForIdentify(timeoutMs?: number): Promise<void>;
   /** Polls `fn` every 20 ms until it returns a value that is not undefined/false/null. */
   waitFor<T>(fn: () => T | undefined | null | false, timeoutMs?: number, what?: string): Promise<T>;
   close(): Promise<void>;
 }
+
+// ---- Gateway sessions, close codes, interactions and command registration (types) ----
+
+/** An application command as the bot registered it (bulk overwrite, `PUT …/commands`), with the fake's id. */
+export interface FakeAppCommand {
+  id: string;
+  name: string;
+  description?: string;
+  options?: { name: string; type: number; required?: boolean; choices?: { name: string; value: string }[] }[];
+  [field: string]: unknown;
+}
+
+/** A slash-command interaction the fake dispatched, and how the bot answered it. */
+export interface FakeInteraction {
+  id: string;
+  token: string;
+  channelId: string;
+  name: string;
+  dispatchedAt: number;
+  /** Interaction callbacks in arrival order: type 4 (message), 5 (deferred), … with the time since dispatch. */
+  callbacks: { type: number; data?: Record<string, unknown>; afterMs: number }[];
+  /** The response message (type 4 content, or the deferred one's `@original` after its edits); null before. */
+  response: FakeMessage | null;
+  /** Follow-up messages (`POST /webhooks/{app}/{token}`). */
+  followups: FakeMessage[];
+}
+
+/** A slash command to dispatch with {@link FakeGatewayControl.injectCommand}. */
+export interface InjectCommandOptions {
+  channelId: string;
+  author: InjectOptions['author'];
+  name: string;
+  /** String options by name (`{ text: 'My title' }`). */
+  options?: Record<string, string>;
+  dm?: boolean;
+  nick?: string;
+}
+
+/** Gateway lifecycle and interactions of the fake. */
+export interface FakeGatewayControl {
+  /** IDENTIFY payloads as received, oldest first (`intents` is the bit field). */
+  readonly identifies: { intents: number; at: number }[];
+  /** Successful RESUMEs. */
+  resumes(): number;
+  /** Whether a connection is identified (or resumed) now. */
+  connected(): boolean;
+  /**
+   * Closes every gateway connection with `code` (default 4000, after which the client resumes). `invalidate`
+   * forgets the sessions, so a RESUME is refused (op 9) and the client identifies afresh: events dispatched
+   * meanwhile are lost, as after a long outage. `replay`: the next RESUME also re-sends that many events the client
+   * had already received (a duplicate delivery), before the missed ones.
+   */
+  disconnect(opts?: { code?: number; reason?: string; invalidate?: boolean; replay?: number }): void;
+  /** Dispatches `event` with `data` to every identified connection (e.g. a MESSAGE_CREATE replay). */
+  dispatchAll(event: string, data: unknown): void;
+  /** Commands as last registered globally, or for `guildId`; undefined when never registered. */
+  commands(guildId?: string): FakeAppCommand[] | undefined;
+  /** Dispatches INTERACTION_CREATE for slash command `name`. */
+  injectCommand(opts: InjectCommandOptions): FakeInteraction;
+  interaction(id: string): FakeInteraction | undefined;
+}
+
+/** A gateway session: its sequence and the events sent in it (for RESUME). */
+interface GatewaySession {
+  id: string;
+  seq: number;
+  log: { s: number; t: string; d: unknown }[];
+  intents: number;
+}
+
+/** One gateway connection. */
+interface GatewayConn {
+  ws: WebSocket;
+  identified: boolean;
+  session: GatewaySession | null;
+}
+
+/** How long an interaction token accepts its first callback, ms (Discord: 3 s). */
+const INTERACTION_ACK_MS = 3000;
+/** The Message Content intent bit (privileged). */
+const MESSAGE_CONTENT_INTENT = 1 << 15;
 
 const DISCORD_EPOCH = 1420070400000n;
 // Worker/process bits from the pid and a random start: test files run in parallel processes against one Temporal
@@ -215,8 +315,9 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
   const files = new Map<string, { body: Buffer; contentType: string; delayMs: number }>();
   /** DM channels the bot opened, by recipient user id. */
   const dmChannels = new Map<string, string>();
-  const sockets = new Set<{ ws: WebSocket; seq: number; identified: boolean }>();
+  const sockets = new Set<GatewayConn>();
   let identifyCount = 0;
+  const gatewayState = createGatewayState();
   let base = '';
 
   const server = createServer((req, res) => {
@@ -239,7 +340,9 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     if (!url.pathname.startsWith('/api/v10/')) return json(res, 404, { message: '404: Not Found', code: 0 });
     const path = url.pathname.slice('/api/v10'.length);
     const method = req.method ?? 'GET';
-    const route = `${method} ${path.replace(/\/\d{5,}/g, '/:id')}`;
+    const route = `${method} ${path
+      .replace(/\/\d{5,}/g, '/:id')
+      .replace(/^\/(interactions\/:id|webhooks\/:id)\/[^/]+/, '/$1/:token')}`;
     let body: Record<string, unknown> | undefined;
     try {
       body = raw.length > 0 ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
@@ -256,7 +359,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       } else json(res, status, payload, headers);
     };
 
-    if (req.headers.authorization !== `Bot ${token}`)
+    // Interaction callbacks and webhook calls authenticate with the interaction token in the path.
+    if (req.headers.authorization !== `Bot ${token}` && !/^\/(interactions|webhooks)\//.test(path))
       return send(401, { message: '401: Unauthorized', code: 0 });
 
     const failure = takeFailure(route);
@@ -270,10 +374,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
               retry_after: failure.retryAfterS,
               global: failure.global ?? false,
             },
-            {
-              'retry-after': String(Math.ceil(failure.retryAfterS)),
-              'x-ratelimit-scope': failure.global ? 'global' : 'user',
-            },
+            rateLimitHeaders(failure.retryAfterS, failure.global ?? false, route),
           );
         case 'server_error':
           return send(failure.status ?? 500, { message: '500: Internal Server Error', code: 0 });
@@ -283,6 +384,9 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
           break; // handled by the create below
       }
     }
+
+    const extra = gatewayState.route(method, decodeURIComponent(path), body, url);
+    if (extra) return send(extra.status, extra.body);
 
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/gateway/bot') {
@@ -321,14 +425,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     if ((m = /^\/channels\/(\d+)\/messages$/.exec(path))) {
       const channelId = m[1] ?? '';
       if (!channels.has(channelId)) return send(404, { message: 'Unknown Channel', code: 10003 });
-      if (method === 'GET')
-        return send(
-          200,
-          messages
-            .filter((x) => x.channel_id === channelId)
-            .reverse()
-            .map(wire),
-        );
+      if (method === 'GET') return send(200, gatewayState.history(channelId, url.searchParams));
       if (method !== 'POST') return send(405, { message: '405: Method Not Allowed', code: 0 });
       const b = body ?? {};
       const content = typeof b.content === 'string' ? b.content : '';
@@ -382,6 +479,11 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       if (method !== 'PATCH') return send(405, { message: '405: Method Not Allowed', code: 0 });
       if (message.author.id !== bot.id)
         return send(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
+      if (gatewayState.oldEditRefused(message))
+        return send(400, {
+          message: 'Maximum number of edits to messages older than 1 hour reached. Try again later.',
+          code: 30046,
+        });
       const b = body ?? {};
       if (typeof b.content === 'string') {
         const problem = contentProblem(b.content, { ...b, edit: true });
@@ -412,7 +514,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
 
   const wss = new WebSocketServer({ server });
   wss.on('connection', (ws) => {
-    const conn = { ws, seq: 0, identified: false };
+    const conn: GatewayConn = { ws, identified: false, session: null };
     sockets.add(conn);
     ws.on('close', () => sockets.delete(conn));
     ws.on('error', () => sockets.delete(conn));
@@ -433,16 +535,23 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       }
       if (frame.op === 1) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
       else if (frame.op === 2) {
-        const d = frame.d as { token?: string };
+        const d = frame.d as { token?: string; intents?: number };
         if (d.token !== token && d.token !== `Bot ${token}`) {
           ws.close(4004, 'Authentication failed.');
           return;
         }
+        const intents = typeof d.intents === 'number' ? d.intents : 0;
+        gatewayState.identifies.push({ intents, at: Date.now() });
+        if ((intents & MESSAGE_CONTENT_INTENT) !== 0 && opts.messageContentIntent === false) {
+          ws.close(4014, 'Disallowed intent(s).');
+          return;
+        }
+        conn.session = gatewayState.newSession(intents);
         dispatch(conn, 'READY', {
           v: 10,
           user: bot,
           guilds: guilds.map((g) => ({ id: g.id, unavailable: true })),
-          session_id: `fake-session-${identifyCount}`,
+          session_id: conn.session.id,
           resume_gateway_url: base.replace(/^http/, 'ws'),
           application: { id: applicationId, flags: 0 },
           private_channels: [],
@@ -451,15 +560,305 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
         conn.identified = true;
         identifyCount++;
       } else if (frame.op === 6) {
-        // No resume support: ask for a fresh IDENTIFY.
-        ws.send(JSON.stringify({ op: 9, d: false, s: null, t: null }));
+        gatewayState.resume(conn, frame.d as { token?: string; session_id?: string; seq?: number });
       }
     });
   });
 
-  function dispatch(conn: { ws: WebSocket; seq: number }, t: string, d: unknown): void {
-    conn.seq += 1;
-    conn.ws.send(JSON.stringify({ op: 0, t, s: conn.seq, d }));
+  /** Sends a dispatch on `conn`, numbered in its gateway session (kept for RESUME replays). */
+  function dispatch(conn: GatewayConn, t: string, d: unknown): void {
+    const session = conn.session;
+    if (!session) return;
+    session.seq += 1;
+    session.log.push({ s: session.seq, t, d });
+    if (session.log.length > 1000) session.log.shift();
+    conn.ws.send(JSON.stringify({ op: 0, t, s: session.seq, d }));
+  }
+
+  // ---- Gateway sessions, close codes, interactions and command registration ----
+
+  /**
+   * RESUME with replays, disconnects with close codes, history fetches with `after`, the 1-hour edit cap (30046),
+   * slash-command interactions (callbacks and `@original` edits) and application command registration.
+   */
+  function createGatewayState() {
+    const sessions = new Map<string, GatewaySession>();
+    let sessionCount = 0;
+    let resumeCount = 0;
+    let pendingReplay = 0;
+    const registered = new Map<string, FakeAppCommand[]>();
+    const interactions = new Map<string, FakeInteraction>();
+    const oldEdits = new Map<string, number>();
+    const identifies: { intents: number; at: number }[] = [];
+
+    function newSession(intents: number): GatewaySession {
+      sessionCount += 1;
+      const session = { id: `fake-session-${sessionCount}`, seq: 0, log: [], intents };
+      sessions.set(session.id, session);
+      return session;
+    }
+
+    function resume(conn: GatewayConn, d: { token?: string; session_id?: string; seq?: number }): void {
+      if (d.token !== token && d.token !== `Bot ${token}`) {
+        conn.ws.close(4004, 'Authentication failed.');
+        return;
+      }
+      const session = sessions.get(d.session_id ?? '');
+      if (!session) {
+        // Not resumable: the client must identify afresh.
+        conn.ws.send(JSON.stringify({ op: 9, d: false, s: null, t: null }));
+        return;
+      }
+      const seq = d.seq ?? 0;
+      // Re-sent duplicates are ordinary dispatches (never READY or GUILD_CREATE, which a resume does not repeat).
+      const duplicates = session.log
+        .filter((e) => e.s <= seq && e.t !== 'READY' && e.t !== 'GUILD_CREATE' && e.t !== 'RESUMED')
+        .slice(pendingReplay > 0 ? -pendingReplay : 0);
+      const replay = [...(pendingReplay > 0 ? duplicates : []), ...session.log.filter((e) => e.s > seq)];
+      pendingReplay = 0;
+      conn.session = session;
+      for (const e of replay) conn.ws.send(JSON.stringify({ op: 0, t: e.t, s: e.s, d: e.d }));
+      conn.identified = true;
+      resumeCount += 1;
+      dispatch(conn, 'RESUMED', null);
+    }
+
+    function route(
+      method: string,
+      path: string,
+      body: Record<string, unknown> | undefined,
+      _url: URL,
+    ): { status: number; body?: unknown } | null {
+      let m: RegExpExecArray | null;
+      if ((m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(path))) {
+        if (m[1] !== applicationId) return { status: 403, body: { message: 'Missing Access', code: 50001 } };
+        const scope = m[2] ?? 'global';
+        if (method === 'GET') return { status: 200, body: registered.get(scope) ?? [] };
+        if (method !== 'PUT') return null;
+        const list = Array.isArray(body) ? (body as Record<string, unknown>[]) : [];
+        const bad = list.find((c) => typeof c.name !== 'string' || !/^[-_\p{L}\p{N}]{1,32}$/u.test(c.name));
+        if (bad)
+          return { status: 400, body: invalidForm('name', 'APPLICATION_COMMAND_INVALID_NAME', 'Bad name') };
+        const prior = registered.get(scope) ?? [];
+        const stored = list.map((c) => ({
+          ...c,
+          id: prior.find((p) => p.name === c.name)?.id ?? snowflake(),
+          application_id: applicationId,
+          version: snowflake(),
+          type: 1,
+        })) as unknown as FakeAppCommand[];
+        registered.set(scope, stored);
+        return { status: 200, body: stored };
+      }
+      if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === 'POST') {
+        const it = interactions.get(m[1] ?? '');
+        if (!it || it.token !== m[2])
+          return { status: 404, body: { message: 'Unknown interaction', code: 10062 } };
+        const afterMs = Date.now() - it.dispatchedAt;
+        if (it.callbacks.length > 0)
+          return {
+            status: 400,
+            body: { message: 'Interaction has already been acknowledged.', code: 40060 },
+          };
+        if (afterMs > INTERACTION_ACK_MS)
+          return { status: 404, body: { message: 'Unknown interaction', code: 10062 } };
+        const b = body ?? {};
+        const type = typeof b.type === 'number' ? b.type : 0;
+        const data = (b.data ?? undefined) as Record<string, unknown> | undefined;
+        it.callbacks.push({ type, ...(data ? { data } : {}), afterMs });
+        if (type === 4 || type === 5) {
+          const content = type === 4 && typeof data?.content === 'string' ? data.content : '';
+          it.response = botMessage(it.channelId, content, typeof data?.flags === 'number' ? data.flags : 0);
+        }
+        return { status: 204 };
+      }
+      if ((m = /^\/webhooks\/(\d+)\/([^/]+)(\/messages\/@original)?$/.exec(path))) {
+        const it = [...interactions.values()].find((x) => x.token === m?.[2]);
+        if (!it || m[1] !== applicationId)
+          return { status: 404, body: { message: 'Unknown Webhook', code: 10015 } };
+        const b = body ?? {};
+        if (m[3] && method === 'PATCH') {
+          if (!it.response) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
+          if (typeof b.content === 'string') {
+            it.response.content = b.content;
+            it.response.history.push(b.content);
+          }
+          it.response.edited_timestamp = new Date().toISOString();
+          return { status: 200, body: wire(it.response) };
+        }
+        if (!m[3] && method === 'POST') {
+          const followup = botMessage(it.channelId, typeof b.content === 'string' ? b.content : '', 0);
+          it.followups.push(followup);
+          return { status: 200, body: wire(followup) };
+        }
+      }
+      return null;
+    }
+
+    function botMessage(channelId: string, content: string, flags: number): FakeMessage {
+      const channel = channels.get(channelId);
+      const created: FakeMessage = {
+        id: snowflake(),
+        channel_id: channelId,
+        ...(typeof channel?.guild_id === 'string' ? { guild_id: channel.guild_id } : {}),
+        author: bot,
+        content,
+        flags,
+        timestamp: new Date().toISOString(),
+        edited_timestamp: null,
+        history: [content],
+      };
+      messages.push(created);
+      return created;
+    }
+
+    /** `GET /channels/{id}/messages` with `after`, `before` and `limit` (1-100, default 50), newest first. */
+    function history(channelId: string, q: URLSearchParams): Record<string, unknown>[] {
+      const after = q.get('after');
+      const before = q.get('before');
+      const limit = Math.min(100, Math.max(1, Number(q.get('limit') ?? 50) || 50));
+      let list = messages
+        .filter((x) => x.channel_id === channelId)
+        .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+      if (after) list = list.filter((x) => BigInt(x.id) > BigInt(after)).slice(0, limit);
+      else {
+        if (before) list = list.filter((x) => BigInt(x.id) < BigInt(before));
+        list = list.slice(-limit);
+      }
+      return list.reverse().map((x) => {
+        const w = wire(x);
+        // Without the Message Content intent enabled in the portal, REST shows no content either.
+        if (opts.messageContentIntent === false && w.guild_id !== undefined && !addressesBot(x.content))
+          return { ...w, content: '' };
+        return w;
+      });
+    }
+
+    function oldEditRefused(message: FakeMessage): boolean {
+      if (Date.now() - Date.parse(message.timestamp) < 3_600_000) return false;
+      const n = (oldEdits.get(message.id) ?? 0) + 1;
+      oldEdits.set(message.id, n);
+      return n > (opts.oldMessageEdits ?? 3);
+    }
+
+    function injectCommand(o: InjectCommandOptions): FakeInteraction {
+      let channel = channels.get(o.channelId);
+      if (o.dm && !channel) {
+        channel = { id: o.channelId, type: 1, last_message_id: null, recipients: [userObject(o.author)] };
+        channels.set(o.channelId, channel);
+      }
+      if (!channel) throw new Error(`fake discord: channel ${o.channelId} was not declared in a guild`);
+      const user = userObject(o.author);
+      const id = snowflake();
+      const interactionToken = `itoken-${id}-${Math.random().toString(36).slice(2)}`;
+      const guildId = o.dm ? undefined : (channel.guild_id as string);
+      const options = Object.entries(o.options ?? {}).map(([name, value]) => ({ name, type: 3, value }));
+      const payload: Record<string, unknown> = {
+        id,
+        application_id: applicationId,
+        type: 2,
+        data: { id: snowflake(), name: o.name, type: 1, ...(options.length > 0 ? { options } : {}) },
+        channel_id: o.channelId,
+        channel,
+        token: interactionToken,
+        version: 1,
+        app_permissions: '1071698660929',
+        locale: 'en-US',
+        entitlements: [],
+        authorizing_integration_owners: { '0': guildId ?? user.id },
+        context: o.dm ? 1 : 0,
+        attachment_size_limit: 10_485_760,
+      };
+      if (guildId) {
+        payload.guild_id = guildId;
+        payload.guild_locale = 'en-US';
+        payload.member = {
+          user,
+          nick: o.nick ?? null,
+          roles: [],
+          joined_at: new Date().toISOString(),
+          deaf: false,
+          mute: false,
+          flags: 0,
+          permissions: '1071698660929',
+        };
+      } else payload.user = user;
+      const it: FakeInteraction = {
+        id,
+        token: interactionToken,
+        channelId: o.channelId,
+        name: o.name,
+        dispatchedAt: Date.now(),
+        callbacks: [],
+        response: null,
+        followups: [],
+      };
+      interactions.set(id, it);
+      dispatchAll('INTERACTION_CREATE', payload);
+      return it;
+    }
+
+    function dispatchAll(event: string, data: unknown): void {
+      let delivered = 0;
+      for (const conn of sockets) {
+        if (!conn.identified) continue;
+        dispatch(conn, event, data);
+        delivered++;
+      }
+      if (delivered === 0) throw new Error('fake discord: no identified gateway connection');
+    }
+
+    const control: FakeGatewayControl = {
+      identifies,
+      resumes: () => resumeCount,
+      connected: () => [...sockets].some((c) => c.identified),
+      disconnect(o = {}) {
+        if (o.invalidate) sessions.clear();
+        pendingReplay = o.replay ?? 0;
+        for (const conn of sockets) {
+          conn.identified = false;
+          conn.ws.close(o.code ?? 4000, o.reason ?? 'Unknown error.');
+        }
+      },
+      dispatchAll,
+      commands: (guildId) => registered.get(guildId ?? 'global'),
+      injectCommand,
+      interaction: (id) => interactions.get(id),
+    };
+    return { identifies, newSession, resume, route, history, oldEditRefused, control };
+  }
+
+  /** Whether stored content addresses the bot (its user or managed-role mention). */
+  function addressesBot(content: string): boolean {
+    return (
+      content.includes(`<@${bot.id}>`) || [...botRoles.values()].some((r) => content.includes(`<@&${r}>`))
+    );
+  }
+
+  /**
+   * A guild message as a connection without the Message Content intent sees it: no content, attachments or embeds
+   * unless it mentions the bot (DMs always carry content).
+   */
+  function contentFor(conn: GatewayConn, payload: Record<string, unknown>): Record<string, unknown> {
+    const intents = conn.session?.intents ?? 0;
+    if ((intents & MESSAGE_CONTENT_INTENT) !== 0 || payload.guild_id === undefined) return payload;
+    const mentions = (payload.mentions as FakeUser[] | undefined) ?? [];
+    if (mentions.some((u) => u.id === bot.id) || addressesBot(String(payload.content))) return payload;
+    return { ...payload, content: '', attachments: [], embeds: [] };
+  }
+
+  /** Rate-limit headers of a 429, as Discord sends them. */
+  function rateLimitHeaders(retryAfterS: number, global: boolean, route: string): Record<string, string> {
+    return {
+      'retry-after': String(Math.ceil(retryAfterS)),
+      'x-ratelimit-limit': '5',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String((Date.now() + retryAfterS * 1000) / 1000),
+      'x-ratelimit-reset-after': String(retryAfterS),
+      'x-ratelimit-bucket': createHash('sha1').update(route).digest('hex').slice(0, 16),
+      'x-ratelimit-scope': global ? 'global' : 'user',
+      ...(global ? { 'x-ratelimit-global': 'true' } : {}),
+    };
   }
 
   function guildObject(g: FakeGuildSpec): Record<string, unknown> {
@@ -615,10 +1014,11 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
           flags: 0,
         };
       }
+      if (o.offline) return payload;
       let delivered = 0;
       for (const conn of sockets) {
         if (!conn.identified) continue;
-        dispatch(conn, 'MESSAGE_CREATE', payload);
+        dispatch(conn, 'MESSAGE_CREATE', contentFor(conn, payload));
         delivered++;
       }
       if (delivered === 0) throw new Error('fake discord: no identified gateway connection');
@@ -652,6 +1052,12 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     },
     clearFailures() {
       failures.length = 0;
+    },
+    gateway: gatewayState.control,
+    ageMessage(id, ms) {
+      const x = messages.find((y) => y.id === id);
+      if (!x) throw new Error(`fake discord: no message ${id}`);
+      x.timestamp = new Date(Date.parse(x.timestamp) - ms).toISOString();
     },
     waitForIdentify: (timeoutMs = 10_000) =>
       fake.waitFor(() => identifyCount > 0, timeoutMs, 'gateway IDENTIFY').then(() => undefined),
@@ -750,8 +1156,9 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       edited_timestamp: x.edited_timestamp,
       tts: false,
       mention_everyone: false,
-      mentions: [],
-      mention_roles: [],
+      // Read back from the content, as a history fetch returns them.
+      mentions: x.content.includes(`<@${bot.id}>`) ? [bot] : [],
+      mention_roles: [...x.content.matchAll(/<@&(\d+)>/g)].map((r) => r[1]),
       attachments: [],
       embeds: [],
       pinned: false,

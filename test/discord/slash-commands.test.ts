@@ -1,0 +1,166 @@
+/**
+ * Slash commands as Discord application commands, end to end (the real discord.js client against the fake
+ * Discord, a real Kesoku stack): registered at start, answered through interaction callbacks within 3 s (deferred
+ * for a slow one, then the original response edited), under the same access rule as messages.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppCommandExtension } from '../../adapters/discord/app-commands.ts';
+import { startDiscordBench, type DiscordBench } from './harness.ts';
+
+const EPHEMERAL = 1 << 6;
+
+/** A slow command another module could add (as the approval command does): proves the hook and deferral. */
+const slow: AppCommandExtension = {
+  definition: { name: 'slowpoke', description: 'Takes a while' },
+  async run(invocation, sessionId) {
+    await new Promise((r) => setTimeout(r, 2500));
+    return { content: `done for ${invocation.user.displayName} in ${sessionId}` };
+  },
+};
+
+let bench: DiscordBench;
+beforeAll(async () => {
+  bench = await startDiscordBench(
+    ({ aliceId, guildId }) => ({ DISCORD_ALLOWED_USERS: aliceId, DISCORD_ALLOWED_GUILDS: guildId }),
+    6,
+    { adapter: { appCommands: [slow] } },
+  );
+});
+afterAll(async () => bench?.stop());
+
+const answered = (id: string) =>
+  bench.fake.waitFor(() => {
+    const it = bench.fake.gateway.interaction(id);
+    return it && it.callbacks.length > 0 ? it : undefined;
+  });
+
+describe('Discord slash commands', () => {
+  it('registers the commands for each allowed guild at start, in one bulk overwrite', async () => {
+    const names = (bench.fake.gateway.commands(bench.guildId) ?? []).map((c) => c.name).sort();
+    expect(names).toEqual(['compact', 'locale', 'mode', 'new', 'slowpoke', 'status', 'stop', 'title']);
+    expect(bench.fake.gateway.commands()).toBeUndefined(); // not global when guilds are listed
+    const title = bench.fake.gateway.commands(bench.guildId)?.find((c) => c.name === 'title');
+    expect(title?.options?.[0]).toMatchObject({ name: 'text', type: 3, required: true });
+    const puts = bench.fake.calls.filter((c) => c.method === 'PUT' && c.route.endsWith('/commands'));
+    expect(puts).toHaveLength(1);
+    expect(puts[0]?.status).toBe(200);
+  });
+
+  it('sets the title with /title and shows the state with /status, answering within 3 s', async () => {
+    const channel = bench.channels[0] as string;
+    const first = await bench.say({ channelId: channel, content: 'hello', mentionBot: true });
+    await bench.waitInbound(first.id);
+
+    const title = bench.fake.gateway.injectCommand({
+      channelId: channel,
+      author: bench.alice,
+      name: 'title',
+      options: { text: 'Groceries' },
+    });
+    const t = await answered(title.id);
+    expect(t.callbacks[0]).toMatchObject({ type: 4, data: { content: '📝 Title set: Groceries' } });
+    expect(t.callbacks[0]?.afterMs).toBeLessThan(3000);
+    expect(await bench.stack.sessions.state(`discord:${channel}`)).toMatchObject({ title: 'Groceries' });
+
+    const status = bench.fake.gateway.injectCommand({
+      channelId: channel,
+      author: bench.alice,
+      name: 'status',
+    });
+    const s = await answered(status.id);
+    expect(s.callbacks[0]?.type).toBe(4);
+    expect(String(s.callbacks[0]?.data?.content)).toMatch(/Idle[\s\S]*Title: Groceries/);
+    expect(Number(s.callbacks[0]?.data?.flags) & EPHEMERAL).toBe(EPHEMERAL);
+    // Commands are never queued as messages.
+    expect(
+      (await bench.stack.messages(`discord:${channel}`)).some((m) => m.content.includes('Groceries')),
+    ).toBe(false);
+  });
+
+  it('stops a running turn with /stop, without any mention', async () => {
+    const channel = bench.channels[1] as string;
+    const { id } = await bench.say({ channelId: channel, content: 'sleep: 20', mentionBot: true });
+    await bench.waitInbound(id, ['processing']);
+    const stop = bench.fake.gateway.injectCommand({ channelId: channel, author: bench.alice, name: 'stop' });
+    const s = await answered(stop.id);
+    expect(s.callbacks[0]?.data?.content).toBe('⏹️ Stopping the current turn.');
+    expect((await bench.waitInbound(id, ['interrupted', 'processed', 'error'])).status).toBe('interrupted');
+  });
+
+  it('defers a slow command and then edits the deferred response', async () => {
+    const channel = bench.channels[2] as string;
+    const run = bench.fake.gateway.injectCommand({
+      channelId: channel,
+      author: bench.alice,
+      name: 'slowpoke',
+    });
+    const it1 = await answered(run.id);
+    expect(it1.callbacks[0]?.type).toBe(5);
+    expect(it1.callbacks[0]?.afterMs).toBeLessThan(3000);
+    const done = await bench.fake.waitFor(() => (it1.response?.content ? it1.response : undefined));
+    expect(done.content).toBe(`done for Alice in discord:${channel}`);
+  });
+
+  it('runs no command for a user who may not talk to the bot: only a private note', async () => {
+    const channel = bench.channels[3] as string;
+    const first = await bench.say({ channelId: channel, content: 'hi', mentionBot: true });
+    await bench.waitInbound(first.id);
+    const title = bench.fake.gateway.injectCommand({
+      channelId: channel,
+      author: bench.mallory,
+      name: 'title',
+      options: { text: 'Pwned' },
+    });
+    const t = await answered(title.id);
+    expect(t.callbacks[0]?.type).toBe(4);
+    expect(String(t.callbacks[0]?.data?.content)).toMatch(/^🔒/);
+    expect(Number(t.callbacks[0]?.data?.flags) & EPHEMERAL).toBe(EPHEMERAL);
+    expect((await bench.stack.sessions.state(`discord:${channel}`)).title).not.toBe('Pwned');
+    // The slow extension is not run for a stranger either (the answer is immediate).
+    const slowRun = bench.fake.gateway.injectCommand({
+      channelId: channel,
+      author: bench.mallory,
+      name: 'slowpoke',
+    });
+    expect((await answered(slowRun.id)).callbacks[0]?.type).toBe(4);
+  });
+
+  it('starts a new conversation with /new: the next message goes to a fresh session without the old history', async () => {
+    const channel = bench.channels[5] as string;
+    const first = await bench.say({
+      channelId: channel,
+      content: 'remember the word tangerine',
+      mentionBot: true,
+    });
+    await bench.waitInbound(first.id);
+    const fresh = bench.fake.gateway.injectCommand({ channelId: channel, author: bench.alice, name: 'new' });
+    expect((await answered(fresh.id)).callbacks[0]?.data?.content).toMatch(/^🆕 New conversation/);
+
+    const next = await bench.say({ channelId: channel, content: 'which word?', mentionBot: true });
+    const stored = await bench.waitInbound(next.id);
+    expect(stored.session_id).toBe(`discord:${channel}:1`);
+    expect(stored.channel_id).toBe(channel);
+    await bench.fake.waitFor(() => bench.repliesTo(channel, next.id)[0]);
+    const prompt = JSON.stringify(
+      bench.stack.requestsOf(`discord:${channel}:1`).at(-1)?.body?.messages ?? [],
+    );
+    expect(prompt).toContain('which word?');
+    expect(prompt).not.toContain('tangerine');
+    // /status and /title now act on the new conversation.
+    const status = bench.fake.gateway.injectCommand({
+      channelId: channel,
+      author: bench.alice,
+      name: 'status',
+    });
+    expect(String((await answered(status.id)).callbacks[0]?.data?.content)).toMatch(/turns: 1/);
+  });
+
+  it('keeps the typed form: a typed /mode queue with a mention still works', async () => {
+    const channel = bench.channels[4] as string;
+    const first = await bench.say({ channelId: channel, content: 'hi', mentionBot: true });
+    await bench.waitInbound(first.id);
+    const mode = await bench.say({ channelId: channel, content: '/mode queue', mentionBot: true });
+    expect(mode.outcome).toBe('command');
+    expect((await bench.stack.sessions.state(`discord:${channel}`)).mode).toBe('queue');
+  });
+});
