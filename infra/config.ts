@@ -136,6 +136,19 @@ const envSchema = z.object({
     .enum(['mention', 'always'])
     .optional()
     .transform((v) => v ?? 'mention'),
+  /** `true`: a mention in a guild channel starts a thread, and the conversation (its session) lives there. */
+  DISCORD_THREADS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const t = (v ?? '').trim().toLowerCase();
+      if (t === '' || t === 'false' || t === '0') return false;
+      if (t === 'true' || t === '1') return true;
+      ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+      return z.NEVER;
+    }),
+  /** A reply longer than this many Discord messages is sent as one short message with a `reply.md` attachment. */
+  DISCORD_MAX_CHUNKS: intFrom(3, 1, 100),
 });
 
 /** The validated configuration. Ports are TCP ports; durations carry their unit in the name. */

@@ -10,7 +10,7 @@
  */
 import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import { createDeliveryStore } from '../../db/deliveries.ts';
-import { getMessage } from '../../db/messages.ts';
+import { getMessage, listOpenInputs } from '../../db/messages.ts';
 import { setLocale } from '../../db/sessions.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
@@ -23,6 +23,7 @@ import {
   type DiscordIngressDeps,
   type IngressOutcome,
 } from './ingress.ts';
+import { watchEditsAndDeletes } from './changes.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
 import { createDiscordSink, type DiscordSink } from './sink.ts';
@@ -37,6 +38,8 @@ export type DiscordConfig = Pick<
   | 'DISCORD_ALLOWED_USERS'
   | 'DISCORD_RESPOND'
   | 'DISCORD_ALLOW_ALL'
+  | 'DISCORD_THREADS'
+  | 'DISCORD_MAX_CHUNKS'
   | 'KESOKU_DATA_DIR'
 >;
 
@@ -48,7 +51,8 @@ export function discordEnabled(config: Pick<Config, 'DISCORD_TOKEN'>): boolean {
 /** What {@link startDiscordAdapter} needs. */
 export interface DiscordAdapterDeps {
   config: DiscordConfig;
-  sessions: Pick<SessionClient, 'submit' | 'stop' | 'compact' | 'setTitle' | 'setMode'>;
+  sessions: Pick<SessionClient, 'submit' | 'stop' | 'compact' | 'setTitle' | 'setMode'> &
+    Partial<Pick<SessionClient, 'editQueued' | 'withdrawQueued'>>;
   pool: Pool;
   logger: Logger;
   /** How long to wait for the gateway's READY, ms. Default 60 s. */
@@ -83,7 +87,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
       GatewayIntentBits.DirectMessages,
       GatewayIntentBits.MessageContent,
     ],
-    partials: [Partials.Channel],
+    partials: [Partials.Channel, Partials.Message],
     rest: restOptions(config.DISCORD_API_URL),
   });
   const s = deps.sessions;
@@ -93,6 +97,8 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     compact: (...a) => s.compact(...a),
     setTitle: (...a) => s.setTitle(...a),
     setMode: (...a) => s.setMode(...a),
+    ...(s.editQueued ? { editQueued: s.editQueued.bind(s) } : {}),
+    ...(s.withdrawQueued ? { withdrawQueued: s.withdrawQueued.bind(s) } : {}),
     async setLocale(sessionId, locale) {
       if (!(await setLocale(pool, sessionId, locale)))
         throw new SessionClientError('not_found', `no session ${sessionId}`);
@@ -104,6 +110,8 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     logger,
     store: createDeliveryStore(pool),
     loadMessage: (id) => getMessage(pool, id),
+    openInputs: (sessionId) => listOpenInputs(pool, sessionId),
+    maxChunks: config.DISCORD_MAX_CHUNKS,
   });
   const policy = discordPolicy(config);
   if (policy.access.mode === 'open') warnOpenAccess('Discord', 'DISCORD_ALLOW_ALL', logger, deps.stderr);
@@ -116,6 +124,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     access: createChatAccess({ policy: policy.access, pool, logger }),
     botUser: () => (client.user ? { id: client.user.id, name: client.user.username } : null),
     staging: { dataDir: config.KESOKU_DATA_DIR },
+    threads: config.DISCORD_THREADS,
   });
 
   // One channel's messages are submitted in arrival order (ingress.accept); channels never wait for each other,
@@ -130,6 +139,17 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     });
     inFlight.add(task);
     void task.finally(() => inFlight.delete(task));
+  });
+  watchEditsAndDeletes({
+    client,
+    ingress,
+    logger,
+    accepting: () => accepting,
+    track: (task) => {
+      inFlight.add(task);
+      void task.finally(() => inFlight.delete(task));
+    },
+    onHandled: deps.onHandled,
   });
   client.on(Events.Error, (err) => logger.warn({ err: String(err) }, 'discord client error'));
 
@@ -169,7 +189,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
  * DISCORD_API_URL). @throws ConfigError without DISCORD_TOKEN
  */
 export function createDiscordSinkFromConfig(
-  config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL'>,
+  config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL'> & Partial<Pick<Config, 'DISCORD_MAX_CHUNKS'>>,
   deps: { logger: Logger; pool: Pool },
 ): DiscordSink {
   if (!config.DISCORD_TOKEN) throw new ConfigError('DISCORD_TOKEN is not set: the Discord adapter is off');
@@ -179,5 +199,7 @@ export function createDiscordSinkFromConfig(
     logger: deps.logger.child({ component: 'discord' }),
     store: createDeliveryStore(pool),
     loadMessage: (id: string) => getMessage(pool, id),
+    openInputs: (sessionId) => listOpenInputs(pool, sessionId),
+    maxChunks: config.DISCORD_MAX_CHUNKS,
   });
 }
