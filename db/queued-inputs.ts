@@ -52,7 +52,11 @@ export async function editPendingInput(
  * Idempotent (a message already withdrawn stays so). @returns true when it is withdrawn now; false when it had
  * already left the queue another way
  */
-export async function withdrawPendingInput(pool: Pool, sessionId: string, messageId: string): Promise<boolean> {
+export async function withdrawPendingInput(
+  pool: Pool,
+  sessionId: string,
+  messageId: string,
+): Promise<boolean> {
   const r = await commit(pool, sessionId, {
     transitions: [{ id: messageId, to: 'interrupted', metadata: { withdrawn: true } }],
   });

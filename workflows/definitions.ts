@@ -125,7 +125,9 @@ export const setModeUpdate = wf.defineUpdate<{ mode: SessionMode }, [SessionMode
 /** Replaces the content of a queued message before its turn starts (its sender edited it). */
 export const editQueuedMessageUpdate = wf.defineUpdate<QueuedChangeResult, [QueuedEdit]>('editQueuedMessage');
 /** Takes a queued message out of the queue before its turn starts (its sender deleted it). */
-export const withdrawQueuedMessageUpdate = wf.defineUpdate<QueuedChangeResult, [string]>('withdrawQueuedMessage');
+export const withdrawQueuedMessageUpdate = wf.defineUpdate<QueuedChangeResult, [string]>(
+  'withdrawQueuedMessage',
+);
 export const stateQuery = wf.defineQuery<SessionState>('state');
 /** Sent by the title child workflow when it committed a title, so `state` and the Web UI summary follow. */
 export const titleChangedSignal = wf.defineSignal<[string]>('titleChanged');

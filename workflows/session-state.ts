@@ -243,7 +243,12 @@ export class SessionManager {
     const problem =
       typeof edit !== 'object' || edit === null || typeof edit.messageId !== 'string'
         ? 'messageId must be a string'
-        : inboundProblem({ id: edit.messageId, content: edit.content, sender: '-', receivedAt: '1970-01-01' });
+        : inboundProblem({
+            id: edit.messageId,
+            content: edit.content,
+            sender: '-',
+            receivedAt: '1970-01-01',
+          });
     if (problem) throw this.ports.fail('invalid_message', `invalid edit: ${problem}`);
   }
 
@@ -285,7 +290,10 @@ export class SessionManager {
       return { outcome: 'withdrawn' };
     } catch {
       this.queue.insertAt(index, item);
-      throw this.ports.fail('input_persistence', 'the withdrawal could not be stored; the message stays queued');
+      throw this.ports.fail(
+        'input_persistence',
+        'the withdrawal could not be stored; the message stays queued',
+      );
     }
   }
 

@@ -58,11 +58,14 @@ export const QUOTE_CHARS = 1000;
  */
 export function quoteBlock(q: QuotedMessage): string {
   const points = Array.from(q.text.trim());
-  const text = points.length > QUOTE_CHARS ? `${points.slice(0, QUOTE_CHARS - 1).join('')}…` : points.join('');
-  const body = text === '' ? ['(no text)'] : neutraliseUserText(text).split(/\r\n|[\n\r\u0085\u2028\u2029\v\f]/u);
-  return [`> Replying to \`${inlineSafe(q.displayName)}\` <@${q.userId}>:`, ...body.map((l) => `> ${l}`)].join(
-    '\n',
-  );
+  const text =
+    points.length > QUOTE_CHARS ? `${points.slice(0, QUOTE_CHARS - 1).join('')}…` : points.join('');
+  const body =
+    text === '' ? ['(no text)'] : neutraliseUserText(text).split(/\r\n|[\n\r\u0085\u2028\u2029\v\f]/u);
+  return [
+    `> Replying to \`${inlineSafe(q.displayName)}\` <@${q.userId}>:`,
+    ...body.map((l) => `> ${l}`),
+  ].join('\n');
 }
 
 /** "[Attachment: report.csv (text/csv, 1.2 KiB) saved at /…/report.csv]", or "… not downloaded" without a path. */

@@ -222,7 +222,11 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       isDM: m.isDM,
     };
     // In a thread Kesoku opened for a conversation (DISCORD_THREADS), every message is for Kesoku.
-    const addressed = isAddressed(policy, place, m.mentionsBot || (deps.threads === true && m.inBotThread === true));
+    const addressed = isAddressed(
+      policy,
+      place,
+      m.mentionsBot || (deps.threads === true && m.inBotThread === true),
+    );
     // A bare `/stop` needs no mention: it stops the turn running for this channel (and is silent when none runs).
     const bareStop = !addressed && parseCommand(m.content)?.name === 'stop';
     if (!addressed && !bareStop) return 'not_addressed';
@@ -380,7 +384,10 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       return t.id;
     } catch (err) {
       if (err instanceof DiscordAPIError && err.code === 160004) return m.id;
-      logger.warn({ channelId: m.channelId, messageId: m.id, err: String(err) }, 'discord thread not started');
+      logger.warn(
+        { channelId: m.channelId, messageId: m.id, err: String(err) },
+        'discord thread not started',
+      );
       return null;
     }
   }
@@ -397,7 +404,13 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
   // ---- edits and deletes -------------------------------------------------------------------------------------
 
   /** The sessions a message may be queued in: its thread's (DISCORD_THREADS) first, then its channel's. */
-  function sessionsOf(m: { id: string; channelId: string; guildId: string | null; isThread: boolean; isDM: boolean }) {
+  function sessionsOf(m: {
+    id: string;
+    channelId: string;
+    guildId: string | null;
+    isThread: boolean;
+    isDM: boolean;
+  }) {
     const own = discordSessionAddress(m.channelId).sessionId;
     const thread = deps.threads === true && m.guildId !== null && !m.isThread && !m.isDM;
     return thread ? [discordSessionAddress(m.id).sessionId, own] : [own];

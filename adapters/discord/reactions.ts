@@ -62,7 +62,9 @@ async function ownReactions(rest: REST, channelId: string, messageId: string): P
   const m = (await rest.get(Routes.channelMessage(channelId, messageId))) as {
     reactions?: { me?: boolean; emoji?: { name?: string | null } }[];
   };
-  return (m.reactions ?? []).filter((r) => r.me === true).flatMap((r) => (r.emoji?.name ? [r.emoji.name] : []));
+  return (m.reactions ?? [])
+    .filter((r) => r.me === true)
+    .flatMap((r) => (r.emoji?.name ? [r.emoji.name] : []));
 }
 
 /**

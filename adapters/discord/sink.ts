@@ -58,7 +58,8 @@ export function discordMessageOf(
   fallbackChannelId: string,
 ): { channelId: string; messageId: string } | null {
   const md = m.metadata ?? {};
-  const messageId = typeof md.discord_message_id === 'string' ? md.discord_message_id : discordIdOfInbound(m.id);
+  const messageId =
+    typeof md.discord_message_id === 'string' ? md.discord_message_id : discordIdOfInbound(m.id);
   if (!messageId) return null;
   const ctx = md.channel_context as { message_channel_id?: unknown } | undefined;
   const channelId = typeof ctx?.message_channel_id === 'string' ? ctx.message_channel_id : fallbackChannelId;
@@ -229,7 +230,8 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
     if (opts.loadMessage) {
       const trigger = await opts.loadMessage(triggerId).catch(() => null);
       const md = trigger?.metadata ?? {};
-      if ((md.channel_context as { started_thread?: unknown } | undefined)?.started_thread === true) return null;
+      if ((md.channel_context as { started_thread?: unknown } | undefined)?.started_thread === true)
+        return null;
       const id = md.reply_to ?? md.discord_message_id;
       if (typeof id === 'string' && id !== '') return id;
     }

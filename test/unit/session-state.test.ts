@@ -332,9 +332,13 @@ describe('SessionManager', () => {
     await h.session.submit(msg('a'));
     await h.session.submit(msg('b'));
     await startTurn(h);
-    expect(await h.session.editQueued({ messageId: 'b', content: 'better b' })).toEqual({ outcome: 'edited' });
+    expect(await h.session.editQueued({ messageId: 'b', content: 'better b' })).toEqual({
+      outcome: 'edited',
+    });
     expect(h.calls).toContain('edit b better b');
-    expect(await h.session.editQueued({ messageId: 'a', content: 'too late' })).toEqual({ outcome: 'started' });
+    expect(await h.session.editQueued({ messageId: 'a', content: 'too late' })).toEqual({
+      outcome: 'started',
+    });
     expect(await h.session.editQueued({ messageId: 'zz', content: 'x' })).toEqual({ outcome: 'unknown' });
     expect(h.calls.filter((c) => c.startsWith('edit'))).toEqual(['edit b better b']);
     expect(() => h.session.validateEdit({ messageId: 'b', content: '  ' })).toThrow(/content is empty/);

@@ -178,7 +178,11 @@ export interface FakeDiscord {
   /** Removes every pending failure. */
   clearFailures(): void;
   /** Edits a user message and dispatches MESSAGE_UPDATE (the full message, `edited_timestamp` set). */
-  editUserMessage(messageId: string, content: string, opts?: { mentionBot?: boolean }): Record<string, unknown>;
+  editUserMessage(
+    messageId: string,
+    content: string,
+    opts?: { mentionBot?: boolean },
+  ): Record<string, unknown>;
   /** Deletes a message and dispatches MESSAGE_DELETE (`id`, `channel_id`, `guild_id`). */
   deleteUserMessage(messageId: string): void;
   /** The bot's own reactions on a message, in the order they were added. */
@@ -263,7 +267,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     let uploads: { name: string; content: string }[] = [];
     try {
       const contentType = req.headers['content-type'] ?? '';
-      if (contentType.startsWith('multipart/form-data')) ({ body, uploads } = await parseMultipart(raw, contentType));
+      if (contentType.startsWith('multipart/form-data'))
+        ({ body, uploads } = await parseMultipart(raw, contentType));
       else body = raw.length > 0 ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
     } catch {
       body = undefined;
@@ -810,7 +815,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
   ): { status: number; payload?: unknown } | null {
     let m: RegExpExecArray | null;
     if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/.exec(path))) {
-      if (method !== 'PUT' && method !== 'DELETE') return { status: 405, payload: { message: '405', code: 0 } };
+      if (method !== 'PUT' && method !== 'DELETE')
+        return { status: 405, payload: { message: '405', code: 0 } };
       const message = messages.find((x) => x.channel_id === m?.[1] && x.id === m[2]);
       if (!message) return { status: 404, payload: { message: 'Unknown Message', code: 10008 } };
       const emoji = decodeURIComponent(m[3] ?? '');
@@ -833,7 +839,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
         return { status: 400, payload: invalidForm('name', 'BASE_TYPE_BAD_LENGTH', 'Must be 1-100 long.') };
       const thread = threadObject(String(parent.guild_id), message.id, String(parent.id), name, bot.id);
       channels.set(message.id, thread);
-      for (const conn of sockets) if (conn.identified) dispatch(conn, 'THREAD_CREATE', { ...thread, newly_created: true });
+      for (const conn of sockets)
+        if (conn.identified) dispatch(conn, 'THREAD_CREATE', { ...thread, newly_created: true });
       return { status: 201, payload: thread };
     }
     return null;
