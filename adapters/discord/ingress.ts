@@ -12,9 +12,15 @@
  *    Discord message id, so a replayed message runs its command once) and get a short confirmation;
  * 4. otherwise attachments are staged and the message is submitted with update-with-start to session
  *    `discord:<channel or thread id>` as InboundMessage `{id: "discord-<snowflake>", sender: display name,
- *    receivedAt: Discord's timestamp, replyTo: the Discord message id, channelContext: {channel_id, guild_id,
- *    message_id, thread_id?}, platformMessageId}`; content is formatted by format.ts `formatInboundContent`;
+ *    senderId: the author's id, receivedAt: Discord's timestamp, replyTo: the Discord message id, channelContext:
+ *    {channel_id, guild_id, message_id, message_channel_id, thread_id?, started_thread?}, platformMessageId}`; content is formatted by format.ts `formatInboundContent`;
  * 5. a refused submission (queue full, Temporal down, …) is told to the user as a reply.
+ *
+ * Also (adapters/discord/README.md "Shared channels, …"): the inbound message carries `senderId` (the author's
+ * id: in a shared channel only their own next message interrupts their turn); a reply quotes the replied-to
+ * message in the prompt; an accepted message gets 👀 and, while turns run before it, its place in line
+ * (reactions.ts); with `threads` a guild-channel message starts a thread where its session lives; edits and
+ * deletes of queued messages change or withdraw them ({@link DiscordIngress.acceptEdit}, `acceptDelete`).
  *
  * Order: {@link DiscordIngress.accept} handles one channel's messages one after the other in arrival order (a
  * message whose attachments are still downloading is never overtaken by the next one); chat commands bypass that
