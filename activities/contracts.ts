@@ -86,6 +86,21 @@ export interface PersistenceActivities {
    * finishes later cannot commit (its commit is guarded, see db/messages.ts `guardTurn`).
    */
   requestStop(input: { sessionId: string; turnId: string }): Promise<{ marked: boolean }>;
+  /**
+   * Replaces the content of a queued (`pending_agent`) message its sender edited on the platform, and sets
+   * `metadata.edited_at`. @returns `edited: false` when a turn had already claimed it (nothing changed)
+   */
+  editQueuedInput(input: {
+    sessionId: string;
+    messageId: string;
+    content: string;
+    editedAt: string;
+  }): Promise<{ edited: boolean }>;
+  /**
+   * Withdraws a queued message its sender deleted on the platform: `pending_agent → interrupted` with metadata
+   * `withdrawn: true` (no notice: the message is gone). Idempotent.
+   */
+  withdrawQueuedInput(input: { sessionId: string; messageId: string }): Promise<{ withdrawn: boolean }>;
   /** Persists session settings changed through the workflow (`setTitle`, `setMode`). */
   updateSession(input: { sessionId: string; title?: string; mode?: SessionMode }): Promise<void>;
 }

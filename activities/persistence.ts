@@ -26,6 +26,7 @@ import {
   requestStop,
 } from '../db/messages.ts';
 import type { Pool } from '../db/pool.ts';
+import { editPendingInput, withdrawPendingInput } from '../db/queued-inputs.ts';
 import { ensureSession, getSession, incrementTurnCount, setMode, setUserTitle } from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { InboundMessage } from '../domain/inbound.ts';
@@ -284,6 +285,14 @@ export function createPersistenceActivities({
 
     async requestStop({ sessionId, turnId }) {
       return { marked: await requestStop(pool, sessionId, turnId) };
+    },
+
+    async editQueuedInput({ sessionId, messageId, content, editedAt }) {
+      return { edited: await editPendingInput(pool, sessionId, messageId, content, editedAt) };
+    },
+
+    async withdrawQueuedInput({ sessionId, messageId }) {
+      return { withdrawn: await withdrawPendingInput(pool, sessionId, messageId) };
     },
 
     async updateSession({ sessionId, title, mode }) {

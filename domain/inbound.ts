@@ -38,6 +38,13 @@ export interface InboundMessage {
   id: string;
   content: string;
   sender: string;
+  /**
+   * The platform's stable id of the sender (the Discord user id), 1-128 characters. A channel shared by several
+   * people sets it: in `interrupt` mode only a message of the same sender interrupts a running turn or supersedes
+   * a queued one (docs/architecture.md "shared channels"). Absent (REST, CLI: one person per session) means any
+   * new message interrupts, as before.
+   */
+  senderId?: string;
   receivedAt: string;
   kind?: 'user' | 'cron';
   attachments?: Attachment[];
@@ -108,6 +115,14 @@ export function inboundFieldProblem(msg: InboundMessage): InboundProblem | null 
     return p('content', `content is over ${LIMITS.maxContentBytes} bytes`);
   if (typeof msg.sender !== 'string' || msg.sender.length === 0 || msg.sender.length > LIMITS.maxSenderLength)
     return p('sender', `sender must be 1-${LIMITS.maxSenderLength} characters`);
+  if (
+    msg.senderId !== undefined &&
+    (typeof msg.senderId !== 'string' ||
+      msg.senderId.length === 0 ||
+      msg.senderId.length > LIMITS.maxSenderLength ||
+      textProblem(msg.senderId) !== null)
+  )
+    return p('sender', `senderId must be 1-${LIMITS.maxSenderLength} characters`);
   if (typeof msg.receivedAt !== 'string' || Number.isNaN(Date.parse(msg.receivedAt)))
     return p('receivedAt', 'receivedAt must be an ISO timestamp');
   const content = textProblem(msg.content);

@@ -90,6 +90,10 @@ export interface MessageMetadata {
   tool_ok?: boolean;
   /** Full output of a tool run when the model was given a truncated slice. */
   full_output_path?: string;
+  /** On a user question edited while queued: when (ISO 8601); its content is the edited one. */
+  edited_at?: string;
+  /** On a user question deleted on its platform while queued: it ended `interrupted` without running. */
+  withdrawn?: boolean;
   [key: string]: unknown;
 }
 

@@ -20,13 +20,16 @@ import {
   SA_CHATBOT,
   SA_SESSION_STATUS,
   compactUpdate,
+  editQueuedMessageUpdate,
   setModeUpdate,
   setTitleUpdate,
   sessionWorkflowId,
   stateQuery,
   stopUpdate,
   submitMessageUpdate,
+  withdrawQueuedMessageUpdate,
   type InboundMessage,
+  type QueuedChangeResult,
   type SessionAddress,
   type SessionMode,
   type SessionState,
@@ -130,6 +133,33 @@ export class SessionClient {
     opts: UpdateOptions = {},
   ): Promise<{ mode: SessionMode }> {
     return this.wrap(() => this.update(session, setModeUpdate, [mode], opts));
+  }
+
+  /**
+   * Replaces the content of a message still queued in the session (its sender edited it on the platform); a
+   * message whose turn started is not changed (`started`). Never starts a workflow.
+   * @throws SessionClientError not_found (no running session) | invalid | persistence | unavailable
+   */
+  async editQueued(
+    sessionId: string,
+    messageId: string,
+    content: string,
+    opts: UpdateOptions = {},
+  ): Promise<QueuedChangeResult> {
+    return this.wrap(() => this.update(sessionId, editQueuedMessageUpdate, [{ messageId, content }], opts));
+  }
+
+  /**
+   * Withdraws a message still queued in the session (its sender deleted it on the platform): it ends
+   * `interrupted` without running; a message whose turn started is not changed (`started`). Never starts a workflow.
+   * @throws SessionClientError not_found (no running session) | persistence | unavailable
+   */
+  async withdrawQueued(
+    sessionId: string,
+    messageId: string,
+    opts: UpdateOptions = {},
+  ): Promise<QueuedChangeResult> {
+    return this.wrap(() => this.update(sessionId, withdrawQueuedMessageUpdate, [messageId], opts));
   }
 
   async state(sessionId: string): Promise<SessionState> {

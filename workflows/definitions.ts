@@ -72,6 +72,8 @@ export interface QueueItem {
   kind: 'user' | 'compaction';
   /** The stop generation when the item was admitted; absent means 0. */
   gen?: number;
+  /** The sender's platform id ({@link InboundMessage.senderId}); absent for senders without one. */
+  senderId?: string;
 }
 
 /** Something that went wrong outside a turn's own failure path, kept for the `state` query and the Web UI. */
@@ -98,6 +100,21 @@ export interface SessionState {
   recentProblems: SessionProblem[];
 }
 
+/**
+ * What `editQueuedMessage` / `withdrawQueuedMessage` did: `edited` / `withdrawn`; `started` when the message is
+ * no longer queued (its turn took it, or it ended): nothing changed; `unknown` when this session has not seen the
+ * id (never submitted, or too long ago).
+ */
+export interface QueuedChangeResult {
+  outcome: 'edited' | 'withdrawn' | 'started' | 'unknown';
+}
+
+/** `editQueuedMessage` input: the new content of a queued message (same rules as an inbound message's). */
+export interface QueuedEdit {
+  messageId: string;
+  content: string;
+}
+
 export const submitMessageUpdate = wf.defineUpdate<SubmitResult, [InboundMessage]>('submitMessage');
 export const userMessageSignal = wf.defineSignal<[InboundMessage]>('userMessage');
 export const stopSignal = wf.defineSignal('stop');
@@ -105,6 +122,12 @@ export const stopUpdate = wf.defineUpdate<{ stopped: boolean }>('stop');
 export const compactUpdate = wf.defineUpdate<{ queued: boolean; message_id: string }>('compact');
 export const setTitleUpdate = wf.defineUpdate<{ title: string }, [string]>('setTitle');
 export const setModeUpdate = wf.defineUpdate<{ mode: SessionMode }, [SessionMode]>('setMode');
+/** Replaces the content of a queued message before its turn starts (its sender edited it). */
+export const editQueuedMessageUpdate = wf.defineUpdate<QueuedChangeResult, [QueuedEdit]>('editQueuedMessage');
+/** Takes a queued message out of the queue before its turn starts (its sender deleted it). */
+export const withdrawQueuedMessageUpdate = wf.defineUpdate<QueuedChangeResult, [string]>(
+  'withdrawQueuedMessage',
+);
 export const stateQuery = wf.defineQuery<SessionState>('state');
 /** Sent by the title child workflow when it committed a title, so `state` and the Web UI summary follow. */
 export const titleChangedSignal = wf.defineSignal<[string]>('titleChanged');

@@ -5,6 +5,15 @@
  */
 import type { QueueItem } from './definitions.ts';
 
+/**
+ * Interrupt mode in a shared channel: whether a new message of `newSender` may interrupt a running turn of
+ * `runningSender`. Only the same sender interrupts; a message or turn without a sender id (REST, CLI: one person
+ * per session) interrupts and is interrupted as before.
+ */
+export function interruptsTurnOf(runningSender: string | undefined, newSender: string | undefined): boolean {
+  return runningSender === undefined || newSender === undefined || runningSender === newSender;
+}
+
 /** How many recent ids continue-as-new carries; older duplicates are still caught by the database. */
 export const SEEN_CARRY_LIMIT = 1000;
 
@@ -59,13 +68,31 @@ export class SessionQueue {
    * Turns a reservation into a queued item. With `enqueue` false (the stored message had already ended) the
    * slot is freed and nothing is queued. @returns the item's index in the queue, or null when not queued
    */
-  commit(id: string, enqueue: boolean, kind: QueueItem['kind'] = 'user', gen?: number): number | null {
+  commit(
+    id: string,
+    enqueue: boolean,
+    kind: QueueItem['kind'] = 'user',
+    gen?: number,
+    senderId?: string,
+  ): number | null {
     this.reserved.delete(id);
     if (!enqueue) return null;
     const existing = this.positionOf(id);
     if (existing !== null) return existing;
-    this.queued.push(gen === undefined ? { messageId: id, kind } : { messageId: id, kind, gen });
+    this.queued.push({
+      messageId: id,
+      kind,
+      ...(gen === undefined ? {} : { gen }),
+      ...(senderId === undefined ? {} : { senderId }),
+    });
     return this.queued.length - 1;
+  }
+
+  /** Removes a queued item (a withdrawn message). @returns the removed item, or null when it is not queued */
+  remove(id: string): QueueItem | null {
+    const i = this.positionOf(id);
+    if (i === null) return null;
+    return this.queued.splice(i, 1)[0] ?? null;
   }
 
   /** Queues an item read back from storage (a restored session), unless it is queued already. */
@@ -84,6 +111,12 @@ export class SessionQueue {
     return removed;
   }
 
+  /** Puts a removed item back at `index` (a withdrawal that could not be stored). */
+  insertAt(index: number, item: QueueItem): void {
+    if (this.positionOf(item.messageId) !== null) return;
+    this.queued.splice(Math.min(index, this.queued.length), 0, item);
+  }
+
   positionOf(id: string): number | null {
     const i = this.queued.findIndex((q) => q.messageId === id);
     return i < 0 ? null : i;
@@ -94,13 +127,19 @@ export class SessionQueue {
   }
 
   /**
-   * Interrupt mode: of the queued user messages only the newest runs (it sees the older ones in its history).
-   * Removes and returns the older user items; compaction items keep their place.
+   * Interrupt mode: of each sender's queued user messages only the newest runs (it sees the older ones in its
+   * history). Items without a sender id form one group (one person per session: only the newest of all runs).
+   * Removes and returns the older user items; compaction items and other senders' items keep their place.
    */
   takeSupersededUserItems(): QueueItem[] {
-    const users = this.queued.filter((q) => q.kind === 'user');
-    if (users.length < 2) return [];
-    const older = new Set(users.slice(0, -1).map((q) => q.messageId));
+    const newest = new Map<string | undefined, string>();
+    for (const q of this.queued) if (q.kind === 'user') newest.set(q.senderId, q.messageId);
+    const older = new Set(
+      this.queued
+        .filter((q) => q.kind === 'user' && newest.get(q.senderId) !== q.messageId)
+        .map((q) => q.messageId),
+    );
+    if (older.size === 0) return [];
     const removed = this.queued.filter((q) => older.has(q.messageId));
     const kept = this.queued.filter((q) => !older.has(q.messageId));
     this.queued.splice(0, this.queued.length, ...kept);

@@ -9,7 +9,8 @@
  * - Stop is an ordering point: every message admitted before a `/stop` (queued, or still being stored) is not
  *   run — it ends `interrupted` — and the running turn is cancelled.
  * - Interrupt mode: a new user message cancels the running user turn, and only the newest queued user message
- *   runs (older ones end `interrupted`).
+ *   runs (older ones end `interrupted`). In a shared channel (messages carry `senderId`) both apply per sender:
+ *   one person's message never interrupts or supersedes another person's.
  * - No handler ever throws anything but the typed update failures of domain/failures.ts, and a signal handler
  *   throws nothing: a Temporal failure escaping a handler would fail the whole session workflow.
  * - Cleanup is bounded: a notice or turn-end write that fails for good is recorded in {@link recentProblems}
@@ -27,13 +28,15 @@ import {
 import type { WorkflowFailureType } from '../domain/failures.ts';
 import type {
   QueueItem,
+  QueuedChangeResult,
+  QueuedEdit,
   SessionAddress,
   SessionProblem,
   SessionState,
   SessionWorkflowInput,
   SubmitResult,
 } from './definitions.ts';
-import { SessionQueue } from './session-queue.ts';
+import { SessionQueue, interruptsTurnOf } from './session-queue.ts';
 import type { TurnEnd, TurnInput } from './turn.ts';
 
 /** How many recent problems the `state` query shows. */
@@ -50,7 +53,13 @@ export interface SessionPorts {
   /** Writes of handlers (normal activities). */
   handlerWrites: Pick<
     PersistenceActivities,
-    'acceptInbound' | 'rejectInbound' | 'createCompactionPrompt' | 'updateSession' | 'requestStop'
+    | 'acceptInbound'
+    | 'rejectInbound'
+    | 'createCompactionPrompt'
+    | 'updateSession'
+    | 'requestStop'
+    | 'editQueuedInput'
+    | 'withdrawQueuedInput'
   >;
   /** Writes of the turn loop (local activities). */
   turnWrites: Pick<PersistenceActivities, 'supersede' | 'finishTurn' | 'restoreSession'>;
@@ -144,7 +153,7 @@ export class SessionManager {
     }
     this.reserve(msg.id);
     const stored = await this.store(msg, true);
-    return this.admitStored(msg.id, stored);
+    return this.admitStored(msg.id, stored, msg.senderId);
   }
 
   /** `userMessage` signal: like {@link submit}, but every failure is logged, never thrown. */
@@ -156,7 +165,7 @@ export class SessionManager {
       if (this.queue.isSeen(msg.id)) return;
       if (!this.queue.hasRoom()) return await this.rejectQueueFull(msg);
       this.reserve(msg.id);
-      this.admitStored(msg.id, await this.store(msg, true));
+      this.admitStored(msg.id, await this.store(msg, true), msg.senderId);
     } catch (err) {
       this.record('signal', msg?.id ?? null, err);
     }
@@ -195,16 +204,19 @@ export class SessionManager {
   private admitStored(
     id: string,
     stored: Awaited<ReturnType<PersistenceActivities['acceptInbound']>>,
+    senderId: string | undefined,
   ): SubmitResult {
     const gen = this.reservedAt.get(id) ?? this.stopGeneration;
     this.reservedAt.delete(id);
-    const index = this.queue.commit(id, stored.message.status === 'pending_agent', 'user', gen);
-    // A new user message interrupts a running user turn (interrupt mode); compaction turns run to the end.
+    const index = this.queue.commit(id, stored.message.status === 'pending_agent', 'user', gen, senderId);
+    // A new user message interrupts a running user turn of the same sender (interrupt mode); compaction turns run
+    // to the end, and in a shared channel other people's messages wait in the queue.
     if (
       index !== null &&
       this.mode === 'interrupt' &&
       this.current?.item.kind === 'user' &&
-      this.current.item.messageId !== id
+      this.current.item.messageId !== id &&
+      interruptsTurnOf(this.current.item.senderId, senderId)
     ) {
       this.cancelTurn('interrupt');
     }
@@ -222,6 +234,67 @@ export class SessionManager {
       'queue_full',
       `queue full: the session already holds ${LIMITS.queueCapacity} messages`,
     );
+  }
+
+  // ---- changes to queued messages ----------------------------------------------------------------------------
+
+  /** `editQueuedMessage` validator: the new content follows the inbound rules (domain/inbound.ts). */
+  validateEdit(edit: QueuedEdit): void {
+    const problem =
+      typeof edit !== 'object' || edit === null || typeof edit.messageId !== 'string'
+        ? 'messageId must be a string'
+        : inboundProblem({
+            id: edit.messageId,
+            content: edit.content,
+            sender: '-',
+            receivedAt: '1970-01-01',
+          });
+    if (problem) throw this.ports.fail('invalid_message', `invalid edit: ${problem}`);
+  }
+
+  /**
+   * `editQueuedMessage`: replaces the stored content of a queued message, which its turn will read. A message a
+   * turn already took (or that ended) is not changed (`started`).
+   * @throws the update failure `input_persistence` when the edit could not be stored
+   */
+  async editQueued(edit: QueuedEdit): Promise<QueuedChangeResult> {
+    if (!this.queue.isSeen(edit.messageId)) return { outcome: 'unknown' };
+    if (this.queue.positionOf(edit.messageId) === null) return { outcome: 'started' };
+    try {
+      const { edited } = await this.ports.handlerWrites.editQueuedInput({
+        sessionId: this.address.sessionId,
+        messageId: edit.messageId,
+        content: edit.content,
+        editedAt: this.ports.now().toISOString(),
+      });
+      // The write is conditional on `pending_agent`: a claim that came first wins.
+      return { outcome: edited ? 'edited' : 'started' };
+    } catch {
+      throw this.ports.fail('input_persistence', 'the edit could not be stored; the message is unchanged');
+    }
+  }
+
+  /**
+   * `withdrawQueuedMessage`: takes a queued message out of the queue (at once, so no turn can take it) and ends
+   * it `interrupted` (`withdrawn`). When the write fails the message goes back to its place.
+   * @throws the update failure `input_persistence` when the withdrawal could not be stored
+   */
+  async withdrawQueued(messageId: string): Promise<QueuedChangeResult> {
+    if (typeof messageId !== 'string' || !this.queue.isSeen(messageId)) return { outcome: 'unknown' };
+    const index = this.queue.positionOf(messageId);
+    const item = this.queue.remove(messageId);
+    if (index === null || item === null) return { outcome: 'started' };
+    try {
+      await this.ports.handlerWrites.withdrawQueuedInput({ sessionId: this.address.sessionId, messageId });
+      this.showBusy();
+      return { outcome: 'withdrawn' };
+    } catch {
+      this.queue.insertAt(index, item);
+      throw this.ports.fail(
+        'input_persistence',
+        'the withdrawal could not be stored; the message stays queued',
+      );
+    }
   }
 
   // ---- commands --------------------------------------------------------------------------------------------

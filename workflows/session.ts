@@ -9,6 +9,7 @@ import {
   SA_CHATBOT,
   SA_SESSION_STATUS,
   compactUpdate,
+  editQueuedMessageUpdate,
   setModeUpdate,
   setTitleUpdate,
   stateQuery,
@@ -18,6 +19,7 @@ import {
   titleChangedSignal,
   titleWorkflowId,
   userMessageSignal,
+  withdrawQueuedMessageUpdate,
   type SessionWorkflowInput,
 } from './definitions.ts';
 import { SessionManager, type SessionPorts } from './session-state.ts';
@@ -53,6 +55,10 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   wf.setHandler(setModeUpdate, (mode) => session.setMode(mode), {
     validator: (mode) => session.validateMode(mode),
   });
+  wf.setHandler(editQueuedMessageUpdate, (edit) => session.editQueued(edit), {
+    validator: (edit) => session.validateEdit(edit),
+  });
+  wf.setHandler(withdrawQueuedMessageUpdate, (messageId) => session.withdrawQueued(messageId));
   wf.setHandler(titleChangedSignal, (title) => session.titleChanged(title));
   wf.setHandler(stateQuery, () => session.state());
 

@@ -3,7 +3,7 @@
  * (adapters/discord/channel.ts). A malformed value is a ConfigError naming the variable.
  */
 import { z } from 'zod';
-import { flag, invalidConfiguration, list, optionalString, parseEnv } from '../../infra/config.ts';
+import { flag, intFrom, invalidConfiguration, list, optionalString, parseEnv } from '../../infra/config.ts';
 
 /** The schema of the `DISCORD_*` variables. */
 export const discordConfigSchema = z.object({
@@ -25,6 +25,10 @@ export const discordConfigSchema = z.object({
    * (./gateway-health.ts); `true` also in mention mode (typed `/stop` without a mention, replies to the bot
    * without the ping); `false` never.
    */
+  /** `true`: a mention in a guild channel starts a thread, and the conversation (its session) lives there. */
+  DISCORD_THREADS: flag,
+  /** A reply longer than this many Discord messages is sent as one short message with a `reply.md` attachment. */
+  DISCORD_MAX_CHUNKS: intFrom(3, 1, 100),
   DISCORD_MESSAGE_CONTENT: z
     .enum(['true', 'false'])
     .optional()

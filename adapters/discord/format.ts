@@ -38,13 +38,43 @@ export function formatInboundContent(input: {
   at: Date;
   text: string;
   attachments: readonly Attachment[];
+  /** The message this one replies to, shown to the model as a quote before the text. */
+  quoted?: QuotedMessage | null;
 }): string {
   const header = `\`${inlineSafe(input.displayName)}\` <@${input.userId}> at \`${formatUtc(input.at)}\`:`;
   const lines = [header];
+  if (input.quoted) lines.push(quoteBlock(input.quoted));
   // User text cannot start a line the way this header or a Kesoku notice does (domain/prompt-safety.ts).
   if (input.text.trim() !== '') lines.push(neutraliseUserText(input.text));
   for (const a of input.attachments) lines.push(attachmentLine(a));
   return lines.join('\n');
+}
+
+/** The replied-to message of a Discord reply: its author and text (as Discord sent it). */
+export interface QuotedMessage {
+  displayName: string;
+  userId: string;
+  text: string;
+}
+
+/** How much of a replied-to message the prompt quotes, in code points. */
+export const QUOTE_CHARS = 1000;
+
+/**
+ * The quote of a replied-to message: "> Replying to `Name` <@id>:" and its text, every line prefixed with "> ",
+ * cut at {@link QUOTE_CHARS} code points with an ellipsis. The quoted text is someone else's: lines that imitate a
+ * speaker header or a Kesoku notice are marked (domain/prompt-safety.ts) before they are quoted.
+ */
+export function quoteBlock(q: QuotedMessage): string {
+  const points = Array.from(q.text.trim());
+  const text =
+    points.length > QUOTE_CHARS ? `${points.slice(0, QUOTE_CHARS - 1).join('')}…` : points.join('');
+  const body =
+    text === '' ? ['(no text)'] : neutraliseUserText(text).split(/\r\n|[\n\r\u0085\u2028\u2029\v\f]/u);
+  return [
+    `> Replying to \`${inlineSafe(q.displayName)}\` <@${q.userId}>:`,
+    ...body.map((l) => `> ${l}`),
+  ].join('\n');
 }
 
 /** "[Attachment: report.csv (text/csv, 1.2 KiB) saved at /…/report.csv]", or "… not downloaded" without a path. */

@@ -12,15 +12,21 @@
  *    Discord message id, so a replayed message runs its command once) and get a short confirmation;
  * 4. otherwise attachments are staged and the message is submitted with update-with-start to session
  *    `discord:<channel or thread id>` as InboundMessage `{id: "discord-<snowflake>", sender: display name,
- *    receivedAt: Discord's timestamp, replyTo: the Discord message id, channelContext: {channel_id, guild_id,
- *    message_id, thread_id?}, platformMessageId}`; content is formatted by format.ts `formatInboundContent`;
+ *    senderId: the author's id, receivedAt: Discord's timestamp, replyTo: the Discord message id, channelContext:
+ *    {channel_id, guild_id, message_id, message_channel_id, thread_id?, started_thread?}, platformMessageId}`; content is formatted by format.ts `formatInboundContent`;
  * 5. a refused submission (queue full, Temporal down, …) is told to the user as a reply.
+ *
+ * Also (adapters/discord/README.md "Shared channels, …"): the inbound message carries `senderId` (the author's
+ * id: in a shared channel only their own next message interrupts their turn); a reply quotes the replied-to
+ * message in the prompt; an accepted message gets 👀 and, while turns run before it, its place in line
+ * (reactions.ts); with `threads` a guild-channel message starts a thread where its session lives; edits and
+ * deletes of queued messages change or withdraw them ({@link DiscordIngress.acceptEdit}, `acceptDelete`).
  *
  * Order: {@link DiscordIngress.accept} handles one channel's messages one after the other in arrival order (a
  * message whose attachments are still downloading is never overtaken by the next one); chat commands bypass that
  * queue so `/stop` acts at once.
  */
-import { Routes, type Message as DiscordJsMessage, type REST } from 'discord.js';
+import { DiscordAPIError, Routes, type Message as DiscordJsMessage, type REST } from 'discord.js';
 import { createChatAccess, type ChatAccess } from '../kit/access.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
@@ -30,6 +36,7 @@ import { parseCommand, presentSessionError, runCommand, type CommandSessions } f
 import { formatInboundContent } from './format.ts';
 import { commandUpdateIdFor, discordSessionAddress, inboundIdFor } from './ids.ts';
 import { chatPlaceOf, isAddressed, type DiscordPolicy, type MessagePlace } from './policy.ts';
+import { ACK_EMOJI, addReaction, placeEmoji } from './reactions.ts';
 import { sendText } from './rest.ts';
 
 /** A Discord message as the ingress needs it (no discord.js objects past this point). */
@@ -56,6 +63,19 @@ export interface IncomingDiscordMessage {
   /** The bot's managed role in this guild (its mention is stripped like the bot's own); null or absent elsewhere. */
   botRoleId?: string | null;
   attachments: DiscordAttachment[];
+  /** The message this one replies to (Discord's `referenced_message`), when Discord sent it. */
+  referenced?: { id: string; authorId: string; authorName: string; content: string } | null;
+  /** Posted in a thread that Kesoku itself created (its owner is the bot). */
+  inBotThread?: boolean;
+}
+
+/** A deleted Discord message (MESSAGE_DELETE carries only where it was). */
+export interface DeletedDiscordMessage {
+  id: string;
+  channelId: string;
+  guildId: string | null;
+  isThread: boolean;
+  isDM: boolean;
 }
 
 /** What the channel context of a Discord message holds (opaque to the core, docs/message-flow.md §10.1). */
@@ -64,6 +84,10 @@ export interface DiscordChannelContext {
   guild_id: string | null;
   message_id: string;
   thread_id?: string;
+  /** The channel (or thread) the user's message itself is in. */
+  message_channel_id?: string;
+  /** True when the message started the thread `thread_id` (DISCORD_THREADS): it lives in `channel_id`. */
+  started_thread?: boolean;
 }
 
 /**
@@ -75,6 +99,9 @@ export function fromDiscordJs(m: DiscordJsMessage, botUserId: string | null): In
   const isThread = channel.isThread();
   // discord.js finds the managed role by its `tags.bot_id` among the bot member's roles (GUILD_CREATE).
   const botRoleId = m.guild?.members.me?.roles.botRole?.id ?? null;
+  // discord.js caches `referenced_message` in the channel when the payload carries it.
+  const refId = m.type === 19 ? m.reference?.messageId : undefined;
+  const ref = refId ? m.channel.messages.cache.get(refId) : undefined;
   return {
     id: m.id,
     channelId: m.channelId,
@@ -96,6 +123,15 @@ export function fromDiscordJs(m: DiscordJsMessage, botUserId: string | null): In
         (botRoleId !== null && m.mentions.roles.has(botRoleId)) ||
         m.mentions.repliedUser?.id === botUserId),
     botRoleId,
+    referenced: ref
+      ? {
+          id: ref.id,
+          authorId: ref.author.id,
+          authorName: ref.member?.displayName ?? ref.author.displayName,
+          content: ref.content,
+        }
+      : null,
+    inBotThread: isThread && botUserId !== null && channel.ownerId === botUserId,
     attachments: [...m.attachments.values()].map((a) => ({
       id: a.id,
       name: a.name,
@@ -108,7 +144,10 @@ export function fromDiscordJs(m: DiscordJsMessage, botUserId: string | null): In
 
 /** What the ingress needs: the session client, a REST client for answers, the policy and staging settings. */
 export interface DiscordIngressDeps {
-  sessions: Pick<SessionClient, 'submit'> & CommandSessions;
+  /** `editQueued` / `withdrawQueued` serve edits and deletes of queued messages; without them those are ignored. */
+  sessions: Pick<SessionClient, 'submit'> &
+    CommandSessions &
+    Partial<Pick<SessionClient, 'editQueued' | 'withdrawQueued'>>;
   rest: REST;
   logger: Logger;
   policy: DiscordPolicy;
@@ -122,11 +161,26 @@ export interface DiscordIngressDeps {
   staging: Omit<StagingOptions, 'logger' | 'sessionId'>;
   /** The session a channel uses now (conversations.ts, after `/new`). Default: ids.ts `discordSessionAddress`. */
   addressOf?(channelId: string): Promise<SessionAddress>;
+  /** DISCORD_THREADS: a mention in a guild channel starts a thread, where its session lives. Default false. */
+  threads?: boolean;
 }
 
 /** What the ingress did with a message (logged; asserted by tests). */
 export type IngressOutcome =
-  'ignored' | 'denied' | 'not_addressed' | 'pairing' | 'command' | 'submitted' | 'duplicate' | 'rejected';
+  | 'ignored'
+  | 'denied'
+  | 'not_addressed'
+  | 'pairing'
+  | 'command'
+  | 'submitted'
+  | 'duplicate'
+  | 'rejected'
+  /** An edit replaced a queued message's content. */
+  | 'edited'
+  /** An edit came after the message's turn started: ignored (adapters/discord/README.md). */
+  | 'edit_ignored'
+  /** A deleted message was taken out of its session's queue. */
+  | 'withdrawn';
 
 /** Discord message types that carry user text: DEFAULT and REPLY. */
 const USER_MESSAGE_TYPES: ReadonlySet<number> = new Set([0, 19]);
@@ -140,6 +194,14 @@ export interface DiscordIngress {
    * (a per-channel FIFO), except a chat command, which is handled at once. Never throws.
    */
   accept(message: IncomingDiscordMessage): Promise<IngressOutcome>;
+  /**
+   * Handles an edited message (MESSAGE_UPDATE) in its channel's order: a queued message gets the new content; an
+   * edit after its turn started is ignored; a message never queued (e.g. the edit added the mention) is handled
+   * as new. Never throws.
+   */
+  acceptEdit(message: IncomingDiscordMessage): Promise<IngressOutcome>;
+  /** Handles a deleted message (MESSAGE_DELETE) in its channel's order: a queued one is withdrawn. Never throws. */
+  acceptDelete(message: DeletedDiscordMessage): Promise<IngressOutcome>;
 }
 
 /** Builds the ingress (see the module comment for the steps). */
@@ -169,7 +231,12 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       userId: m.author.id,
       isDM: m.isDM,
     };
-    const addressed = isAddressed(policy, place, m.mentionsBot);
+    // In a thread Kesoku opened for a conversation (DISCORD_THREADS), every message is for Kesoku.
+    const addressed = isAddressed(
+      policy,
+      place,
+      m.mentionsBot || (deps.threads === true && m.inBotThread === true),
+    );
     // A bare `/stop` needs no mention: it stops the turn running for this channel (and is silent when none runs).
     const bareStop = !addressed && parseCommand(m.content)?.name === 'stop';
     if (!addressed && !bareStop) return 'not_addressed';
@@ -183,7 +250,7 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       return 'pairing';
     }
 
-    const address = await addressOf(m.channelId);
+    let address = await addressOf(m.channelId);
     const messageId = inboundIdFor(m.id);
     const text = bot ? withoutBotMention(m.content, bot, m.botRoleId) : m.content.trim();
     const command = parseCommand(text);
@@ -193,27 +260,23 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       return 'command';
     }
 
-    const attachments = await stageAttachments(m.channelId, m.id, m.attachments, {
-      ...deps.staging,
-      sessionId: address.sessionId,
-      logger,
-    });
+    const thread = startsThread(m) ? await startThread(m, text) : null;
+    if (thread !== null) address = discordSessionAddress(thread);
+    const { content, attachments } = await promptOf(m, text, address.sessionId);
     const context: DiscordChannelContext = {
       channel_id: m.isThread && m.parentId !== null ? m.parentId : m.channelId,
       guild_id: m.guildId,
       message_id: m.id,
+      message_channel_id: m.channelId,
       ...(m.isThread ? { thread_id: m.channelId } : {}),
+      ...(thread !== null ? { thread_id: thread, started_thread: true } : {}),
     };
     const inbound: InboundMessage = {
       id: messageId,
-      content: formatInboundContent({
-        displayName: m.author.displayName,
-        userId: m.author.id,
-        at: m.createdAt,
-        text,
-        attachments,
-      }),
+      content,
       sender: m.author.displayName.slice(0, 128) || m.author.id,
+      // One person per message in a shared channel: only their own next message interrupts their turn.
+      senderId: m.author.id,
       receivedAt: m.createdAt.toISOString(),
       ...(attachments.length > 0 ? { attachments } : {}),
       replyTo: m.id,
@@ -226,6 +289,7 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
         { sessionId: address.sessionId, messageId, queuePosition: r.queue_position, duplicate: r.duplicate },
         'discord message submitted',
       );
+      if (!r.duplicate) acknowledge(m, r.queue_position);
       return r.duplicate ? 'duplicate' : 'submitted';
     } catch (err) {
       logger.warn(
@@ -295,6 +359,135 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
     );
   }
 
+  // ---- prompt text, threads, receipts ------------------------------------------------------------------------
+
+  /** The prompt text of a message (format.ts) with the replied-to message quoted, and its staged attachments. */
+  async function promptOf(m: IncomingDiscordMessage, text: string, sessionId: string) {
+    const attachments = await stageAttachments(m.channelId, m.id, m.attachments, {
+      ...deps.staging,
+      sessionId,
+      logger,
+    });
+    const ref = m.referenced;
+    const content = formatInboundContent({
+      displayName: m.author.displayName,
+      userId: m.author.id,
+      at: m.createdAt,
+      text,
+      attachments,
+      quoted: ref ? { displayName: ref.authorName, userId: ref.authorId, text: ref.content } : null,
+    });
+    return { content, attachments };
+  }
+
+  /** Whether an addressed message starts its own thread (DISCORD_THREADS, a guild channel that is no thread). */
+  function startsThread(m: IncomingDiscordMessage): boolean {
+    return deps.threads === true && m.guildId !== null && !m.isThread && !m.isDM;
+  }
+
+  /**
+   * Starts a thread from message `m` (`POST /channels/{id}/messages/{id}/threads`). A thread started from a message
+   * has the message's id, so a replayed message finds its thread again (Discord answers 160004).
+   * @returns the thread id, or null when Discord refused (the conversation then stays in the channel)
+   */
+  async function startThread(m: IncomingDiscordMessage, text: string): Promise<string | null> {
+    try {
+      const t = (await rest.post(Routes.threads(m.channelId, m.id), {
+        body: { name: threadName(text, m.author.displayName), auto_archive_duration: 1440 },
+      })) as { id: string };
+      return t.id;
+    } catch (err) {
+      if (err instanceof DiscordAPIError && err.code === 160004) return m.id;
+      logger.warn(
+        { channelId: m.channelId, messageId: m.id, err: String(err) },
+        'discord thread not started',
+      );
+      return null;
+    }
+  }
+
+  /** 👀 on an accepted message, and its place in line while turns run before it (reactions.ts). Not awaited. */
+  function acknowledge(m: IncomingDiscordMessage, queuePosition: number): void {
+    void (async () => {
+      await addReaction(rest, logger, m.channelId, m.id, ACK_EMOJI);
+      const place = placeEmoji(queuePosition + 1);
+      if (place !== null) await addReaction(rest, logger, m.channelId, m.id, place);
+    })();
+  }
+
+  // ---- edits and deletes -------------------------------------------------------------------------------------
+
+  /** The sessions a message may be queued in: its thread's (DISCORD_THREADS) first, then its channel's. */
+  async function sessionsOf(m: {
+    id: string;
+    channelId: string;
+    guildId: string | null;
+    isThread: boolean;
+    isDM: boolean;
+  }) {
+    const own = (await addressOf(m.channelId)).sessionId;
+    const thread = deps.threads === true && m.guildId !== null && !m.isThread && !m.isDM;
+    return thread ? [discordSessionAddress(m.id).sessionId, own] : [own];
+  }
+
+  async function handleEdit(m: IncomingDiscordMessage): Promise<IngressOutcome> {
+    const bot = deps.botUser();
+    if (m.author.bot || (bot !== null && m.author.id === bot.id) || !USER_MESSAGE_TYPES.has(m.type))
+      return 'ignored';
+    const editQueued = sessions.editQueued?.bind(sessions);
+    if (!editQueued) return 'ignored';
+    const text = bot ? withoutBotMention(m.content, bot, m.botRoleId) : m.content.trim();
+    if (parseCommand(text)) return 'ignored';
+    const messageId = inboundIdFor(m.id);
+    const candidates = await sessionsOf(m);
+    const { content } = await promptOf(m, text, candidates[0]!);
+    for (const sessionId of candidates) {
+      try {
+        const { outcome } = await editQueued(sessionId, messageId, content);
+        if (outcome === 'edited') return 'edited';
+        if (outcome === 'started') {
+          logger.info({ sessionId, messageId }, 'discord edit ignored: the turn had started');
+          return 'edit_ignored';
+        }
+      } catch (err) {
+        if (err instanceof SessionClientError && err.kind === 'not_found') continue;
+        logger.warn({ sessionId, messageId, err: String(err) }, 'discord edit not applied');
+        return 'rejected';
+      }
+    }
+    // Never queued: the edit may have made it a message for Kesoku (the forgotten mention).
+    return handle(m);
+  }
+
+  async function handleDelete(d: DeletedDiscordMessage): Promise<IngressOutcome> {
+    const withdrawQueued = sessions.withdrawQueued?.bind(sessions);
+    if (!withdrawQueued) return 'ignored';
+    const messageId = inboundIdFor(d.id);
+    for (const sessionId of await sessionsOf(d)) {
+      try {
+        const { outcome } = await withdrawQueued(sessionId, messageId);
+        if (outcome === 'withdrawn') return 'withdrawn';
+        if (outcome === 'started') return 'ignored';
+      } catch (err) {
+        if (err instanceof SessionClientError && err.kind === 'not_found') continue;
+        logger.warn({ sessionId, messageId, err: String(err) }, 'discord delete not applied');
+        return 'rejected';
+      }
+    }
+    return 'ignored';
+  }
+
+  /** Runs `fn` after the channel's earlier messages (the per-channel FIFO). */
+  function inOrder(channelId: string, fn: () => Promise<IngressOutcome>): Promise<IngressOutcome> {
+    const previous = channelTails.get(channelId) ?? Promise.resolve();
+    const outcome = previous.then(fn);
+    channelTails.set(channelId, outcome);
+    void outcome.then(() => {
+      if (channelTails.get(channelId) === outcome) channelTails.delete(channelId);
+    });
+    return outcome;
+  }
+
   async function safely(m: IncomingDiscordMessage): Promise<IngressOutcome> {
     try {
       return await handle(m);
@@ -312,19 +505,29 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
     return parseCommand(bot ? withoutBotMention(m.content, bot, m.botRoleId) : m.content) !== null;
   }
 
+  function guarded(what: string, id: string, fn: () => Promise<IngressOutcome>): Promise<IngressOutcome> {
+    return fn().catch((err: unknown) => {
+      logger.error({ messageId: id, err: String(err) }, `discord ${what} handling failed`);
+      return 'rejected' as const;
+    });
+  }
+
   return {
     handle: safely,
     accept(m) {
       if (isCommand(m)) return safely(m);
-      const previous = channelTails.get(m.channelId) ?? Promise.resolve();
-      const outcome = previous.then(() => safely(m));
-      channelTails.set(m.channelId, outcome);
-      void outcome.then(() => {
-        if (channelTails.get(m.channelId) === outcome) channelTails.delete(m.channelId);
-      });
-      return outcome;
+      return inOrder(m.channelId, () => safely(m));
     },
+    acceptEdit: (m) => inOrder(m.channelId, () => guarded('edit', m.id, () => handleEdit(m))),
+    acceptDelete: (d) => inOrder(d.channelId, () => guarded('delete', d.id, () => handleDelete(d))),
   };
+}
+
+/** A thread's name (Discord allows 1-100 characters): the first line of the text, else "Conversation with <name>". */
+export function threadName(text: string, displayName: string): string {
+  const first = Array.from(text.split('\n')[0]?.replace(/\s+/g, ' ').trim() ?? '');
+  if (first.length === 0) return Array.from(`Conversation with ${displayName}`).slice(0, 100).join('');
+  return first.length <= 80 ? first.join('') : `${first.slice(0, 79).join('')}…`;
 }
 
 /** What a stranger is told: the code, when it expires, and what the operator runs. */

@@ -110,6 +110,15 @@ interface CreateBody {
   allowed_mentions: { parse: never[]; replied_user?: boolean };
   message_reference?: { message_id: string; channel_id: string; fail_if_not_exists: false };
   flags?: number;
+  /** With an uploaded file: its description (`id` is the index of `files[n]` in the multipart body). */
+  attachments?: { id: number; filename: string }[];
+}
+
+/** A text file uploaded with a message (multipart `files[0]`). */
+export interface UploadFile {
+  name: string;
+  /** The file's text (UTF-8). */
+  data: string;
 }
 
 /**
@@ -121,10 +130,17 @@ export async function createMessage(
   channelId: string,
   body: CreateBody,
   signal?: AbortSignal,
+  file?: UploadFile,
 ): Promise<PostedMessage> {
   try {
     return (await bounded(
-      rest.post(Routes.channelMessages(channelId), { body, ...(signal ? { signal } : {}) }),
+      rest.post(Routes.channelMessages(channelId), {
+        body: file ? { ...body, attachments: [{ id: 0, filename: file.name }] } : body,
+        ...(file
+          ? { files: [{ name: file.name, data: Buffer.from(file.data, 'utf8'), contentType: 'text/markdown' }] }
+          : {}),
+        ...(signal ? { signal } : {}),
+      }),
       signal,
     )) as PostedMessage;
   } catch (err) {
@@ -204,6 +220,8 @@ export interface SendTextInput {
   flags?: number;
   /** Records posted chunks and skips those already recorded (see {@link PostLedger}). */
   ledger?: PostLedger;
+  /** A file uploaded with the first chunk (a long reply sent as an attachment). */
+  file?: UploadFile;
 }
 
 /**
@@ -239,7 +257,7 @@ export async function sendText(rest: REST, logger: Logger, input: SendTextInput)
     };
     let created: PostedMessage;
     try {
-      created = await createMessage(rest, input.channelId, body);
+      created = await createMessage(rest, input.channelId, body, undefined, i === 0 ? input.file : undefined);
     } catch (err) {
       if (!reference || !isReferenceRejection(err)) throw err;
       logger.warn(
@@ -247,7 +265,13 @@ export async function sendText(rest: REST, logger: Logger, input: SendTextInput)
         'discord refused the reply; sending it as a plain message',
       );
       const { message_reference: _ref, ...plain } = body;
-      created = await createMessage(rest, input.channelId, { ...plain, allowed_mentions: { parse: [] } });
+      created = await createMessage(
+        rest,
+        input.channelId,
+        { ...plain, allowed_mentions: { parse: [] } },
+        undefined,
+        i === 0 ? input.file : undefined,
+      );
     }
     await input.ledger?.recordPost({
       key: input.nonceKey,

@@ -8,7 +8,7 @@
  */
 import { Client, Events, Partials, type Message as DiscordJsMessage } from 'discord.js';
 import { createDeliveryStore } from '../../db/deliveries.ts';
-import { getMessage } from '../../db/messages.ts';
+import { getMessage, listOpenInputs } from '../../db/messages.ts';
 import { setLocale } from '../../db/sessions.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
@@ -22,6 +22,7 @@ import {
   type DiscordIngressDeps,
   type IngressOutcome,
 } from './ingress.ts';
+import { watchEditsAndDeletes } from './changes.ts';
 import { createAppCommands, fromInteraction, type AppCommandExtension } from './app-commands.ts';
 import { createCatchUp } from './catch-up.ts';
 import { createConversations } from './conversations.ts';
@@ -44,7 +45,7 @@ export function discordEnabled(config: Pick<DiscordSettings, 'DISCORD_TOKEN'>): 
 export interface DiscordAdapterDeps {
   config: DiscordConfig;
   sessions: Pick<SessionClient, 'submit' | 'stop' | 'compact' | 'setTitle' | 'setMode'> &
-    Partial<Pick<SessionClient, 'state'>>;
+    Partial<Pick<SessionClient, 'state' | 'editQueued' | 'withdrawQueued'>>;
   pool: Pool;
   logger: Logger;
   /** How long to wait for the gateway's READY, ms. Default 60 s. */
@@ -84,7 +85,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
   const policy = discordPolicy(config);
   const client = new Client({
     intents: intentsFor(policy.respond, config.DISCORD_MESSAGE_CONTENT),
-    partials: [Partials.Channel],
+    partials: [Partials.Channel, Partials.Message],
     rest: restOptions(config.DISCORD_API_URL),
   });
   const s = deps.sessions;
@@ -94,6 +95,8 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     compact: (...a) => s.compact(...a),
     setTitle: (...a) => s.setTitle(...a),
     setMode: (...a) => s.setMode(...a),
+    ...(s.editQueued ? { editQueued: s.editQueued.bind(s) } : {}),
+    ...(s.withdrawQueued ? { withdrawQueued: s.withdrawQueued.bind(s) } : {}),
     async setLocale(sessionId, locale) {
       if (!(await setLocale(pool, sessionId, locale)))
         throw new SessionClientError('not_found', `no session ${sessionId}`);
@@ -105,6 +108,8 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     logger,
     store: createDeliveryStore(pool),
     loadMessage: (id) => getMessage(pool, id),
+    openInputs: (sessionId) => listOpenInputs(pool, sessionId),
+    maxChunks: config.DISCORD_MAX_CHUNKS,
   });
   if (policy.access.mode === 'open') warnOpenAccess('Discord', 'DISCORD_ALLOW_ALL', logger, deps.stderr);
   else logger.info({ access: policy.access.mode }, 'discord access');
@@ -119,6 +124,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     addressOf: (channelId) => conversations.current(channelId),
     botUser: () => (client.user ? { id: client.user.id, name: client.user.username } : null),
     staging: { dataDir: config.KESOKU_DATA_DIR },
+    threads: config.DISCORD_THREADS,
   });
 
   // One channel's messages are submitted in arrival order (ingress.accept); channels never wait for each other,
@@ -187,6 +193,17 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
       void Promise.race([stop(), new Promise((r) => setTimeout(r, 5000))]).finally(() => process.exit(1));
     },
   });
+  watchEditsAndDeletes({
+    client,
+    ingress,
+    logger,
+    accepting: () => accepting,
+    track: (task) => {
+      inFlight.add(task);
+      void task.finally(() => inFlight.delete(task));
+    },
+    onHandled: deps.onHandled,
+  });
 
   let readyTimer: NodeJS.Timeout | undefined;
   const ready = new Promise<void>((resolve, reject) => {
@@ -236,7 +253,8 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
  * DISCORD_API_URL). @throws ConfigError without DISCORD_TOKEN
  */
 export function createDiscordSinkFromConfig(
-  config: Pick<DiscordSettings, 'DISCORD_TOKEN' | 'DISCORD_API_URL'>,
+  config: Pick<DiscordSettings, 'DISCORD_TOKEN' | 'DISCORD_API_URL'> &
+    Partial<Pick<DiscordSettings, 'DISCORD_MAX_CHUNKS'>>,
   deps: { logger: Logger; pool: Pool },
 ): DiscordSink {
   if (!config.DISCORD_TOKEN) throw new ConfigError('DISCORD_TOKEN is not set: the Discord adapter is off');
@@ -246,5 +264,7 @@ export function createDiscordSinkFromConfig(
     logger: deps.logger.child({ component: 'discord' }),
     store: createDeliveryStore(pool),
     loadMessage: (id: string) => getMessage(pool, id),
+    openInputs: (sessionId) => listOpenInputs(pool, sessionId),
+    maxChunks: config.DISCORD_MAX_CHUNKS,
   });
 }

@@ -36,7 +36,35 @@ import {
   type LiveStatusState,
   type WriteMode,
 } from './live-status.ts';
+import { showPlace } from './reactions.ts';
 import { sendText, sendTyping } from './rest.ts';
+import { splitMessage } from './split.ts';
+
+/** The file name of a final reply sent as an attachment. */
+export const LONG_REPLY_FILE = 'reply.md';
+
+/** The short message that carries a long final reply as a {@link LONG_REPLY_FILE} attachment. */
+export function longReplyNote(header: string | null, body: string): string {
+  const note = `📎 The answer is long (${Array.from(body).length} characters), so it is attached as \`${LONG_REPLY_FILE}\`.`;
+  return header ? `${header}\n${note}` : note;
+}
+
+/**
+ * Where the Discord message of a stored user question is: its id and channel (`channel_context.message_channel_id`,
+ * else `fallbackChannelId`). Null for messages that did not come from Discord.
+ */
+export function discordMessageOf(
+  m: Message,
+  fallbackChannelId: string,
+): { channelId: string; messageId: string } | null {
+  const md = m.metadata ?? {};
+  const messageId =
+    typeof md.discord_message_id === 'string' ? md.discord_message_id : discordIdOfInbound(m.id);
+  if (!messageId) return null;
+  const ctx = md.channel_context as { message_channel_id?: unknown } | undefined;
+  const channelId = typeof ctx?.message_channel_id === 'string' ? ctx.message_channel_id : fallbackChannelId;
+  return { channelId, messageId };
+}
 
 /** What {@link createDiscordSink} needs: a REST client, a logger and the delivery records. */
 export interface DiscordSinkOptions {
@@ -56,6 +84,16 @@ export interface DiscordSinkOptions {
   typingIntervalMs?: number;
   /** Longest time one typing indicator is kept up without the turn ending, ms. Default 30 minutes. */
   typingMaxMs?: number;
+  /**
+   * A final reply longer than this many Discord messages goes out as one short message with the whole answer as
+   * a `reply.md` attachment (DISCORD_MAX_CHUNKS). Default 3.
+   */
+  maxChunks?: number;
+  /**
+   * A session's open inputs (`pending_agent` and `processing`, oldest first; db/messages.ts `listOpenInputs`):
+   * with it, the place-in-line reactions are refreshed when a turn starts (reactions.ts). Optional.
+   */
+  openInputs?: (sessionId: string) => Promise<Message[]>;
 }
 
 /** A {@link ChannelSink} with a shutdown hook. */
@@ -83,6 +121,34 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
   const lockWaitMs = opts.statusLockWaitMs ?? 15_000;
   const typingIntervalMs = opts.typingIntervalMs ?? 8000;
   const typingMaxMs = opts.typingMaxMs ?? 30 * 60_000;
+  const maxChunks = opts.maxChunks ?? 3;
+  /** This process's place-in-line refreshes, chained per channel so two turn starts do not interleave. */
+  const placeRefreshes = new Map<string, Promise<void>>();
+
+  /** Brings the place-in-line reactions of the session's open inputs up to date (a turn just started). */
+  function refreshPlaces(session: SessionRow): void {
+    const openInputs = opts.openInputs;
+    if (!openInputs) return;
+    const key = session.channel_id;
+    const run = async () => {
+      const open = await openInputs(session.id);
+      const running = open.some((m) => m.status === 'processing') ? 1 : 0;
+      let waiting = 0;
+      for (const m of open) {
+        const where = discordMessageOf(m, session.channel_id);
+        if (!where) continue;
+        const place = m.status === 'processing' ? 1 : running + ++waiting;
+        await showPlace(rest, logger, where.channelId, where.messageId, place);
+      }
+    };
+    const next = (placeRefreshes.get(key) ?? Promise.resolve())
+      .then(run)
+      .catch((err: unknown) => logger.debug({ key, err: String(err) }, 'queue reactions not refreshed'));
+    placeRefreshes.set(key, next);
+    void next.then(() => {
+      if (placeRefreshes.get(key) === next) placeRefreshes.delete(key);
+    });
+  }
   const typing = new Map<string, { timer: NodeJS.Timeout; generation: number }>();
   /** Deferred (throttled) status writes of this process, by turn. */
   const pending = new Map<string, { timer: NodeJS.Timeout; flush: () => Promise<void> }>();
@@ -154,13 +220,18 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
     pending.set(turnId, { timer, flush: () => flush('now') });
   }
 
-  /** The Discord message a reply to `message` refers to, or null. */
+  /**
+   * The Discord message a reply to `message` refers to, or null. A message that started a thread is answered
+   * inside the thread without a reference (the thread opens with it).
+   */
   async function replyTarget(message: Message): Promise<string | null> {
     const triggerId = message.turn_id ?? message.parent_id;
     if (!triggerId) return null;
     if (opts.loadMessage) {
       const trigger = await opts.loadMessage(triggerId).catch(() => null);
       const md = trigger?.metadata ?? {};
+      if ((md.channel_context as { started_thread?: unknown } | undefined)?.started_thread === true)
+        return null;
       const id = md.reply_to ?? md.discord_message_id;
       if (typeof id === 'string' && id !== '') return id;
     }
@@ -200,9 +271,12 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
       }
       const metrics = message.metadata?.turn_metrics;
       const header = kind === 'final_reply' && metrics ? metricsHeader(metrics) : null;
+      const content = header ? `${header}\n${message.content}` : message.content;
+      const long = kind === 'final_reply' && splitMessage(content).length > maxChunks;
       await sendText(rest, logger, {
         channelId,
-        content: header ? `${header}\n${message.content}` : message.content,
+        content: long ? longReplyNote(header, message.content) : content,
+        ...(long ? { file: { name: LONG_REPLY_FILE, data: message.content } } : {}),
         nonceKey: message.id,
         replyTo: await replyTarget(message),
         pingReplied: kind === 'final_reply',
@@ -241,6 +315,7 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
       const channelId = session.channel_id;
       const key = typingKey(channelId);
       if (!active) return stopTypingEverywhere(channelId);
+      refreshPlaces(session);
       const generation = await store.startTyping(key);
       stopLocalTyping(channelId);
       const since = Date.now();
@@ -263,6 +338,7 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
 
     async close() {
       for (const channelId of [...typing.keys()]) stopLocalTyping(channelId);
+      await Promise.allSettled([...placeRefreshes.values()]);
       await Promise.allSettled([...pending.values()].map((p) => p.flush()));
     },
   };

@@ -19,10 +19,12 @@ import { sessionWorkflowId } from '../../workflows/definitions.ts';
 let bench: DiscordBench;
 beforeAll(async () => {
   // Only Alice is allowed (deny by default once a list is set); Kesoku answers mentions and DMs.
-  // The Message Content intent is asked for, so a typed `/stop` without a mention can be read.
+  // The Message Content intent is asked for, so a typed `/stop` without a mention can be read. Long replies stay
+  // split into messages here (the splitter end to end); reply.md is tested in shared-channels.
   bench = await startDiscordBench(({ aliceId }) => ({
     DISCORD_ALLOWED_USERS: aliceId,
     DISCORD_MESSAGE_CONTENT: 'true',
+    DISCORD_MAX_CHUNKS: '100',
   }));
 });
 afterAll(async () => bench?.stop());
@@ -194,6 +196,7 @@ describe('Discord adapter', () => {
       channel_id: bench.threadParentId,
       guild_id: bench.guildId,
       message_id: id,
+      message_channel_id: bench.threadId,
       thread_id: bench.threadId,
     });
     await bench.fake.waitFor(() => bench.repliesTo(bench.threadId, id)[0]);
@@ -345,7 +348,10 @@ describe('Discord adapter', () => {
       replyTo: { messageId: answer.id, ping: false },
     });
     expect(reply.outcome).toBe('submitted');
-    expect((await bench.waitInbound(reply.id)).content).toMatch(/:\nand then\?$/);
+    // The answer it replies to is quoted in the prompt before the text.
+    expect((await bench.waitInbound(reply.id)).content).toMatch(
+      /:\n> Replying to `Kesoku` <@\d+>:\n> [^\n]*[\s\S]*\nand then\?$/,
+    );
     // A reply to someone else's message, without a mention, is still not for the bot.
     const other = await bench.say({
       channelId: channel,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SEEN_CARRY_LIMIT, SessionQueue } from '../../workflows/session-queue.ts';
+import { SEEN_CARRY_LIMIT, SessionQueue, interruptsTurnOf } from '../../workflows/session-queue.ts';
 
 describe('SessionQueue', () => {
   it('counts reserved slots against the capacity and frees them on release', () => {
@@ -37,6 +37,46 @@ describe('SessionQueue', () => {
     );
     expect(q.takeSupersededUserItems().map((i) => i.messageId)).toEqual(['u1', 'u2']);
     expect(q.items().map((i) => i.messageId)).toEqual(['c1', 'u3']);
+  });
+
+  it('supersedes per sender: each sender keeps its newest user item, items without a sender form one group', () => {
+    const q = new SessionQueue(
+      [
+        { messageId: 'a1', kind: 'user', senderId: 'alice' },
+        { messageId: 'b1', kind: 'user', senderId: 'bob' },
+        { messageId: 'a2', kind: 'user', senderId: 'alice' },
+        { messageId: 'n1', kind: 'user' },
+        { messageId: 'c1', kind: 'compaction' },
+        { messageId: 'n2', kind: 'user' },
+      ],
+      [],
+      32,
+    );
+    expect(q.takeSupersededUserItems().map((i) => i.messageId)).toEqual(['a1', 'n1']);
+    expect(q.items().map((i) => i.messageId)).toEqual(['b1', 'a2', 'c1', 'n2']);
+  });
+
+  it('only the same sender interrupts a running turn; no sender id on either side interrupts as before', () => {
+    expect(interruptsTurnOf('alice', 'alice')).toBe(true);
+    expect(interruptsTurnOf('alice', 'bob')).toBe(false);
+    expect(interruptsTurnOf(undefined, 'bob')).toBe(true);
+    expect(interruptsTurnOf('alice', undefined)).toBe(true);
+    expect(interruptsTurnOf(undefined, undefined)).toBe(true);
+  });
+
+  it('keeps the sender on a committed item, removes a withdrawn item and can put it back in place', () => {
+    const q = new SessionQueue([], [], 32);
+    for (const id of ['a', 'b', 'c']) {
+      q.reserve(id);
+      q.commit(id, true, 'user', undefined, `u-${id}`);
+    }
+    expect(q.items()[1]).toEqual({ messageId: 'b', kind: 'user', senderId: 'u-b' });
+    const removed = q.remove('b');
+    expect(removed?.messageId).toBe('b');
+    expect(q.remove('b')).toBeNull();
+    expect(q.items().map((i) => i.messageId)).toEqual(['a', 'c']);
+    q.insertAt(1, removed as NonNullable<typeof removed>);
+    expect(q.items().map((i) => i.messageId)).toEqual(['a', 'b', 'c']);
   });
 
   it('takes the items admitted before a stop generation', () => {

@@ -41,7 +41,13 @@ function harness(input: Partial<SessionWorkflowInput> = {}) {
   const accepts = new Map<string, ReturnType<typeof deferred<ReturnType<typeof stored>>>>();
   const turns: { input: TurnInput; done: ReturnType<typeof deferred<TurnEnd>>; cancelled: boolean }[] = [];
   const shown: string[] = [];
-  const ports: SessionPorts & { failNotice: boolean; failFinish: boolean; failReject: boolean } = {
+  const ports: SessionPorts & {
+    failNotice: boolean;
+    failFinish: boolean;
+    failReject: boolean;
+    failEdit: boolean;
+  } = {
+    failEdit: false,
     failNotice: false,
     failFinish: false,
     failReject: false,
@@ -65,6 +71,16 @@ function harness(input: Partial<SessionWorkflowInput> = {}) {
       requestStop: async ({ turnId }) => {
         calls.push(`requestStop ${turnId}`);
         return { marked: true };
+      },
+      editQueuedInput: async ({ messageId, content }) => {
+        calls.push(`edit ${messageId} ${content}`);
+        if (ports.failEdit) throw new Error('db down');
+        return { edited: true };
+      },
+      withdrawQueuedInput: async ({ messageId }) => {
+        calls.push(`withdraw ${messageId}`);
+        if (ports.failEdit) throw new Error('db down');
+        return { withdrawn: true };
       },
     },
     turnWrites: {
@@ -282,5 +298,68 @@ describe('SessionManager', () => {
     h.session.titleSource = 'user';
     h.session.titleChanged('auto two');
     expect(h.session.title).toBe('auto one');
+  });
+
+  it('in a shared channel only the same sender interrupts: another sender queues, messages without a sender interrupt', async () => {
+    const from = (id: string, senderId?: string): InboundMessage => ({
+      ...msg(id),
+      ...(senderId ? { senderId } : {}),
+    });
+    const h = harness();
+    await h.session.submit(from('a1', 'alice'));
+    const first = await startTurn(h);
+    const bob = await h.session.submit(from('b1', 'bob'));
+    expect(bob.queue_position).toBe(1);
+    expect(h.turns[0]?.cancelled).toBe(false);
+    expect(h.calls).not.toContain('requestStop a1');
+    await h.session.submit(from('a2', 'alice'));
+    expect(await first.ended).toBe('interrupted');
+    expect(h.calls).toContain('requestStop a1');
+    // Bob's message is not superseded by Alice's newer one: both run, in arrival order.
+    expect((await h.session.next())?.messageId).toBe('b1');
+    expect(h.calls.some((c) => c.startsWith('supersede'))).toBe(false);
+    expect(h.session.queue.items()).toEqual([{ messageId: 'a2', kind: 'user', gen: 0, senderId: 'alice' }]);
+
+    const anon = harness();
+    await anon.session.submit(from('x1', 'alice'));
+    const running = await startTurn(anon);
+    await anon.session.submit(from('x2'));
+    expect(await running.ended).toBe('interrupted');
+  });
+
+  it('edits a queued message, refuses one a turn took, and answers unknown for an id it never saw', async () => {
+    const h = harness({ mode: 'queue' });
+    await h.session.submit(msg('a'));
+    await h.session.submit(msg('b'));
+    await startTurn(h);
+    expect(await h.session.editQueued({ messageId: 'b', content: 'better b' })).toEqual({
+      outcome: 'edited',
+    });
+    expect(h.calls).toContain('edit b better b');
+    expect(await h.session.editQueued({ messageId: 'a', content: 'too late' })).toEqual({
+      outcome: 'started',
+    });
+    expect(await h.session.editQueued({ messageId: 'zz', content: 'x' })).toEqual({ outcome: 'unknown' });
+    expect(h.calls.filter((c) => c.startsWith('edit'))).toEqual(['edit b better b']);
+    expect(() => h.session.validateEdit({ messageId: 'b', content: '  ' })).toThrow(/content is empty/);
+    h.ports.failEdit = true;
+    await expect(h.session.editQueued({ messageId: 'b', content: 'again' })).rejects.toMatchObject({
+      type: 'input_persistence',
+    });
+  });
+
+  it('withdraws a queued message at once (no turn can take it), and puts it back when the write fails', async () => {
+    const h = harness({ mode: 'queue' });
+    for (const id of ['a', 'b', 'c']) await h.session.submit(msg(id));
+    await startTurn(h);
+    h.ports.failEdit = true;
+    await expect(h.session.withdrawQueued('b')).rejects.toMatchObject({ type: 'input_persistence' });
+    expect(h.session.queue.items().map((i) => i.messageId)).toEqual(['b', 'c']);
+    h.ports.failEdit = false;
+    expect(await h.session.withdrawQueued('b')).toEqual({ outcome: 'withdrawn' });
+    expect(h.session.queue.items().map((i) => i.messageId)).toEqual(['c']);
+    expect(await h.session.withdrawQueued('b')).toEqual({ outcome: 'started' });
+    expect(await h.session.withdrawQueued('a')).toEqual({ outcome: 'started' });
+    expect(await h.session.withdrawQueued('nope')).toEqual({ outcome: 'unknown' });
   });
 });

@@ -84,6 +84,15 @@ const persistence: PersistenceActivities = {
     stub.statuses.set(messageId, 'processing');
     return { claimed: true, kind: 'user' };
   },
+  async editQueuedInput({ messageId }) {
+    stub.calls.push(`edit ${messageId}`);
+    return { edited: stub.statuses.get(messageId) === 'pending_agent' };
+  },
+  async withdrawQueuedInput({ messageId }) {
+    stub.calls.push(`withdraw ${messageId}`);
+    stub.statuses.set(messageId, 'interrupted');
+    return { withdrawn: true };
+  },
   async supersede({ messageIds }) {
     stub.calls.push(`supersede ${messageIds.join(',')}`);
     for (const id of messageIds) stub.statuses.set(id, 'interrupted');

@@ -12,6 +12,13 @@
  *
  * Gateway: hello → identify → READY (with `application`) → GUILD_CREATE per guild with channels and threads;
  * heartbeats are acked; {@link FakeDiscord.injectMessage} dispatches MESSAGE_CREATE (DMs with `channel_type: 1`).
+ *
+ * Chat extras (section "edits, deletes, reactions, uploads, threads" below): {@link FakeDiscord.editUserMessage}
+ * and {@link FakeDiscord.deleteUserMessage} dispatch MESSAGE_UPDATE and MESSAGE_DELETE; the bot's own reactions
+ * (`PUT|DELETE /channels/{id}/messages/{id}/reactions/{emoji}/@me`, shown in `reactions[].me` of a fetched
+ * message); multipart creates (`payload_json` + `files[n]`, kept in {@link FakeMessage.files}); threads started
+ * from a message (`POST /channels/{id}/messages/{id}/threads`: the thread gets the message's id, THREAD_CREATE is
+ * dispatched, a second start answers 400/160004).
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -94,6 +101,10 @@ export interface FakeMessage {
   edited_timestamp: string | null;
   /** Every content this message had, oldest first (creation, then each edit). */
   history: string[];
+  /** Files uploaded with it (multipart `files[n]`), as text. */
+  files?: { name: string; content: string }[];
+  /** The bot's own reactions on it, in the order they were added. */
+  reactions?: string[];
 }
 
 /** What the next matching call(s) get instead of a normal answer. */
@@ -185,6 +196,18 @@ export interface FakeDiscord {
   gateway: FakeGatewayControl;
   /** Makes message `id` look `ms` older (for the 1-hour edit cap, 30046). */
   ageMessage(id: string, ms: number): void;
+  /** Edits a user message and dispatches MESSAGE_UPDATE (the full message, `edited_timestamp` set). */
+  editUserMessage(
+    messageId: string,
+    content: string,
+    opts?: { mentionBot?: boolean },
+  ): Record<string, unknown>;
+  /** Deletes a message and dispatches MESSAGE_DELETE (`id`, `channel_id`, `guild_id`). */
+  deleteUserMessage(messageId: string): void;
+  /** The bot's own reactions on a message, in the order they were added. */
+  reactionsOf(messageId: string): string[];
+  /** A channel or thread the fake knows (threads started through REST included). */
+  channel(id: string): Record<string, unknown> | undefined;
   /** Resolves once a gateway connection has identified (READY and GUILD_CREATE sent). */
   waitForIdentify(timeoutMs?: number): Promise<void>;
   /** Polls `fn` every 20 ms until it returns a value that is not undefined/false/null. */
@@ -344,8 +367,12 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       .replace(/\/\d{5,}/g, '/:id')
       .replace(/^\/(interactions\/:id|webhooks\/:id)\/[^/]+/, '/$1/:token')}`;
     let body: Record<string, unknown> | undefined;
+    let uploads: { name: string; content: string }[] = [];
     try {
-      body = raw.length > 0 ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+      const contentType = req.headers['content-type'] ?? '';
+      if (contentType.startsWith('multipart/form-data'))
+        ({ body, uploads } = await parseMultipart(raw, contentType));
+      else body = raw.length > 0 ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
     } catch {
       body = undefined;
     }
@@ -429,7 +456,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       if (method !== 'POST') return send(405, { message: '405: Method Not Allowed', code: 0 });
       const b = body ?? {};
       const content = typeof b.content === 'string' ? b.content : '';
-      const problem = contentProblem(content, b);
+      const problem = contentProblem(content, uploads.length > 0 ? { ...b, embeds: [{}] } : b);
       if (problem) return send(400, problem);
       const nonce = b.nonce as string | number | undefined;
       if (b.enforce_nonce === true && nonce !== undefined) {
@@ -462,6 +489,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
         timestamp: new Date().toISOString(),
         edited_timestamp: null,
         history: [content],
+        ...(uploads.length > 0 ? { files: uploads } : {}),
       };
       messages.push(created);
       if (nonce !== undefined) nonces.set(`${bot.id}:${String(nonce)}`, { message: created, at: Date.now() });
@@ -472,6 +500,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       }
       return send(200, wire(created));
     }
+    const chatExtra = handleChatExtras(method, path, body);
+    if (chatExtra) return send(chatExtra.status, chatExtra.payload);
     if ((m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
       const message = messages.find((x) => x.channel_id === m?.[1] && x.id === m[2]);
       if (!message) return send(404, { message: 'Unknown Message', code: 10008 });
@@ -1059,6 +1089,10 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       if (!x) throw new Error(`fake discord: no message ${id}`);
       x.timestamp = new Date(Date.parse(x.timestamp) - ms).toISOString();
     },
+    editUserMessage: (id, content, o) => editUserMessage(id, content, o),
+    deleteUserMessage: (id) => deleteUserMessage(id),
+    reactionsOf: (id) => [...(messages.find((x) => x.id === id)?.reactions ?? [])],
+    channel: (id) => channels.get(id),
     waitForIdentify: (timeoutMs = 10_000) =>
       fake.waitFor(() => identifyCount > 0, timeoutMs, 'gateway IDENTIFY').then(() => undefined),
     async waitFor(fn, timeoutMs = 15_000, what = 'condition') {
@@ -1166,7 +1200,110 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       flags: x.flags,
       ...(x.nonce !== undefined ? { nonce: x.nonce } : {}),
       ...(x.message_reference ? { message_reference: { type: 0, ...x.message_reference } } : {}),
+      ...(x.reactions && x.reactions.length > 0
+        ? {
+            reactions: x.reactions.map((name) => ({
+              count: 1,
+              me: true,
+              emoji: { id: null, name },
+            })),
+          }
+        : {}),
     };
+  }
+
+  // ---- edits, deletes, reactions, uploads, threads -------------------------------------------------------------
+
+  /** REST routes of the chat extras; null when `path` is none of them. */
+  function handleChatExtras(
+    method: string,
+    path: string,
+    body: Record<string, unknown> | undefined,
+  ): { status: number; payload?: unknown } | null {
+    let m: RegExpExecArray | null;
+    if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/.exec(path))) {
+      if (method !== 'PUT' && method !== 'DELETE')
+        return { status: 405, payload: { message: '405', code: 0 } };
+      const message = messages.find((x) => x.channel_id === m?.[1] && x.id === m[2]);
+      if (!message) return { status: 404, payload: { message: 'Unknown Message', code: 10008 } };
+      const emoji = decodeURIComponent(m[3] ?? '');
+      const own = (message.reactions ??= []);
+      if (method === 'PUT' && !own.includes(emoji)) own.push(emoji);
+      if (method === 'DELETE' && own.includes(emoji)) own.splice(own.indexOf(emoji), 1);
+      return { status: 204 };
+    }
+    if ((m = /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/.exec(path)) && method === 'POST') {
+      const parent = channels.get(m[1] ?? '');
+      const message = messages.find((x) => x.channel_id === m?.[1] && x.id === m[2]);
+      if (!parent || !message) return { status: 404, payload: { message: 'Unknown Message', code: 10008 } };
+      if (channels.has(message.id))
+        return {
+          status: 400,
+          payload: { message: 'A thread has already been created for this message', code: 160004 },
+        };
+      const name = typeof body?.name === 'string' ? body.name : '';
+      if (name.length < 1 || name.length > 100)
+        return { status: 400, payload: invalidForm('name', 'BASE_TYPE_BAD_LENGTH', 'Must be 1-100 long.') };
+      const thread = threadObject(String(parent.guild_id), message.id, String(parent.id), name, bot.id);
+      channels.set(message.id, thread);
+      for (const conn of sockets)
+        if (conn.identified) dispatch(conn, 'THREAD_CREATE', { ...thread, newly_created: true });
+      return { status: 201, payload: thread };
+    }
+    return null;
+  }
+
+  function editUserMessage(
+    messageId: string,
+    content: string,
+    opts: { mentionBot?: boolean } = {},
+  ): Record<string, unknown> {
+    const message = messages.find((x) => x.id === messageId);
+    if (!message) throw new Error(`fake discord: no message ${messageId} to edit`);
+    const text = opts.mentionBot && !content.includes(`<@${bot.id}>`) ? `<@${bot.id}> ${content}` : content;
+    message.content = text;
+    message.history.push(text);
+    message.edited_timestamp = new Date().toISOString();
+    const payload: Record<string, unknown> = {
+      ...wire(message),
+      mentions: text.includes(`<@${bot.id}>`) ? [bot] : [],
+      ...(message.guild_id
+        ? {
+            member: {
+              nick: null,
+              roles: [],
+              joined_at: message.timestamp,
+              deaf: false,
+              mute: false,
+              flags: 0,
+            },
+          }
+        : { channel_type: 1 }),
+    };
+    broadcast('MESSAGE_UPDATE', payload);
+    return payload;
+  }
+
+  function deleteUserMessage(messageId: string): void {
+    const i = messages.findIndex((x) => x.id === messageId);
+    const message = messages[i];
+    if (!message) throw new Error(`fake discord: no message ${messageId} to delete`);
+    messages.splice(i, 1);
+    broadcast('MESSAGE_DELETE', {
+      id: message.id,
+      channel_id: message.channel_id,
+      ...(message.guild_id ? { guild_id: message.guild_id } : {}),
+    });
+  }
+
+  function broadcast(t: string, d: unknown): void {
+    let delivered = 0;
+    for (const conn of sockets) {
+      if (!conn.identified) continue;
+      dispatch(conn, t, d);
+      delivered++;
+    }
+    if (delivered === 0) throw new Error('fake discord: no identified gateway connection');
   }
 }
 
@@ -1223,6 +1360,22 @@ function contentProblem(content: string, body: Record<string, unknown>): Record<
   if (body.edit !== true && content.trim() === '' && !hasOther)
     return { message: 'Cannot send an empty message', code: 50006 };
   return null;
+}
+
+/** A multipart create: `payload_json` as the body, `files[n]` as text uploads. */
+async function parseMultipart(
+  raw: string,
+  contentType: string,
+): Promise<{ body: Record<string, unknown>; uploads: { name: string; content: string }[] }> {
+  const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
+  const json = form.get('payload_json');
+  const body = typeof json === 'string' ? (JSON.parse(json) as Record<string, unknown>) : {};
+  const uploads: { name: string; content: string }[] = [];
+  for (const [key, value] of form.entries()) {
+    if (/^files\[\d+\]$/.test(key) && typeof value !== 'string')
+      uploads.push({ name: value.name, content: await value.text() });
+  }
+  return { body, uploads };
 }
 
 function invalidForm(field: string, code: string, message: string): Record<string, unknown> {
