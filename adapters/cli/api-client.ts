@@ -247,7 +247,12 @@ export class KesokuApi {
   /** `PATCH /v1/sessions/{id}` with a title and/or a mode. */
   patchSession(
     sessionId: string,
-    body: { title?: string; mode?: 'interrupt' | 'queue'; locale?: 'en' | 'zh' },
+    body: {
+      title?: string;
+      mode?: 'interrupt' | 'queue';
+      locale?: 'en' | 'zh';
+      approval?: 'off' | 'writes' | 'all' | null;
+    },
   ): Promise<SessionInfo> {
     return this.call('PATCH', this.sessionPath(sessionId), sessionSchema, body);
   }

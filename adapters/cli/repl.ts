@@ -382,6 +382,16 @@ class ChatRepl {
           this.note(`mode: ${info.mode}`);
           return {};
         }
+        case '/approval': {
+          const approval = rest[0]?.toLowerCase();
+          if (approval !== 'off' && approval !== 'writes' && approval !== 'all') {
+            this.note('usage: /approval off|writes|all', 'warn');
+            return {};
+          }
+          await this.api.patchSession(this.sessionId, { approval });
+          this.note(`approval: ${approval}`);
+          return {};
+        }
         case '/locale': {
           const locale = rest[0]?.toLowerCase();
           if (locale !== 'en' && locale !== 'zh') {
