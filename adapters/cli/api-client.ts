@@ -90,6 +90,7 @@ export interface Accepted {
 }
 
 const stopSchema = z.object({ stopped: z.boolean() });
+const approvalDecisionSchema = z.looseObject({ call_id: z.string(), decision: z.string() });
 const compactSchema = z.object({ message_id: z.string(), queued: z.boolean().optional() });
 
 /** `event: turn.committed` data (api/event-hub.ts TurnCommittedData). */
@@ -255,6 +256,20 @@ export class KesokuApi {
     },
   ): Promise<SessionInfo> {
     return this.call('PATCH', this.sessionPath(sessionId), sessionSchema, body);
+  }
+
+  /** `POST /v1/sessions/{id}/tool-calls/{callId}/approval`: a decision on a tool call waiting for approval. */
+  decideApproval(
+    sessionId: string,
+    callId: string,
+    decision: 'approve' | 'deny' | 'always',
+  ): Promise<{ call_id: string; decision: string }> {
+    return this.call(
+      'POST',
+      `${this.sessionPath(sessionId)}/tool-calls/${encodeURIComponent(callId)}/approval`,
+      approvalDecisionSchema,
+      { decision },
+    );
   }
 
   /** `POST /v1/sessions/{id}/stop`: whether a running turn was cancelled. */
