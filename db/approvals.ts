@@ -114,7 +114,7 @@ export interface PendingApprovalRow {
   expires_at: string | null;
 }
 
-/** The session's tool calls waiting for a decision, oldest first. */
+/** The session's tool calls waiting for a decision (in a turn still `processing`), oldest first. */
 export async function listPendingApprovals(q: Queryable, sessionId: string): Promise<PendingApprovalRow[]> {
   const r = await q.query<{
     id: string;
@@ -122,9 +122,12 @@ export async function listPendingApprovals(q: Queryable, sessionId: string): Pro
     sender: string;
     metadata: { tool_name?: string; approval?: ToolApproval } | null;
   }>(
-    `SELECT id, turn_id, sender, metadata FROM messages
-      WHERE session_id = $1 AND type = 'tool_call' AND (metadata -> 'approval' ->> 'state') = 'pending'
-      ORDER BY seq`,
+    // Only calls of a turn still running: a turn that ended without recording the end of its wait (a run
+    // terminated or reset while waiting) leaves nothing to decide.
+    `SELECT m.id, m.turn_id, m.sender, m.metadata FROM messages m
+       JOIN messages t ON t.id = m.turn_id AND t.status = 'processing'
+      WHERE m.session_id = $1 AND m.type = 'tool_call' AND (m.metadata -> 'approval' ->> 'state') = 'pending'
+      ORDER BY m.seq`,
     [sessionId],
   );
   return r.rows.map((row) => ({
