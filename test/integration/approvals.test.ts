@@ -213,17 +213,17 @@ describe('tool-call approval', () => {
       },
     );
     const [pending] = await waitPending(stack, session);
+    // The first run ended by continue-as-new while the call waited; the new run holds the wait.
     const handle = stack.client.workflow.getHandle(sessionWorkflowId(session));
-    const firstRun = (await handle.describe()).runId;
-    // The first run ended by continue-as-new; the new run holds the wait.
     await expect
       .poll(
-        async () => (await stack.client.workflow.getHandle(sessionWorkflowId(session)).describe()).runId,
-        {
-          timeout: 20_000,
+        async () => {
+          const d = await handle.describe();
+          return d.runId !== d.raw.workflowExecutionInfo?.firstRunId;
         },
+        { timeout: 20_000 },
       )
-      .not.toBe(firstRun);
+      .toBe(true);
     await expect
       .poll(async () => (await sessions.state(session)).pendingApprovals.length, { timeout: 20_000 })
       .toBe(1);
