@@ -12,11 +12,7 @@ import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import { API_LIMITS, cursorQuery, intQuery, parseBody, patchSessionSchema, requireJson } from '../schemas.ts';
 import { callerOf, requireSessionFor } from '../access.ts';
-import {
-  checkSessionIdParam,
-  presentSessionSummary,
-  withTemporalDeadline,
-} from './common.ts';
+import { checkSessionIdParam, presentSessionSummary, withTemporalDeadline } from './common.ts';
 
 type SessionRequest = Request<{ sessionId: string }>;
 
