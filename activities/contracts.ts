@@ -180,3 +180,57 @@ export interface DeliveryActivities {
   /** Tells the channel that a turn started or ended (typing indicators). Best effort. */
   signalActivity(input: { sessionId: string; active: boolean }): Promise<void>;
 }
+
+/** A tool call of a step as the approval check sees it. `callId` is the tool_call message's id. */
+export interface ApprovalCheck {
+  callId: string;
+  name: string;
+  /** What is asked about (domain/tool-approval.ts approvalSubject). */
+  subject: string;
+  /**
+   * `not_required`: the policy does not ask; `pending`: waiting for a person; the others: decided already
+   * (a pattern approved it, or an earlier run of this step recorded a decision).
+   */
+  state: 'not_required' | 'pending' | 'approved' | 'denied' | 'timed_out' | 'cancelled';
+  /** ISO 8601: when a pending approval times out. */
+  expiresAt?: string;
+}
+
+export interface ApprovalActivities {
+  /**
+   * Decides which of a step's tool calls need a person (policy, session override, patterns) and records
+   * `metadata.approval` (pending, or approved by a pattern) on their tool_call messages; announces each new
+   * pending one (event `approval_requested`). Idempotent: a call that already has a record keeps it.
+   */
+  requestApprovals(input: {
+    sessionId: string;
+    turnId: string;
+    step: number;
+    callIds: string[];
+  }): Promise<{ calls: ApprovalCheck[]; timeoutS: number }>;
+  /**
+   * Records the end of a pending approval (approved, denied, timed out, cancelled) on the tool_call message; an
+   * `always` also adds `addPattern` to the session's approve patterns. A record that is no longer pending is
+   * kept (idempotent). @returns whether this call changed it
+   */
+  recordApproval(input: {
+    sessionId: string;
+    callId: string;
+    state: 'approved' | 'denied' | 'timed_out' | 'cancelled';
+    by: string;
+    decision?: 'approve' | 'deny' | 'always';
+    pattern?: string;
+    addPattern?: string;
+  }): Promise<{ changed: boolean }>;
+  /**
+   * Stores the tool_result of a call that was denied or timed out (it was not run), saying so to the model.
+   * Idempotent (the result id is the one the tool activity would use).
+   */
+  refuseToolCall(input: {
+    sessionId: string;
+    turnId: string;
+    callId: string;
+    why: 'denied' | 'timed_out';
+    timeoutS: number;
+  }): Promise<{ resultId: string; ok: boolean; summary: string }>;
+}

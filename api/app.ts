@@ -20,6 +20,7 @@ import { eventsRouter } from './routes/events.ts';
 import { messagesRouter } from './routes/messages.ts';
 import { metaRouter } from './routes/meta.ts';
 import { sessionsRouter } from './routes/sessions.ts';
+import { approvalsRouter } from './routes/approvals.ts';
 import { API_LIMITS } from './schemas.ts';
 
 /** What the application needs. Durations carry their unit in the name. */
@@ -93,6 +94,7 @@ export function createApp(deps: AppDeps): Application {
   app.use(messagesRouter(d));
   app.use(sessionsRouter(d));
   app.use(deliveriesRouter(d));
+  app.use(approvalsRouter(d));
   app.use(eventsRouter(d));
   app.use(adminRouter(d));
   app.use((req: Request, _res: Response, next: NextFunction) => {

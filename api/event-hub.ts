@@ -53,10 +53,24 @@ export interface TurnCommittedData {
   messages: Message[];
 }
 
+/** Data of `event: approval_requested`: a tool call waits for a person's decision (api/routes/approvals.ts). */
+export interface ApprovalRequestedData {
+  session_id: string;
+  turn_id: string;
+  step: number;
+  /** The tool_call message's id. */
+  call_id: string;
+  tool_name: string;
+  subject: string;
+  /** ISO 8601: when the wait ends as timed out. */
+  expires_at: string;
+}
+
 /** One event for a subscriber; `id` (turn.committed only) is the revision, for `Last-Event-ID`. */
 export type HubEvent =
   | { event: 'turn.committed'; id: string; data: TurnCommittedData }
-  | { event: 'turn.updated'; data: TurnUpdatedData };
+  | { event: 'turn.updated'; data: TurnUpdatedData }
+  | { event: 'approval_requested'; data: ApprovalRequestedData };
 
 /** Where a subscriber's events go (the SSE route writes them to the response). */
 export interface EventSink {
@@ -355,6 +369,23 @@ export class EventHub {
     if (typeof ev?.s !== 'string' || typeof ev.t !== 'string') return;
     const feed = this.feeds.get(ev.s);
     if (!feed || feed.subscribers.size === 0 || feed.finished.includes(ev.t)) return;
+    if (ev.type === 'approval_requested') {
+      // Sent at once, never throttled or folded into a snapshot: someone has to answer it.
+      const event: HubEvent = {
+        event: 'approval_requested',
+        data: {
+          session_id: ev.s,
+          turn_id: ev.t,
+          step: ev.step,
+          call_id: ev.call_id,
+          tool_name: ev.name,
+          subject: ev.subject,
+          expires_at: ev.expires_at,
+        },
+      };
+      for (const sub of feed.subscribers) safely(() => sub.sink.send(event));
+      return;
+    }
     let snap = feed.snapshot;
     const step = 'step' in ev && typeof ev.step === 'number' ? ev.step : (snap?.step ?? 0);
     if (!snap || snap.turn_id !== ev.t || step > snap.step) {

@@ -12,10 +12,12 @@ import { PROBLEM_CONTENT_TYPE } from './problems.ts';
 import {
   API_LIMITS,
   DELIVERIES_MAX_IDS,
+  approvalDecisionSchema,
   deliveriesSchema,
   patchSessionSchema,
   postMessageSchema,
 } from './schemas.ts';
+import { APPROVAL_DECISIONS, APPROVAL_POLICIES } from '../domain/tool-approval.ts';
 
 type Json = Record<string, unknown>;
 
@@ -234,11 +236,74 @@ function schemas(waitMaxS: number): Record<string, Json> {
     },
     Session: {
       type: 'object',
-      required: [...Object.keys(SESSION_SUMMARY_PROPS), 'status', 'queue_length'],
+      required: [
+        ...Object.keys(SESSION_SUMMARY_PROPS),
+        'status',
+        'queue_length',
+        'approval',
+        'pending_approvals',
+      ],
       properties: {
         ...SESSION_SUMMARY_PROPS,
         status: { type: 'string', enum: ['idle', 'processing'] },
         queue_length: { type: 'integer', minimum: 0, description: 'Messages waiting (pending_agent).' },
+        approval: {
+          type: ['string', 'null'],
+          enum: [...APPROVAL_POLICIES, null],
+          description:
+            'The session’s own tool-approval policy; null: KESOKU_TOOL_APPROVAL or the channel’s default.',
+        },
+        pending_approvals: {
+          type: 'array',
+          items: ref('PendingApproval'),
+          description: 'Tool calls waiting for a person’s decision, oldest first.',
+        },
+      },
+      additionalProperties: false,
+    },
+    PendingApproval: {
+      type: 'object',
+      required: ['call_id', 'turn_id', 'tool_name', 'subject', 'requested_at', 'expires_at'],
+      properties: {
+        call_id: {
+          type: 'string',
+          description: 'The tool_call message’s id (the `callId` of the approval route).',
+        },
+        turn_id: { type: ['string', 'null'] },
+        tool_name: { type: 'string' },
+        subject: { type: 'string', description: 'What is asked about: the command, or `write_file <path>`.' },
+        requested_at: { type: 'string' },
+        expires_at: {
+          type: ['string', 'null'],
+          description: 'When the wait ends as timed out (counts as deny).',
+        },
+      },
+      additionalProperties: false,
+    },
+    ApprovalDecisionRequest: fromZod(approvalDecisionSchema),
+    ApprovalDecisionResult: {
+      type: 'object',
+      required: ['call_id', 'decision', 'by'],
+      properties: {
+        call_id: { type: 'string' },
+        decision: { type: 'string', enum: [...APPROVAL_DECISIONS] },
+        by: { type: 'string', description: 'Who decided, as recorded: `api:<principal>`.' },
+      },
+      additionalProperties: false,
+    },
+    ApprovalRequestedEvent: {
+      type: 'object',
+      description:
+        'SSE `event: approval_requested`: a tool call now waits for a decision (POST …/tool-calls/{call_id}/approval).',
+      required: ['session_id', 'turn_id', 'step', 'call_id', 'tool_name', 'subject', 'expires_at'],
+      properties: {
+        session_id: { type: 'string' },
+        turn_id: { type: 'string' },
+        step: { type: 'integer', minimum: 0 },
+        call_id: { type: 'string' },
+        tool_name: { type: 'string' },
+        subject: { type: 'string' },
+        expires_at: { type: 'string' },
       },
       additionalProperties: false,
     },
@@ -669,6 +734,31 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           },
         },
       },
+      '/v1/sessions/{sessionId}/tool-calls/{callId}/approval': {
+        parameters: [
+          SESSION_PARAM,
+          {
+            name: 'callId',
+            in: 'path',
+            required: true,
+            description: 'The tool_call message’s id (`pending_approvals[].call_id` of GET session).',
+            schema: { type: 'string' },
+          },
+        ],
+        post: {
+          operationId: 'decideApproval',
+          summary: 'Approve, deny or always-approve a tool call waiting for approval',
+          description:
+            'The decision goes to the session workflow (update `decideApproval`); the waiting turn records it as ' +
+            '`metadata.approval` on the tool_call message and goes on. 409 when the call is not waiting (decided, timed out, stopped).',
+          requestBody: { required: true, content: json(ref('ApprovalDecisionRequest')) },
+          responses: {
+            '200': { description: 'The decision was taken.', content: json(ref('ApprovalDecisionResult')) },
+            ...withSession,
+            '409': r('Conflict'),
+          },
+        },
+      },
       '/v1/sessions/{sessionId}/events': {
         parameters: [SESSION_PARAM],
         get: {
@@ -702,6 +792,7 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
                   'x-event-data': {
                     'turn.committed': ref('TurnCommittedEvent'),
                     'turn.updated': ref('TurnUpdatedEvent'),
+                    approval_requested: ref('ApprovalRequestedEvent'),
                   },
                 },
               },

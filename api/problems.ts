@@ -87,7 +87,7 @@ export function validationProblem(field: string, detail: string): HttpProblem {
 }
 
 /** Failure types of the session workflow whose messages are our own, curated text (safe for `detail`). */
-const CURATED_FAILURE_TYPES = new Set(['invalid_message', 'queue_full']);
+const CURATED_FAILURE_TYPES = new Set(['invalid_message', 'queue_full', 'approval_not_pending']);
 
 function curatedMessage(err: SessionClientError): string | null {
   const update = err.cause;
@@ -131,7 +131,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
  * Maps any error a request can raise to a problem. Unknown errors become 500 with a generic detail.
  * - body parser: `entity.parse.failed` → 400, `entity.too.large` → 413, unsupported charset/encoding → 415
  * - {@link SessionClientError}: invalid → 400, queue_full → 429, not_found → 404, unavailable → 503,
- *   id_taken → 409, persistence → 503
+ *   id_taken → 409, not_pending → 409, persistence → 503
  * - an undecodable URL → 400
  * - Postgres not answering → 503
  */
@@ -163,6 +163,14 @@ export function toProblem(err: unknown, limitBytes: number): HttpProblem {
         return new HttpProblem('conflict', 'this message id is already used by another session', {
           cause: err,
         });
+      case 'not_pending':
+        return new HttpProblem(
+          'conflict',
+          curatedMessage(err) ?? 'the tool call is not waiting for approval',
+          {
+            cause: err,
+          },
+        );
       case 'persistence':
         return new HttpProblem('unavailable', 'the message could not be stored; nothing was accepted', {
           cause: err,

@@ -3,6 +3,7 @@
  * document with `z.toJSONSchema`, so the documentation cannot drift from the checks), and query parsers.
  * Every failure is a 400 problem naming the field.
  */
+import { APPROVAL_DECISIONS, APPROVAL_POLICIES } from '../domain/tool-approval.ts';
 import { z } from 'zod';
 import { SESSION_LOCALES } from '../domain/failures.ts';
 import {
@@ -160,10 +161,28 @@ export const patchSessionSchema = z
       .enum(SESSION_LOCALES)
       .optional()
       .describe('Language of the session’s notices and crash notices from now on: en or zh.'),
+    approval: z
+      .enum(APPROVAL_POLICIES)
+      .nullable()
+      .optional()
+      .describe(
+        'Which tool calls wait for a person: off, writes (shell commands and file writes) or all; null: back to the default.',
+      ),
   })
-  .refine((b) => b.title !== undefined || b.mode !== undefined || b.locale !== undefined, {
-    message: 'give "title", "mode" or "locale"',
-  });
+  .refine(
+    (b) =>
+      b.title !== undefined || b.mode !== undefined || b.locale !== undefined || b.approval !== undefined,
+    { message: 'give "title", "mode", "locale" or "approval"' },
+  );
+
+/** `POST /v1/sessions/{sessionId}/tool-calls/{callId}/approval` body. */
+export const approvalDecisionSchema = z.strictObject({
+  decision: z
+    .enum(APPROVAL_DECISIONS)
+    .describe(
+      'approve: run this call; deny: do not run it (the model is told); always: run it and approve matching calls in this session from now on.',
+    ),
+});
 export type PatchSessionBody = z.output<typeof patchSessionSchema>;
 
 /**

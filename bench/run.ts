@@ -507,6 +507,8 @@ async function main() {
       KESOKU_DATA_DIR: path.join(dir, 'data'),
       KESOKU_LLM_BASE_URL: fake.url,
       KESOKU_LLM_MODEL: 'fake',
+      // Benchmarked commands run without waiting for a person.
+      KESOKU_TOOL_APPROVAL: 'off',
       KESOKU_LOG_LEVEL: 'error',
       KESOKU_PAYLOAD_KEYS: payloadKeys,
       // KESOKU_BENCH_WORKER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the worker.

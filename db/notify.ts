@@ -30,6 +30,17 @@ export type TurnEvent =
       name: string;
       ok: boolean;
       summary: string;
+    }
+  | {
+      s: string;
+      t: string;
+      type: 'approval_requested';
+      step: number;
+      /** The tool_call message's id. */
+      call_id: string;
+      name: string;
+      subject: string;
+      expires_at: string;
     };
 
 /** NOTIFY's payload limit is 8000 bytes; deltas are cut below this. */

@@ -155,12 +155,14 @@ export function presentAutoCompaction(locale: string | null | undefined): string
  * - `queue_full`: the session already holds its queue capacity
  * - `id_taken`: the message id belongs to another session
  * - `input_persistence`: the message (or compaction prompt, or setting) could not be stored; nothing changed
+ * - `approval_not_pending`: a `decideApproval` names a tool call that is not waiting for approval
  */
 export const WORKFLOW_FAILURE_TYPES = [
   'invalid_message',
   'queue_full',
   'id_taken',
   'input_persistence',
+  'approval_not_pending',
 ] as const;
 export type WorkflowFailureType = (typeof WORKFLOW_FAILURE_TYPES)[number];
 

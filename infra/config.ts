@@ -102,6 +102,15 @@ const envSchema = z.object({
     .transform((v) => v ?? 'off'),
   /** Names of worker environment variables passed into tool commands, besides PATH, HOME, LANG and TERM. */
   KESOKU_TOOL_ENV: list,
+  /**
+   * Which tool calls wait for a person's approval: `off`, `writes` (run_shell_command, write_file) or `all`;
+   * unset: each channel's default (domain/tool-approval.ts). A session may override it.
+   */
+  KESOKU_TOOL_APPROVAL: z.enum(['off', 'writes', 'all']).optional(),
+  /** Patterns of calls approved without asking, in every session (e.g. `ls *,git status`). */
+  KESOKU_TOOL_AUTO_APPROVE: list,
+  /** Seconds a tool call waits for approval before it counts as denied. */
+  KESOKU_APPROVAL_TIMEOUT_S: intFrom(600, 1, 31_536_000),
   /** Per-process limits of a tool command: CPU seconds, data memory (MiB), processes/threads, file size (MiB). */
   KESOKU_SANDBOX_CPU_S: intFrom(1800, 1, 86_400),
   KESOKU_SANDBOX_MEMORY_MB: intFrom(4096, 16, 1_048_576),

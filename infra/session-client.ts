@@ -21,6 +21,7 @@ import {
   SA_SESSION_STATUS,
   compactUpdate,
   editQueuedMessageUpdate,
+  decideApprovalUpdate,
   setModeUpdate,
   setTitleUpdate,
   sessionWorkflowId,
@@ -28,6 +29,7 @@ import {
   stopUpdate,
   submitMessageUpdate,
   withdrawQueuedMessageUpdate,
+  type ApprovalDecisionInput,
   type InboundMessage,
   type QueuedChangeResult,
   type SessionAddress,
@@ -39,9 +41,12 @@ import {
 import { sessionWorkflow } from '../workflows/session.ts';
 
 export type SessionClientErrorKind =
-  'invalid' | 'queue_full' | 'id_taken' | 'not_found' | 'unavailable' | 'persistence';
+  'invalid' | 'queue_full' | 'id_taken' | 'not_found' | 'unavailable' | 'persistence' | 'not_pending';
 
-/** A failed session operation, with a kind the API maps to a status code (400, 429, 409, 404, 503). */
+/**
+ * A failed session operation, with a kind the API maps to a status code (400, 429, 409, 404, 503);
+ * `not_pending`: a decision for a tool call that is not waiting for approval (409).
+ */
 export class SessionClientError extends Error {
   readonly kind: SessionClientErrorKind;
   constructor(kind: SessionClientErrorKind, message: string, options?: ErrorOptions) {
@@ -162,6 +167,19 @@ export class SessionClient {
     return this.wrap(() => this.update(sessionId, withdrawQueuedMessageUpdate, [messageId], opts));
   }
 
+  /**
+   * A person's decision on a tool call waiting for approval (update `decideApproval`). By session id only: a
+   * session whose run ended has nothing waiting.
+   * @throws SessionClientError not_pending (the call is not waiting: unknown or decided) | invalid | not_found | unavailable
+   */
+  async decideApproval(
+    sessionId: string,
+    decision: ApprovalDecisionInput,
+    opts: UpdateOptions = {},
+  ): Promise<{ callId: string; decision: ApprovalDecisionInput['decision'] }> {
+    return this.wrap(() => this.update(sessionId, decideApprovalUpdate, [decision], opts));
+  }
+
   async state(sessionId: string): Promise<SessionState> {
     return this.wrap(() => this.handle(sessionId).query(stateQuery));
   }
@@ -246,6 +264,8 @@ export function toSessionClientError(err: unknown): SessionClientError {
         return new SessionClientError('id_taken', message, { cause: err });
       case 'input_persistence':
         return new SessionClientError('persistence', message, { cause: err });
+      case 'approval_not_pending':
+        return new SessionClientError('not_pending', message, { cause: err });
       case null:
         return new SessionClientError('unavailable', 'the session could not complete the request', {
           cause: err,

@@ -17,6 +17,8 @@ import { createModelActivities } from '../activities/llm/activities.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
 import { platformMessageIdKeys } from '../adapters/registry.ts';
+import { createApprovalActivities, type ApprovalSettings } from '../activities/approvals.ts';
+import type { Config } from '../infra/config.ts';
 import { createToolActivities, workspaceDirFor } from '../activities/tools/activities.ts';
 import { toolSpecs } from '../activities/tools/registry.ts';
 import {
@@ -84,6 +86,17 @@ export interface WorkerSettings {
   heartbeatThrottleMs?: number;
   /** Sandbox of shell commands (KESOKU_SANDBOX*, KESOKU_TOOL_ENV); default: `auto` with the documented limits. */
   sandbox?: SandboxSettings;
+  /** Approval of tool calls (KESOKU_TOOL_APPROVAL, KESOKU_TOOL_AUTO_APPROVE, KESOKU_APPROVAL_TIMEOUT_S). */
+  approvals?: ApprovalSettings;
+}
+
+/** The worker's approval settings from the configuration. */
+export function approvalSettingsFrom(cfg: Config): ApprovalSettings {
+  return {
+    ...(cfg.KESOKU_TOOL_APPROVAL ? { policy: cfg.KESOKU_TOOL_APPROVAL } : {}),
+    autoApprove: cfg.KESOKU_TOOL_AUTO_APPROVE,
+    timeoutS: cfg.KESOKU_APPROVAL_TIMEOUT_S,
+  };
 }
 
 /** Time after the drain at which a worker that still has not stopped gives up waiting for its activities, in s. */
@@ -129,6 +142,7 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
       sandbox,
     }),
     ...createDeliveryActivities({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
+    ...createApprovalActivities({ pool: s.pool, logger: s.logger, settings: s.approvals }),
   };
   return Worker.create({
     connection: s.connection,

@@ -26,7 +26,7 @@ import {
   type TemporalConnectionSettings,
 } from '../infra/temporal-envconfig.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
-import { createKesokuWorker } from './build-worker.ts';
+import { approvalSettingsFrom, createKesokuWorker } from './build-worker.ts';
 import { ensureSearchAttributes } from '../infra/temporal-search-attributes.ts';
 import { AesGcmPayloadCodec, resolvePayloadKeys } from '../infra/payload-codec.ts';
 import { ensurePrivateDir, readOrCreateSecret, tightenFileMode } from '../infra/private-files.ts';
@@ -326,6 +326,7 @@ export async function startWorkerService(
     drainS: cfg.KESOKU_WORKER_DRAIN_S,
     heartbeatThrottleMs: cfg.KESOKU_WORKER_HEARTBEAT_THROTTLE_MS,
     sandbox: sandboxSettingsFrom(cfg),
+    approvals: approvalSettingsFrom(cfg),
     sinks,
     activityInterceptors: [activityMetricsInterceptor],
     ...(cfg.KESOKU_WORKER_BUILD_ID

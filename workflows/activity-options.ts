@@ -9,6 +9,7 @@
  */
 import * as wf from '@temporalio/workflow';
 import type {
+  ApprovalActivities,
   DeliveryActivities,
   ModelActivities,
   PersistenceActivities,
@@ -66,6 +67,21 @@ export const toolRuns = wf.proxyActivities<ToolActivities>({
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
     maximumAttempts: 10,
+  },
+});
+
+/**
+ * Approval records and refused-call results (workflows/approvals.ts): short database writes, retried for about
+ * five minutes (a Postgres restart) like the turn's own writes.
+ */
+export const approvalWrites = wf.proxyActivities<ApprovalActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 14,
+    nonRetryableErrorTypes: DETERMINISTIC_WRITE_ERRORS,
   },
 });
 

@@ -10,6 +10,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import type { Message } from '../domain/message.ts';
 import type { InboundMessage } from '../domain/inbound.ts';
 import type { SessionMode, TitleSource } from '../domain/session-settings.ts';
+import type { ApprovalDecision } from '../domain/tool-approval.ts';
 
 export type { InboundMessage } from '../domain/inbound.ts';
 export type { SessionMode, TitleSource } from '../domain/session-settings.ts';
@@ -65,6 +66,44 @@ export interface SessionWorkflowInput extends SessionAddress {
   inlineDelivery?: boolean;
   /** Turns per run before continue-as-new when the server has not suggested it earlier. */
   continueAsNewAfterTurns?: number;
+  /** Tool calls waiting for approval when the previous run continued-as-new (see {@link SuspendedTurn}). */
+  pendingApprovals?: PendingApproval[];
+  /** The turn the previous run left waiting for approval; this run resumes it before anything queued. */
+  suspendedTurn?: SuspendedTurn;
+}
+
+/** A tool call waiting for a person's decision (workflows/approvals.ts). */
+export interface PendingApproval {
+  /** The tool_call message's id. */
+  callId: string;
+  turnId: string;
+  /** The tool's name, e.g. `run_shell_command`. */
+  name: string;
+  /** What is asked about: the command, `write_file <path>`, … */
+  subject: string;
+  /** ISO 8601: when the wait ends as `timed_out` (counts as denied). */
+  expiresAt: string;
+}
+
+/** A turn carried across continue-as-new while it waited for approval; it resumes at `step`. */
+export interface SuspendedTurn {
+  item: QueueItem;
+  step: number;
+  /** Workflow time (ms since the epoch) when the turn started, for its metrics. */
+  turnStartedAt: number;
+  /** Empty-reply nudges the turn has used. */
+  nudges: number;
+}
+
+/**
+ * `decideApproval` argument. Runnable from the Temporal Web UI with the JSON
+ * `{"callId": "<tool_call message id>", "decision": "approve", "by": "ops:alice"}`.
+ */
+export interface ApprovalDecisionInput {
+  callId: string;
+  decision: ApprovalDecision;
+  /** Who decided (a principal or platform user id); recorded in `metadata.approval.by`. */
+  by?: string;
 }
 
 export interface QueueItem {
@@ -98,6 +137,8 @@ export interface SessionState {
   turnCount: number;
   /** The newest problems (at most 10): failed notices and turn-end writes the session moved on from. */
   recentProblems: SessionProblem[];
+  /** Tool calls waiting for a person's decision. */
+  pendingApprovals: PendingApproval[];
 }
 
 /**
@@ -129,5 +170,14 @@ export const withdrawQueuedMessageUpdate = wf.defineUpdate<QueuedChangeResult, [
   'withdrawQueuedMessage',
 );
 export const stateQuery = wf.defineQuery<SessionState>('state');
+/**
+ * A person's decision on a tool call waiting for approval. The validator refuses a call that is not waiting
+ * (unknown, or decided already) with failure type `approval_not_pending`. Returns once the decision is taken; the
+ * turn records it on the tool_call message and goes on.
+ */
+export const decideApprovalUpdate = wf.defineUpdate<
+  { callId: string; decision: ApprovalDecision },
+  [ApprovalDecisionInput]
+>('decideApproval');
 /** Sent by the title child workflow when it committed a title, so `state` and the Web UI summary follow. */
 export const titleChangedSignal = wf.defineSignal<[string]>('titleChanged');

@@ -27,6 +27,7 @@ import {
 } from '../domain/session-settings.ts';
 import type { WorkflowFailureType } from '../domain/failures.ts';
 import type {
+  ApprovalDecisionInput,
   QueueItem,
   QueuedChangeResult,
   QueuedEdit,
@@ -35,8 +36,10 @@ import type {
   SessionState,
   SessionWorkflowInput,
   SubmitResult,
+  SuspendedTurn,
 } from './definitions.ts';
 import { SessionQueue, interruptsTurnOf } from './session-queue.ts';
+import { ApprovalDesk, TurnSuspended } from './approval-desk.ts';
 import type { TurnEnd, TurnInput } from './turn.ts';
 
 /** How many recent problems the `state` query shows. */
@@ -112,6 +115,10 @@ export class SessionManager {
   restoring: boolean;
   recentProblems: SessionProblem[] = [];
   current: CurrentTurn | null = null;
+  /** Tool calls waiting for a person's decision (workflows/approvals.ts). */
+  readonly approvals: ApprovalDesk;
+  /** The turn suspended while it waited for approval, to carry into the next run (set by {@link runTurn}). */
+  suspended: SuspendedTurn | null = null;
   private readonly reservedAt = new Map<string, number>();
 
   private readonly ports: SessionPorts;
@@ -127,6 +134,7 @@ export class SessionManager {
     this.stopGeneration = input.stopGeneration ?? 0;
     this.liveProgress = input.liveProgress ?? false;
     this.inlineDelivery = input.inlineDelivery ?? false;
+    this.approvals = new ApprovalDesk(input.pendingApprovals ?? []);
     // A run started with no carried queue (the first run, or one after a terminate/reset/failure) reads its
     // state back from Postgres before it runs anything.
     this.restoring = input.queue === undefined;
@@ -390,6 +398,22 @@ export class SessionManager {
     }
   }
 
+  /** `decideApproval` validator: the call must be waiting, and not decided yet. */
+  validateDecision(input: ApprovalDecisionInput): void {
+    const problem = this.approvals.problemWith(input);
+    if (problem)
+      throw this.ports.fail(
+        problem.kind === 'not_pending' ? 'approval_not_pending' : 'invalid_message',
+        problem.message,
+      );
+  }
+
+  /** `decideApproval`: takes the decision; the waiting turn records it and goes on. */
+  decide(input: ApprovalDecisionInput): { callId: string; decision: ApprovalDecisionInput['decision'] } {
+    const d = this.approvals.decide(input);
+    return { callId: d.callId, decision: d.decision };
+  }
+
   /** `titleChanged` signal from the title workflow: an automatic title, unless the user set one. */
   titleChanged(newTitle: string): void {
     if (typeof newTitle !== 'string' || this.titleSource === 'user') return;
@@ -411,6 +435,7 @@ export class SessionManager {
       titleSource: this.titleSource,
       turnCount: this.turnCount,
       recentProblems: [...this.recentProblems],
+      pendingApprovals: this.approvals.list(),
     };
   }
 
@@ -462,7 +487,11 @@ export class SessionManager {
   }
 
   /** Runs one turn in its own cancellation scope, then ends it (status, notices, typing) whatever happened. */
-  async runTurn(item: QueueItem): Promise<'processed' | 'skipped' | 'interrupted' | 'error'> {
+  async runTurn(
+    item: QueueItem,
+    opts: { resume?: TurnInput['resume']; shouldSuspend?: () => boolean } = {},
+  ): Promise<'processed' | 'skipped' | 'interrupted' | 'error' | 'suspended'> {
+    const shouldSuspend = opts.shouldSuspend ?? (() => false);
     const turn = this.ports.cancellable(() =>
       this.ports.runTurn({
         sessionId: this.address.sessionId,
@@ -477,6 +506,12 @@ export class SessionManager {
           this.showBusy();
         },
         stopRequested: () => this.current?.item === item && this.current.stopReason !== undefined,
+        approvals: {
+          desk: this.approvals,
+          // A turn being stopped is never suspended: the stop ends it.
+          shouldSuspend: () => this.current?.item === item && !this.current.stopReason && shouldSuspend(),
+        },
+        ...(opts.resume ? { resume: opts.resume } : {}),
       }),
     );
     this.current = { item, step: 0, activity: 'starting', cancel: () => turn.cancel() };
@@ -487,6 +522,15 @@ export class SessionManager {
       else if (end.ended === 'processed') await this.finish(item, { outcome: 'processed' });
       return end.ended;
     } catch (err) {
+      if (err instanceof TurnSuspended) {
+        this.suspended = {
+          item,
+          step: err.step,
+          turnStartedAt: err.turnStartedAt,
+          nudges: err.nudges,
+        };
+        return 'suspended';
+      }
       const outcome = this.outcomeOf(err);
       await this.ports.nonCancellable(() => this.finish(item, outcome));
       return outcome.outcome === 'interrupted' ? 'interrupted' : 'error';
@@ -495,6 +539,26 @@ export class SessionManager {
       this.current = null;
       this.showIdle();
     }
+  }
+
+  /**
+   * Resumes the turn the previous run suspended while it waited for approval; a `/stop` that came after the
+   * suspension ends it `interrupted` instead.
+   */
+  async resume(
+    s: SuspendedTurn,
+    shouldSuspend: () => boolean,
+  ): Promise<'processed' | 'skipped' | 'interrupted' | 'error' | 'suspended'> {
+    if ((s.item.gen ?? 0) < this.stopGeneration) {
+      for (const p of this.approvals.list())
+        if (p.turnId === s.item.messageId) this.approvals.close(p.callId);
+      await this.ports.nonCancellable(() => this.finish(s.item, { outcome: 'interrupted', reason: 'stop' }));
+      return 'interrupted';
+    }
+    return this.runTurn(s.item, {
+      resume: { step: s.step, turnStartedAt: s.turnStartedAt, nudges: s.nudges },
+      shouldSuspend,
+    });
   }
 
   private outcomeOf(err: unknown): TurnOutcome {
@@ -561,6 +625,7 @@ export class SessionManager {
       liveProgress: this.liveProgress,
       inlineDelivery: this.inlineDelivery,
       continueAsNewAfterTurns,
+      ...(this.suspended ? { suspendedTurn: this.suspended, pendingApprovals: this.approvals.list() } : {}),
     };
   }
 

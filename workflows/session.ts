@@ -10,6 +10,7 @@ import {
   SA_SESSION_STATUS,
   compactUpdate,
   editQueuedMessageUpdate,
+  decideApprovalUpdate,
   setModeUpdate,
   setTitleUpdate,
   stateQuery,
@@ -60,22 +61,38 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   });
   wf.setHandler(withdrawQueuedMessageUpdate, (messageId) => session.withdrawQueued(messageId));
   wf.setHandler(titleChangedSignal, (title) => session.titleChanged(title));
+  wf.setHandler(decideApprovalUpdate, (d) => session.decide(d), {
+    validator: (d) => session.validateDecision(d),
+  });
   wf.setHandler(stateQuery, () => session.state());
 
   session.showIdle();
   await session.restore();
   let runTurns = 0;
   const shouldContinueAsNew = () => wf.workflowInfo().continueAsNewSuggested || runTurns >= canAfter;
+  // A turn waiting for approval is carried into the next run when this one should end: the server suggests it,
+  // or the waiting turn is this run's last by the turn bound (a turn resumed here is not carried again for it).
+  const suspendWhile = (resumed: boolean) => () =>
+    wf.workflowInfo().continueAsNewSuggested || (!resumed && runTurns + 1 >= canAfter);
+  const continueAsNew = async () => {
+    // Only after every handler finished: an update accepted but unfinished would be lost.
+    await wf.condition(wf.allHandlersFinished);
+    return await wf.continueAsNew<typeof sessionWorkflow>(session.carry(canAfter));
+  };
+  if (input.suspendedTurn) {
+    const item = input.suspendedTurn.item;
+    const ended = await session.resume(input.suspendedTurn, suspendWhile(true));
+    if (ended === 'suspended') return await continueAsNew();
+    runTurns++;
+    if (session.wantsTitle(item, ended)) await startTitle(input.sessionId);
+  }
   for (;;) {
     await wf.condition(() => session.queue.length > 0 || shouldContinueAsNew());
-    if (session.queue.length === 0 || shouldContinueAsNew()) {
-      // Only between turns, after every handler finished: an update accepted but unfinished would be lost.
-      await wf.condition(wf.allHandlersFinished);
-      return await wf.continueAsNew<typeof sessionWorkflow>(session.carry(canAfter));
-    }
+    if (session.queue.length === 0 || shouldContinueAsNew()) return await continueAsNew();
     const item = await session.next();
     if (!item) continue;
-    const ended = await session.runTurn(item);
+    const ended = await session.runTurn(item, { shouldSuspend: suspendWhile(false) });
+    if (ended === 'suspended') return await continueAsNew();
     runTurns++;
     if (session.wantsTitle(item, ended)) await startTitle(input.sessionId);
   }

@@ -14,6 +14,8 @@ import {
   turnWrites,
 } from './activity-options.ts';
 import { TurnFailure, call } from './turn-failure.ts';
+import { gateToolCalls } from './approvals.ts';
+import type { ApprovalDesk } from './approval-desk.ts';
 
 /** Hard ceiling on steps inside the workflow; the model activity applies the configured bound below it. */
 const MAX_STEPS_HARD = 256;
@@ -40,6 +42,14 @@ export interface TurnInput {
    * its answer is neither delivered nor followed by tools.
    */
   stopRequested(): boolean;
+  /** Tool-call approvals of the session (workflows/approvals.ts); absent: every call runs without asking. */
+  approvals?: {
+    desk: ApprovalDesk;
+    /** True when the run should continue-as-new: a turn still waiting for approval is then suspended. */
+    shouldSuspend(): boolean;
+  };
+  /** Resume a turn suspended while it waited for approval (carried across continue-as-new). */
+  resume?: { step: number; turnStartedAt: number; nudges: number };
 }
 
 /** How a turn that was not cancelled and did not fail ended. */
@@ -58,10 +68,10 @@ export interface TurnEnd {
  */
 export async function runTurn(t: TurnInput): Promise<TurnEnd> {
   if (t.kind === 'compaction') return runCompaction(t);
-  const turnStartedAt = Date.now();
+  const turnStartedAt = t.resume?.turnStartedAt ?? Date.now();
   await showTyping(t, true);
-  let nudges = 0;
-  for (let step = 0; step < MAX_STEPS_HARD; step++) {
+  let nudges = t.resume?.nudges ?? 0;
+  for (let step = t.resume?.step ?? 0; step < MAX_STEPS_HARD; step++) {
     t.onProgress({ step, activity: 'thinking' });
     const outcome = await modelStep(t, step, turnStartedAt, nudges < MAX_NUDGES);
     if (outcome.kind === 'skipped') return { ended: 'skipped' };
@@ -75,7 +85,7 @@ export async function runTurn(t: TurnInput): Promise<TurnEnd> {
       if (++nudges > MAX_NUDGES) throw new TurnFailure('provider', 'empty');
       continue;
     }
-    await runTools(t, step, outcome);
+    await runTools(t, step, outcome, { turnStartedAt, nudges });
   }
   throw new TurnFailure('provider', 'step_limit');
 }
@@ -130,8 +140,10 @@ async function runTools(
   t: TurnInput,
   step: number,
   outcome: Extract<StepOutcome, { kind: 'tool_calls' }>,
+  position: { turnStartedAt: number; nudges: number },
 ): Promise<void> {
-  t.onProgress({ step, activity: [...new Set(outcome.calls.map((c) => c.name))].join(', ') });
+  const activity = [...new Set(outcome.calls.map((c) => c.name))].join(', ');
+  t.onProgress({ step, activity });
   if (t.liveProgress) {
     const shown = [
       ...(outcome.thoughtId ? [outcome.thoughtId] : []),
@@ -139,8 +151,26 @@ async function runTools(
     ];
     await presentProgress(t, shown);
   }
+  let toRun = outcome.calls;
+  const refused: { resultId: string }[] = [];
+  // Calls that need a person wait here, before any tool activity is scheduled (workflows/approvals.ts).
+  if (t.approvals && wf.patched('tool-approval')) {
+    const gate = await gateToolCalls({
+      sessionId: t.sessionId,
+      turnId: t.turnId,
+      step,
+      calls: outcome.calls,
+      desk: t.approvals.desk,
+      shouldSuspend: t.approvals.shouldSuspend,
+      position,
+      onWaiting: (waiting) => t.onProgress({ step, activity: waiting }),
+    });
+    toRun = outcome.calls.filter((c) => gate.run.includes(c.messageId));
+    refused.push(...gate.refused);
+    t.onProgress({ step, activity });
+  }
   const scope = new wf.CancellationScope();
-  const runs = outcome.calls.map((c) =>
+  const runs = toRun.map((c) =>
     scope.run(() =>
       call(
         () =>
@@ -162,7 +192,10 @@ async function runTools(
   if (firstFailure !== null) throw firstFailure;
   const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (rejected) throw rejected.reason;
-  const results = settled.map((s) => (s as PromiseFulfilledResult<{ resultId: string }>).value);
+  const results = [
+    ...refused,
+    ...settled.map((s) => (s as PromiseFulfilledResult<{ resultId: string }>).value),
+  ];
   if (t.liveProgress)
     await presentProgress(
       t,

@@ -100,6 +100,7 @@ export type Deliveries = z.output<typeof deliveriesSchema>;
 
 /** The chatbots a REST client may create a session on (`channel` of the first message). */
 export type RestChannel = 'api' | 'cli';
+const approvalDecisionSchema = z.looseObject({ call_id: z.string(), decision: z.string() });
 const compactSchema = z.object({ message_id: z.string(), queued: z.boolean().optional() });
 
 /** `event: turn.committed` data (api/event-hub.ts TurnCommittedData). */
@@ -268,9 +269,28 @@ export class KesokuApi {
   /** `PATCH /v1/sessions/{id}` with a title and/or a mode. */
   patchSession(
     sessionId: string,
-    body: { title?: string; mode?: 'interrupt' | 'queue'; locale?: 'en' | 'zh' },
+    body: {
+      title?: string;
+      mode?: 'interrupt' | 'queue';
+      locale?: 'en' | 'zh';
+      approval?: 'off' | 'writes' | 'all' | null;
+    },
   ): Promise<SessionInfo> {
     return this.call('PATCH', this.sessionPath(sessionId), sessionSchema, body);
+  }
+
+  /** `POST /v1/sessions/{id}/tool-calls/{callId}/approval`: a decision on a tool call waiting for approval. */
+  decideApproval(
+    sessionId: string,
+    callId: string,
+    decision: 'approve' | 'deny' | 'always',
+  ): Promise<{ call_id: string; decision: string }> {
+    return this.call(
+      'POST',
+      `${this.sessionPath(sessionId)}/tool-calls/${encodeURIComponent(callId)}/approval`,
+      approvalDecisionSchema,
+      { decision },
+    );
   }
 
   /** `POST /v1/sessions/{id}/stop`: whether a running turn was cancelled. */

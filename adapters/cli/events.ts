@@ -6,6 +6,7 @@
  * `GET …/messages?after_revision=` first (docs/message-flow.md §11). A session that does not exist yet (404) is waited for.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { approvalRequestedSchema, type ApprovalRequested } from './approval-prompt.ts';
 import type { Message } from '../../domain/message.ts';
 import {
   ApiError,
@@ -32,6 +33,8 @@ export interface FollowHandlers {
   onState(state: StreamState): void;
   /** A frame the client could not understand (skipped). */
   onProtocolError?(detail: string): void;
+  /** A tool call of the session waits for approval (adapters/cli/approval-prompt.ts). */
+  onApprovalRequested?(a: ApprovalRequested): void;
 }
 
 export interface FollowOptions {
@@ -168,6 +171,9 @@ export function follow(opts: FollowOptions): Follower {
       const parsed = turnUpdatedSchema.safeParse(data);
       if (parsed.success) h.onUpdated(parsed.data);
       else h.onProtocolError?.(`turn.updated: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    } else if (m.event === 'approval_requested') {
+      const parsed = approvalRequestedSchema.safeParse(data);
+      if (parsed.success) h.onApprovalRequested?.(parsed.data);
     }
   };
 

@@ -40,6 +40,12 @@ import {
 } from './render.ts';
 import { Screen, type LiveMode, type Output } from './screen.ts';
 import { parseChatCommand } from '../kit/commands.ts';
+import {
+  ApprovalPrompts,
+  approvalPromptText,
+  parseApprovalAnswer,
+  type ApprovalRequested,
+} from './approval-prompt.ts';
 
 /** The chatbot of the sessions this client creates. */
 const CLI_CHANNEL = 'cli';
@@ -92,6 +98,8 @@ class ChatRepl {
   /** Latest status of every message seen. */
   private statuses = new Map<string, Message['status']>();
   private waiters = new Map<string, () => void>();
+  /** Tool calls of this session waiting for this terminal's y/n/a. */
+  private approvals = new ApprovalPrompts();
   private streamLost = false;
   private rl: readline.Interface | null = null;
   private quitting = false;
@@ -255,6 +263,7 @@ class ChatRepl {
         onState: (state) => this.onStreamState(state),
         onProtocolError: (detail) =>
           this.note(`skipped an event the client does not understand: ${detail}`, 'warn'),
+        onApprovalRequested: (a) => this.onApprovalRequested(a),
       },
     });
   }
@@ -262,10 +271,20 @@ class ChatRepl {
   // -------------------------------------------------------------------------------------------------------------
   // Events
 
+  private onApprovalRequested(a: ApprovalRequested): void {
+    if (a.session_id !== this.sessionId) return;
+    if (this.approvals.add(a)) this.note(approvalPromptText(a), 'warn');
+  }
+
   private onCommitted(messages: Message[]): void {
     const shown: Message[] = [];
     for (const m of messages) {
       this.learnChannel(m);
+      const approval = (m.metadata as { approval?: { state?: string } } | null)?.approval;
+      if (m.type === 'tool_call' && approval && approval.state !== 'pending') {
+        const next = this.approvals.drop(m.id);
+        if (next) this.note(approvalPromptText(next), 'warn');
+      }
       this.remember(m);
       if (this.printed.has(m.id)) continue;
       this.printed.add(m.id);
@@ -349,6 +368,14 @@ class ChatRepl {
       if (typed) this.screen.entered(raw, null);
       this.screen.showPrompt();
       return {};
+    }
+    // While a tool call waits for this terminal, y / n / a answer it.
+    const waiting = this.approvals.current();
+    const answer = waiting ? parseApprovalAnswer(line) : null;
+    if (waiting && answer) {
+      if (typed) this.screen.entered(raw, s.dim(`› ${line}`));
+      this.screen.showPrompt();
+      return this.answerApproval(waiting, answer);
     }
     // Only a line that is wholly a command counts (the rule shared with the chat adapters); `//` sends a literal `/`.
     const isCommand = !line.startsWith('//') && parseChatCommand(line, CLI_LOCAL_COMMANDS) !== null;
@@ -458,6 +485,16 @@ class ChatRepl {
           this.note(`mode: ${info.mode}`);
           return {};
         }
+        case '/approval': {
+          const approval = rest[0]?.toLowerCase();
+          if (approval !== 'off' && approval !== 'writes' && approval !== 'all') {
+            this.note('usage: /approval off|writes|all', 'warn');
+            return {};
+          }
+          await this.api.patchSession(this.sessionId, { approval });
+          this.note(`approval: ${approval}`);
+          return {};
+        }
         case '/locale': {
           const locale = rest[0]?.toLowerCase();
           if (locale !== 'en' && locale !== 'zh') {
@@ -484,7 +521,25 @@ class ChatRepl {
   }
 
   /** Leaves the current session for `sessionId` (new: nothing to show, follow from revision 0). */
+  private async answerApproval(
+    a: ApprovalRequested,
+    decision: 'approve' | 'deny' | 'always',
+  ): Promise<LineResult> {
+    try {
+      await this.api.decideApproval(a.session_id, a.call_id, decision);
+      this.note(
+        decision === 'deny' ? '✗ denied' : decision === 'always' ? '✓ approved (always)' : '✓ approved',
+      );
+    } catch (err) {
+      this.note(`not decided — ${describeError(err)}`, 'error');
+    }
+    const next = this.approvals.drop(a.call_id);
+    if (next) this.note(approvalPromptText(next), 'warn');
+    return {};
+  }
+
   private switchSession(sessionId: string): void {
+    this.approvals.clear();
     this.follower?.close();
     this.follower = null;
     this.printed = new Set();

@@ -9,6 +9,7 @@ import { presentFailure, presentQueueFull, type SessionLocale } from '../../doma
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import { LIMITS } from '../../domain/inbound.ts';
 import type { SessionMode } from '../../domain/session-settings.ts';
+import type { ApprovalPolicy } from '../../domain/tool-approval.ts';
 
 /** A parsed chat command; `usage` carries the help text for a malformed one. */
 export type ChatCommand =
@@ -17,6 +18,7 @@ export type ChatCommand =
   | { name: 'title'; title: string }
   | { name: 'mode'; mode: SessionMode }
   | { name: 'locale'; locale: SessionLocale }
+  | { name: 'approval'; policy: ApprovalPolicy }
   | { name: 'usage'; text: string };
 
 /**
@@ -44,6 +46,8 @@ export function parseCommand(text: string): ChatCommand | null {
  */
 export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle' | 'setMode'> & {
   setLocale?(sessionId: string, locale: SessionLocale): Promise<{ locale: SessionLocale }>;
+  /** The session's tool-approval policy (a row update, read at each tool step); optional like `setLocale`. */
+  setApproval?(sessionId: string, policy: ApprovalPolicy): Promise<void>;
 };
 
 /**
@@ -85,6 +89,15 @@ export async function runCommand(
         return locale === 'zh'
           ? '🌐 语言：中文（通知与错误提示将使用中文）。'
           : '🌐 Locale: English (notices and error messages in English).';
+      }
+      case 'approval': {
+        if (!sessions.setApproval) return '⚠️ `/approval` is not available here.';
+        await sessions.setApproval(sessionId, cmd.policy);
+        return cmd.policy === 'off'
+          ? '🔓 Approval: off (tool calls run without asking).'
+          : cmd.policy === 'all'
+            ? '🔒 Approval: all (every tool call asks first).'
+            : '🔒 Approval: writes (shell commands and file writes ask first).';
       }
     }
   } catch (err) {

@@ -10,6 +10,7 @@ import { Client, Events, Partials, type Message as DiscordJsMessage } from 'disc
 import { createDeliveryStore } from '../../db/deliveries.ts';
 import { getMessage, listOpenInputs } from '../../db/messages.ts';
 import { setLocale } from '../../db/sessions.ts';
+import { setApprovalPolicy } from '../../db/approvals.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
 import type { DiscordSettings } from './config.ts';
@@ -101,6 +102,10 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
       if (!(await setLocale(pool, sessionId, locale)))
         throw new SessionClientError('not_found', `no session ${sessionId}`);
       return { locale };
+    },
+    async setApproval(sessionId, policy) {
+      if (!(await setApprovalPolicy(pool, sessionId, policy)))
+        throw new SessionClientError('not_found', `no session ${sessionId}`);
     },
   };
   const sink = createDiscordSink({

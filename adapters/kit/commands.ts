@@ -6,7 +6,7 @@
  * - commands without an argument (`/stop`, `/compact`, and each channel's own such as `/help`, `/new`, `/quit`)
  *   match only bare: `/stop the nginx service after the backup` is ordinary text for the agent;
  * - `/title <text>` takes the rest of the message (1-200 characters); a bare `/title` is a usage error;
- * - `/mode interrupt|queue` and `/locale en|zh` take exactly one word; a bare form or one unknown word is a usage
+ * - `/mode interrupt|queue`, `/locale en|zh` and `/approval off|writes|all` take exactly one word; a bare form or one unknown word is a usage
  *   error, while more words (`/mode of transport: which is cheaper?`) are ordinary text;
  * - anything else starting with `/` (`/etc/hosts lacks a line`, `/usr/bin/env please`) is ordinary text, except
  *   a single bare word of letters (`/hlep`), which is reported as `unknown` so a channel may point at its help.
@@ -14,9 +14,10 @@
  */
 import type { SessionLocale } from '../../domain/failures.ts';
 import type { SessionMode } from '../../workflows/definitions.ts';
+import { isApprovalPolicy, type ApprovalPolicy } from '../../domain/tool-approval.ts';
 
 /** Names of the session commands every channel offers. */
-export const SESSION_COMMANDS = ['stop', 'compact', 'title', 'mode', 'locale'] as const;
+export const SESSION_COMMANDS = ['stop', 'compact', 'title', 'mode', 'locale', 'approval'] as const;
 
 /** Longest title `/title` accepts, characters. */
 export const TITLE_MAX = 200;
@@ -28,12 +29,13 @@ export type ParsedCommand =
   | { name: 'title'; title: string }
   | { name: 'mode'; mode: SessionMode }
   | { name: 'locale'; locale: SessionLocale }
-  | { name: 'usage'; command: 'title' | 'mode' | 'locale' }
+  | { name: 'approval'; policy: ApprovalPolicy }
+  | { name: 'usage'; command: 'title' | 'mode' | 'locale' | 'approval' }
   | { name: 'local'; command: string }
   | { name: 'unknown'; word: string };
 
 /** The usage line for a command with an argument (Markdown code spans). */
-export function commandUsage(command: 'title' | 'mode' | 'locale'): string {
+export function commandUsage(command: 'title' | 'mode' | 'locale' | 'approval'): string {
   switch (command) {
     case 'title':
       return `Usage: \`/title <text>\` (1-${TITLE_MAX} characters).`;
@@ -41,6 +43,8 @@ export function commandUsage(command: 'title' | 'mode' | 'locale'): string {
       return 'Usage: `/mode interrupt` or `/mode queue`.';
     case 'locale':
       return 'Usage: `/locale en` or `/locale zh`.';
+    case 'approval':
+      return 'Usage: `/approval off`, `/approval writes` (commands and file writes ask first) or `/approval all`.';
   }
 }
 
@@ -74,6 +78,11 @@ export function parseChatCommand(text: string, extraBare: readonly string[] = []
       return locale === 'en' || locale === 'zh'
         ? { name: 'locale', locale }
         : { name: 'usage', command: 'locale' };
+    }
+    case 'approval': {
+      if (arg !== '' && !oneWord) return null;
+      const policy = arg.toLowerCase();
+      return isApprovalPolicy(policy) ? { name: 'approval', policy } : { name: 'usage', command: 'approval' };
     }
     default:
       if (arg !== '') return null;

@@ -6,16 +6,13 @@
  */
 import { Router, type Request, type Response } from 'express';
 import { listSessions, setLocale } from '../../db/sessions.ts';
+import { setApprovalPolicy } from '../../db/approvals.ts';
+import { presentSessionWithApprovals } from './approvals.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import { API_LIMITS, cursorQuery, intQuery, parseBody, patchSessionSchema, requireJson } from '../schemas.ts';
 import { callerOf, requireSessionFor } from '../access.ts';
-import {
-  checkSessionIdParam,
-  presentSession,
-  presentSessionSummary,
-  withTemporalDeadline,
-} from './common.ts';
+import { checkSessionIdParam, presentSessionSummary, withTemporalDeadline } from './common.ts';
 
 type SessionRequest = Request<{ sessionId: string }>;
 
@@ -42,9 +39,8 @@ export function sessionsRouter(d: ResolvedDeps): Router {
   });
 
   router.get('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
-    res
-      .status(200)
-      .json(presentSession(await requireSessionFor(d.pool, callerOf(res), req.params.sessionId)));
+    const view = await requireSessionFor(d.pool, callerOf(res), req.params.sessionId);
+    res.status(200).json(await presentSessionWithApprovals(d.pool, view));
   });
 
   router.patch('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
@@ -57,11 +53,20 @@ export function sessionsRouter(d: ResolvedDeps): Router {
       await temporal(() => d.sessions.setMode(address, body.mode as 'interrupt' | 'queue'));
     // The locale is read from the session row whenever a notice is written: no workflow involved.
     if (body.locale !== undefined) await setLocale(d.pool, sessionId, body.locale);
+    // Read by the approval activity at each step: no workflow involved either.
+    if (body.approval !== undefined) await setApprovalPolicy(d.pool, sessionId, body.approval);
     contextOf(res).log.info(
-      { sessionId, title: body.title !== undefined, mode: body.mode, locale: body.locale },
+      {
+        sessionId,
+        title: body.title !== undefined,
+        mode: body.mode,
+        locale: body.locale,
+        approval: body.approval,
+      },
       'session updated',
     );
-    res.status(200).json(presentSession(await requireSessionFor(d.pool, callerOf(res), sessionId)));
+    const view = await requireSessionFor(d.pool, callerOf(res), sessionId);
+    res.status(200).json(await presentSessionWithApprovals(d.pool, view));
   });
 
   router.post('/v1/sessions/:sessionId/stop', async (req: SessionRequest, res: Response) => {

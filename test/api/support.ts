@@ -280,6 +280,7 @@ export async function openEvents(
   const schemaFor: Record<string, string> = {
     'turn.committed': '#/components/schemas/TurnCommittedEvent',
     'turn.updated': '#/components/schemas/TurnUpdatedEvent',
+    approval_requested: '#/components/schemas/ApprovalRequestedEvent',
   };
   const parser = createParser({
     onEvent: (m: EventSourceMessage) => {

@@ -145,6 +145,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       KESOKU_LLM_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
       KESOKU_LLM_MODEL: 'fake-model',
       KESOKU_LLM_TIMEOUT_MS: '10000',
+      // The chaos run counts commands; nobody is there to approve them.
+      KESOKU_TOOL_APPROVAL: 'off',
       KESOKU_LOG_LEVEL: process.env.KESOKU_CHAOS_LOG ?? 'error',
       // The API and the worker are separate processes: they share one payload key.
       KESOKU_PAYLOAD_KEYS: newPayloadKeyEntry(),

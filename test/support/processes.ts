@@ -28,6 +28,8 @@ export function stackEnv(stack: Stack, extra: Record<string, string> = {}): Node
     KESOKU_LLM_BASE_URL: stack.fake.url,
     KESOKU_LLM_MODEL: 'fake-model',
     KESOKU_LOG_LEVEL: 'warn',
+    // Tests that are not about approvals run commands without asking (the default of most channels asks).
+    KESOKU_TOOL_APPROVAL: 'off',
     ...extra,
   };
 }

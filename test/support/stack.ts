@@ -12,6 +12,7 @@ import { connectTemporal } from '../../infra/temporal-connection.ts';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ChannelSink } from '../../activities/delivery.ts';
+import type { ApprovalSettings } from '../../activities/approvals.ts';
 import type { LlmConfig } from '../../activities/llm/provider.ts';
 import type { Message, Status } from '../../domain/message.ts';
 import { getMessage, listSessionMessages } from '../../db/messages.ts';
@@ -44,6 +45,8 @@ export interface StackOptions {
   noWorker?: boolean;
   /** Locale of new sessions, as KESOKU_LOCALE sets it. */
   defaultLocale?: string;
+  /** Tool-call approval of the worker; default `{policy: 'off'}` (commands run without asking). */
+  approvals?: ApprovalSettings;
 }
 
 export interface Stack {
@@ -164,6 +167,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         shellTimeoutMs: opts.shellTimeoutMs ?? 30_000,
         sinks: opts.sinks,
         defaultLocale: opts.defaultLocale,
+        approvals: opts.approvals ?? { policy: 'off' },
         workflowBundle: { codePath: bundlePath },
         deltaIntervalMs: 50,
         dataConverter,

@@ -14,6 +14,7 @@ import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle } fro
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Message } from '../../domain/message.ts';
 import type {
+  ApprovalActivities,
   DeliveryActivities,
   ModelActivities,
   PersistenceActivities,
@@ -152,6 +153,27 @@ const tools: ToolActivities = {
   },
 };
 
+/** Approvals as with the policy `off`: no call asks (workflows/approvals.ts passes every call through). */
+const approvals: ApprovalActivities = {
+  async requestApprovals({ callIds }) {
+    return {
+      calls: callIds.map((callId) => ({
+        callId,
+        name: 'run_shell_command',
+        subject: '',
+        state: 'not_required',
+      })),
+      timeoutS: 600,
+    };
+  },
+  async recordApproval() {
+    return { changed: false };
+  },
+  async refuseToolCall({ callId }) {
+    return { resultId: `${callId}:result`, ok: false, summary: 'refused' };
+  },
+};
+
 const delivery: DeliveryActivities = {
   async deliverMessage({ messageId }) {
     stub.calls.push(`deliver ${messageId}`);
@@ -197,7 +219,7 @@ beforeAll(async () => {
     connection: native,
     taskQueue,
     workflowBundle,
-    activities: { ...persistence, ...model, ...tools, ...delivery },
+    activities: { ...persistence, ...model, ...tools, ...delivery, ...approvals },
     maxHeartbeatThrottleInterval: '200 milliseconds',
   });
   running = worker.run();

@@ -1,0 +1,165 @@
+/**
+ * The approval activities: which tool calls of a step need a person, the approval record on each tool_call
+ * message, and the tool result of a call that was refused. The wait itself is the workflow's
+ * (workflows/approvals.ts); the rules are domain/tool-approval.ts.
+ *
+ * The policy of a session is, first to last: the session's own (PATCH /v1/sessions/{id} `approval`, `/approval`),
+ * the worker's `KESOKU_TOOL_APPROVAL`, the channel's default ({@link defaultApprovalPolicy}).
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { ApprovalActivities, ApprovalCheck } from './contracts.ts';
+import { resultIdOf } from './tools/activities.ts';
+import { toolResult } from '../domain/factories.ts';
+import { failureType } from '../domain/failures.ts';
+import {
+  approvalNeed,
+  approvalSubject,
+  defaultApprovalPolicy,
+  refusedToolResult,
+  type ApprovalPolicy,
+  type ToolApproval,
+} from '../domain/tool-approval.ts';
+import { addApprovePattern, getApprovalSettings, writeApproval } from '../db/approvals.ts';
+import { commit, getMessage, getMessages } from '../db/messages.ts';
+import { publishTurnEvent } from '../db/notify.ts';
+import type { Pool } from '../db/pool.ts';
+import type { Logger } from '../infra/logger.ts';
+
+/** The worker's approval settings (infra/config.ts). */
+export interface ApprovalSettings {
+  /** `KESOKU_TOOL_APPROVAL`; undefined: each channel's default. */
+  policy?: ApprovalPolicy;
+  /** `KESOKU_TOOL_AUTO_APPROVE`: patterns that approve a call in every session. */
+  autoApprove?: string[];
+  /** `KESOKU_APPROVAL_TIMEOUT_S`: how long a call waits for a decision before it counts as denied. Default 600. */
+  timeoutS?: number;
+}
+
+export interface ApprovalDeps {
+  pool: Pool;
+  logger: Logger;
+  settings?: ApprovalSettings;
+}
+
+/** Default of `KESOKU_APPROVAL_TIMEOUT_S`, in seconds. */
+export const DEFAULT_APPROVAL_TIMEOUT_S = 600;
+
+export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities {
+  const { pool, logger } = deps;
+  const timeoutS = deps.settings?.timeoutS ?? DEFAULT_APPROVAL_TIMEOUT_S;
+  const globalPatterns = deps.settings?.autoApprove ?? [];
+  return {
+    async requestApprovals({ sessionId, turnId, step, callIds }) {
+      const settings = await getApprovalSettings(pool, sessionId);
+      if (!settings)
+        throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, failureType('tool'));
+      const calls = await getMessages(pool, callIds);
+      const checks: ApprovalCheck[] = [];
+      for (const call of calls) {
+        if (call.type !== 'tool_call' || call.session_id !== sessionId) continue;
+        const name = call.metadata?.tool_name ?? call.sender;
+        const existing = (call.metadata as { approval?: ToolApproval } | null)?.approval;
+        if (existing) {
+          checks.push({
+            callId: call.id,
+            name,
+            subject: existing.subject,
+            state: existing.state,
+            ...(existing.expires_at ? { expiresAt: existing.expires_at } : {}),
+          });
+          continue;
+        }
+        const subject = approvalSubject(name, call.metadata?.tool_arguments ?? {});
+        const policy = settings.policy ?? deps.settings?.policy ?? defaultApprovalPolicy(call.chatbot_id);
+        const need = approvalNeed(policy, [...globalPatterns, ...settings.patterns], name, subject);
+        if (need.kind === 'not_required') {
+          checks.push({ callId: call.id, name, subject, state: 'not_required' });
+          continue;
+        }
+        const now = new Date();
+        const record: ToolApproval =
+          need.kind === 'auto_approved'
+            ? {
+                state: 'approved',
+                subject,
+                requested_at: now.toISOString(),
+                at: now.toISOString(),
+                by: 'pattern',
+                pattern: need.pattern,
+              }
+            : {
+                state: 'pending',
+                subject,
+                requested_at: now.toISOString(),
+                expires_at: new Date(now.getTime() + timeoutS * 1000).toISOString(),
+              };
+        const { message } = await writeApproval(pool, sessionId, call.id, record, [null]);
+        // A concurrent attempt may have written first: its record stands.
+        const stored = (message?.metadata as { approval?: ToolApproval } | null)?.approval ?? record;
+        checks.push({
+          callId: call.id,
+          name,
+          subject: stored.subject,
+          state: stored.state,
+          ...(stored.expires_at ? { expiresAt: stored.expires_at } : {}),
+        });
+        if (stored.state === 'pending') {
+          logger.info({ sessionId, turnId, messageId: call.id, tool: name }, 'tool call waits for approval');
+          void publishTurnEvent(pool, {
+            s: sessionId,
+            t: turnId,
+            type: 'approval_requested',
+            step,
+            call_id: call.id,
+            name,
+            subject: stored.subject.slice(0, 2000),
+            expires_at: stored.expires_at ?? '',
+          }).catch(() => undefined);
+        }
+      }
+      return { calls: checks, timeoutS };
+    },
+
+    async recordApproval({ sessionId, callId, state, by, decision, pattern, addPattern }) {
+      const call = await getMessage(pool, callId);
+      const prior = (call?.metadata as { approval?: ToolApproval } | null)?.approval;
+      if (!call || !prior) return { changed: false };
+      if (addPattern) await addApprovePattern(pool, sessionId, addPattern);
+      const record: ToolApproval = {
+        ...prior,
+        state,
+        at: new Date().toISOString(),
+        by,
+        ...(decision ? { decision } : {}),
+        ...(pattern ? { pattern } : {}),
+      };
+      const { changed } = await writeApproval(pool, sessionId, callId, record, ['pending']);
+      if (changed) logger.info({ sessionId, messageId: callId, state, by }, 'tool call approval decided');
+      return { changed };
+    },
+
+    async refuseToolCall({ sessionId, turnId, callId, why, timeoutS: waitedS }) {
+      const call = await getMessage(pool, callId);
+      if (!call || call.type !== 'tool_call' || call.session_id !== sessionId)
+        throw ApplicationFailure.nonRetryable(`unknown tool call ${callId}`, failureType('tool'));
+      const name = call.metadata?.tool_name ?? call.sender;
+      const refused = refusedToolResult(name, why, waitedS);
+      const message = toolResult({
+        id: resultIdOf(call.id),
+        session_id: sessionId,
+        chatbot_id: call.chatbot_id,
+        channel_id: call.channel_id,
+        turn_id: turnId,
+        step: call.step ?? 0,
+        parent_id: call.id,
+        tool_name: name,
+        tool_call_id: call.metadata?.tool_call_id ?? call.id,
+        content: refused.content,
+        summary: refused.summary,
+      });
+      message.metadata = { ...message.metadata, tool_ok: false };
+      await commit(pool, sessionId, { insert: [message] });
+      return { resultId: message.id, ok: false, summary: refused.summary };
+    },
+  };
+}

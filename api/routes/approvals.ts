@@ -1,0 +1,72 @@
+/**
+ * Tool-call approvals over REST: a person's decision on a call waiting for approval
+ * (`POST /v1/sessions/{sessionId}/tool-calls/{callId}/approval`), and the approval part of the session answer
+ * (its own policy and the calls waiting). The decision goes to the session workflow as the update
+ * `decideApproval`; the turn records it on the tool_call message (docs/message-model.md §3.3 `approval`).
+ */
+import { Router, type Request, type Response } from 'express';
+import type { SessionView } from '../../db/sessions.ts';
+import { getApprovalSettings, listPendingApprovals, type PendingApprovalRow } from '../../db/approvals.ts';
+import { getMessage } from '../../db/messages.ts';
+import type { Pool } from '../../db/pool.ts';
+import type { ApprovalPolicy, ToolApproval } from '../../domain/tool-approval.ts';
+import type { ResolvedDeps } from '../app.ts';
+import { callerOf, requireSessionFor } from '../access.ts';
+import { contextOf } from '../context.ts';
+import { HttpProblem } from '../problems.ts';
+import { approvalDecisionSchema, parseBody, requireJson } from '../schemas.ts';
+import { checkSessionIdParam, presentSession, withTemporalDeadline, type SessionResponse } from './common.ts';
+
+/** The session answer with its approvals: `approval` (its own policy, null: the default) and the calls waiting. */
+export interface SessionWithApprovals extends SessionResponse {
+  approval: ApprovalPolicy | null;
+  pending_approvals: PendingApprovalRow[];
+}
+
+/** {@link presentSession} plus the approval fields. */
+export async function presentSessionWithApprovals(pool: Pool, v: SessionView): Promise<SessionWithApprovals> {
+  const [settings, pending] = await Promise.all([
+    getApprovalSettings(pool, v.id),
+    listPendingApprovals(pool, v.id),
+  ]);
+  return { ...presentSession(v), approval: settings?.policy ?? null, pending_approvals: pending };
+}
+
+/** A tool_call message id: `<turn id>:s<step>:call<i>` (turn ids are message ids, up to 128 characters). */
+const CALL_ID_PATTERN = /^[A-Za-z0-9_.:@-]{1,200}$/;
+
+type ApprovalRequest = Request<{ sessionId: string; callId: string }>;
+
+/** Routes of tool-call approvals. */
+export function approvalsRouter(d: ResolvedDeps): Router {
+  const router = Router();
+  checkSessionIdParam(router);
+
+  router.post(
+    '/v1/sessions/:sessionId/tool-calls/:callId/approval',
+    async (req: ApprovalRequest, res: Response) => {
+      const { sessionId, callId } = req.params;
+      requireJson(req);
+      const body = parseBody(approvalDecisionSchema, req.body);
+      const caller = callerOf(res);
+      await requireSessionFor(d.pool, caller, sessionId);
+      const call = CALL_ID_PATTERN.test(callId) ? await getMessage(d.pool, callId) : null;
+      if (!call || call.session_id !== sessionId || call.type !== 'tool_call')
+        throw new HttpProblem('not_found', `session ${sessionId} has no tool call ${callId}`);
+      const approval = (call.metadata as { approval?: ToolApproval } | null)?.approval;
+      if (approval?.state !== 'pending') {
+        throw new HttpProblem('conflict', `tool call ${callId} is not waiting for approval`, {
+          extensions: { state: approval?.state ?? null },
+        });
+      }
+      const by = `api:${caller.name}`;
+      const r = await withTemporalDeadline(d.sessions, d.temporalTimeoutMs, () =>
+        d.sessions.decideApproval(sessionId, { callId, decision: body.decision, by }),
+      );
+      contextOf(res).log.info({ sessionId, messageId: callId, decision: r.decision, by }, 'approval decided');
+      res.status(200).json({ call_id: r.callId, decision: r.decision, by });
+    },
+  );
+
+  return router;
+}

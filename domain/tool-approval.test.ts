@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import {
+  alwaysPatternFor,
+  approvalNeed,
+  approvalSubject,
+  defaultApprovalPolicy,
+  matchesPattern,
+  policyAsks,
+} from './tool-approval.ts';
+
+describe('approval policy', () => {
+  it('writes asks for shell commands and file writes, never for read_file; all asks for everything', () => {
+    expect(policyAsks('writes', 'run_shell_command')).toBe(true);
+    expect(policyAsks('writes', 'write_file')).toBe(true);
+    expect(policyAsks('writes', 'read_file')).toBe(false);
+    expect(policyAsks('all', 'read_file')).toBe(true);
+    expect(policyAsks('off', 'run_shell_command')).toBe(false);
+  });
+
+  it('the REST API defaults to writes; the terminal and chat channels without an approval control to off', () => {
+    expect(defaultApprovalPolicy('discord')).toBe('off');
+    expect(defaultApprovalPolicy('api')).toBe('writes');
+    expect(defaultApprovalPolicy('cli')).toBe('off');
+  });
+
+  it('the subject is the command of a shell call and `<tool> <path>` of a file call', () => {
+    expect(approvalSubject('run_shell_command', { command: 'ls -la' })).toBe('ls -la');
+    expect(approvalSubject('run_shell_command', '{"command":"git status"}')).toBe('git status');
+    expect(approvalSubject('write_file', { path: 'a/b.txt', content: 'x' })).toBe('write_file a/b.txt');
+  });
+});
+
+describe('auto-approve patterns', () => {
+  it('`*` matches arguments but never shell operators or substitutions', () => {
+    expect(matchesPattern('ls *', 'ls -la src')).toBe(true);
+    expect(matchesPattern('ls *', 'ls')).toBe(true);
+    expect(matchesPattern('ls *', 'lsof -i')).toBe(false);
+    expect(matchesPattern('ls *', 'ls; rm -rf ~')).toBe(false);
+    expect(matchesPattern('ls *', 'ls $(rm -rf ~)')).toBe(false);
+    expect(matchesPattern('ls *', 'ls && curl evil')).toBe(false);
+    expect(matchesPattern('ls *', 'ls > out')).toBe(false);
+    expect(matchesPattern('ls *', 'ls\nrm x')).toBe(false);
+    expect(matchesPattern('git status', 'git status')).toBe(true);
+    expect(matchesPattern('git status', 'git status --short')).toBe(false);
+    expect(matchesPattern('echo a > out.txt', 'echo a > out.txt')).toBe(true);
+  });
+
+  it('always keeps the program (and the sub-command of git, npm, …); a compound command stays exact', () => {
+    expect(alwaysPatternFor('run_shell_command', 'ls -la')).toBe('ls *');
+    expect(alwaysPatternFor('run_shell_command', 'git status --short')).toBe('git status *');
+    expect(alwaysPatternFor('run_shell_command', 'npm test')).toBe('npm test *');
+    expect(alwaysPatternFor('run_shell_command', 'echo a; rm b')).toBe('echo a; rm b');
+    expect(alwaysPatternFor('write_file', 'write_file notes.md')).toBe('write_file *');
+  });
+
+  it('a matching pattern approves a call the policy would ask about', () => {
+    expect(approvalNeed('writes', ['git status'], 'run_shell_command', 'git status')).toEqual({
+      kind: 'auto_approved',
+      pattern: 'git status',
+    });
+    expect(approvalNeed('writes', ['ls *'], 'run_shell_command', 'rm -rf x')).toEqual({ kind: 'required' });
+    expect(approvalNeed('off', [], 'run_shell_command', 'rm -rf x')).toEqual({ kind: 'not_required' });
+  });
+});

@@ -1,0 +1,135 @@
+// REST API v1: tool-call approvals — the calls waiting on GET session, the SSE event, the decision route with
+// its problems, and the per-session policy (PATCH approval).
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../domain/message.ts';
+import { uniqueId } from '../support/stack.ts';
+import { expectProblem, openEvents, useHarness, type Json } from './support.ts';
+
+const h = useHarness({ stack: { approvals: { policy: 'writes', timeoutS: 600 } } });
+
+interface PendingJson {
+  call_id: string;
+  tool_name: string;
+  subject: string;
+}
+
+async function pendingOf(session: string): Promise<PendingJson[]> {
+  const res = await h.client.get<{ pending_approvals: PendingJson[] }>(`/v1/sessions/${session}`);
+  expect(res.status).toBe(200);
+  return res.body.pending_approvals;
+}
+
+async function waitForPending(session: string): Promise<PendingJson> {
+  let found: PendingJson | undefined;
+  await expect
+    .poll(
+      async () => {
+        found = (await pendingOf(session))[0];
+        return found !== undefined;
+      },
+      { timeout: 20_000, interval: 100 },
+    )
+    .toBe(true);
+  return found as PendingJson;
+}
+
+async function waitTurnEnd(session: string, messageId: string): Promise<Message[]> {
+  let messages: Message[] = [];
+  await expect
+    .poll(
+      async () => {
+        messages = (await h.client.get<{ messages: Message[] }>(`/v1/sessions/${session}/messages`)).body
+          .messages;
+        return messages.find((m) => m.id === messageId)?.status;
+      },
+      { timeout: 30_000, interval: 100 },
+    )
+    .toMatch(/^(processed|interrupted|error)$/);
+  return messages;
+}
+
+describe('tool-call approval over REST', () => {
+  it('GET session lists the waiting call, SSE announces it, POST approval approves it once', async () => {
+    const session = uniqueId('s');
+    // The first message creates the session; the event stream then watches the second.
+    await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 });
+    const stream = await openEvents(h.api.url, `/v1/sessions/${session}/events`);
+    try {
+      const posted = await h.client.post<{ message: Message }>(`/v1/sessions/${session}/messages`, {
+        content: 'run: echo via-rest',
+      });
+      expect(posted.status).toBe(202);
+      const requested = await stream.waitFor((e) => e.event === 'approval_requested', 20_000);
+      expect(requested.data).toMatchObject({
+        session_id: session,
+        tool_name: 'run_shell_command',
+        subject: 'echo via-rest',
+      });
+      const pending = await waitForPending(session);
+      expect(pending).toMatchObject({ call_id: (requested.data as Json).call_id, subject: 'echo via-rest' });
+
+      const path = `/v1/sessions/${session}/tool-calls/${pending.call_id}/approval`;
+      const ok = await h.client.post(path, { decision: 'approve' });
+      expect(ok.status).toBe(200);
+      expect(ok.body).toEqual({ call_id: pending.call_id, decision: 'approve', by: 'api:local' });
+
+      const messages = await waitTurnEnd(session, posted.body.message.id);
+      expect(messages.find((m) => m.id === posted.body.message.id)?.status).toBe('processed');
+      const call = messages.find((m) => m.id === pending.call_id);
+      expect(call?.metadata).toMatchObject({
+        approval: { state: 'approved', by: 'api:local', decision: 'approve', subject: 'echo via-rest' },
+      });
+      expect(messages.find((m) => m.parent_id === pending.call_id)?.content).toContain('via-rest');
+      expect(await pendingOf(session)).toEqual([]);
+      // Decided: a second decision is a conflict.
+      expectProblem(await h.client.post(path, { decision: 'deny' }), 409, 'conflict');
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('answers 404 for an unknown call, 400 for a bad decision and 404 for another session', async () => {
+    const session = uniqueId('s');
+    await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 });
+    expectProblem(
+      await h.client.post(`/v1/sessions/${session}/tool-calls/nope/approval`, { decision: 'approve' }),
+      404,
+      'not-found',
+    );
+    expectProblem(
+      await h.client.post(`/v1/sessions/${session}/tool-calls/nope/approval`, { decision: 'maybe' }),
+      400,
+    );
+    expectProblem(
+      await h.client.post(`/v1/sessions/${uniqueId('nobody')}/tool-calls/x/approval`, { decision: 'deny' }),
+      404,
+      'session-not-found',
+    );
+  });
+
+  it('PATCH approval off: the session runs commands without asking; null restores the default', async () => {
+    const session = uniqueId('s');
+    await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 });
+    const patched = await h.client.patch(`/v1/sessions/${session}`, { approval: 'off' });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ approval: 'off', pending_approvals: [] });
+    const ran = await h.client.post<{ reply: Message }>(`/v1/sessions/${session}/messages`, {
+      content: 'run: echo no-asking',
+      wait: 30,
+    });
+    expect(ran.status).toBe(200);
+    expect(ran.body.reply.content).toContain('no-asking');
+
+    expect((await h.client.patch(`/v1/sessions/${session}`, { approval: null })).body).toMatchObject({
+      approval: null,
+    });
+    await h.client.post(`/v1/sessions/${session}/messages`, { content: 'run: echo asks-again' });
+    const pending = await waitForPending(session);
+    expect(pending.subject).toBe('echo asks-again');
+    const denied = await h.client.post(`/v1/sessions/${session}/tool-calls/${pending.call_id}/approval`, {
+      decision: 'deny',
+    });
+    expect(denied.status).toBe(200);
+    expectProblem(await h.client.patch(`/v1/sessions/${session}`, { approval: 'sometimes' }), 400);
+  });
+});
