@@ -2,10 +2,10 @@
 import type { ChannelSink } from '../activities/delivery.ts';
 import { createDiscordSinkFromConfig, startDiscordAdapter } from '../adapters/discord/run.ts';
 import type { DiscordSink } from '../adapters/discord/sink.ts';
+import { gatewayHealth } from '../adapters/discord/gateway-health.ts';
 import type { Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { ComponentHealth } from '../infra/metrics.ts';
-import { Status } from 'discord.js';
 import type { Infrastructure, Service } from './services.ts';
 
 /** Starts the Discord adapter (gateway ingress + REST sink); resolves once the gateway is ready. */
@@ -20,14 +20,8 @@ export async function startDiscordService(
     pool: infra.pool,
     logger,
   });
-  // The gateway connection's state for /healthz: ready, the discord.js status name, and the heartbeat ping.
-  const health = async (): Promise<ComponentHealth> => ({
-    discord: {
-      ok: adapter.client.isReady(),
-      gateway: Status[adapter.client.ws.status] ?? String(adapter.client.ws.status),
-      pingMs: adapter.client.ws.ping,
-    },
-  });
+  // The gateway connection's state for /healthz (of the API and of the metrics port).
+  const health = async (): Promise<ComponentHealth> => ({ discord: gatewayHealth(adapter.client) });
   return { name: 'discord', sink: adapter.sink, health, stop: () => adapter.stop() };
 }
 

@@ -33,7 +33,7 @@ runProcess('kesoku', logger, async () => {
     const discord = cfg.DISCORD_TOKEN ? await startDiscordService(cfg, infra, logger) : null;
     if (discord) services.push(discord);
     services.push(await startWorkerService(cfg, infra, logger, discord ? { discord: discord.sink } : {}));
-    const api = await startApiService(cfg, infra, logger);
+    const api = await startApiService(cfg, infra, logger, { components: discord?.health });
     services.push(api);
     const metrics = await startMetricsService(cfg, logger, {
       coreMetricsAddress: prometheusBindAddress,
