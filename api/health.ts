@@ -1,14 +1,21 @@
 /**
- * Dependency health for `GET /healthz`: does Temporal answer (GetSystemInfo) and does Postgres answer
- * (`SELECT 1`), each within a time limit.
+ * Dependency health for `GET /healthz`: does Temporal answer (GetSystemInfo), does Postgres answer (`SELECT 1`),
+ * and, where the process runs them, the state of its other components (e.g. the Discord gateway connection),
+ * each within a time limit. The same check answers `/healthz` of the API and of the metrics port
+ * (infra/metrics.ts).
  */
 import type { Pool } from '../db/pool.ts';
+import type { ComponentHealth } from '../infra/metrics.ts';
 import type { SessionClient } from '../infra/session-client.ts';
 
-/** Whether each dependency answered. */
+/**
+ * Whether each dependency answered. `components` is present when the process runs components of its own (by
+ * name, e.g. `discord: { ok, gateway, pingMs }`); one with `ok` false makes the whole check fail.
+ */
 export interface HealthStatus {
   temporal: boolean;
   postgres: boolean;
+  components?: ComponentHealth;
 }
 
 /** Resolves to `fallback` if `p` does not settle within `ms` (or rejects). */
@@ -24,19 +31,42 @@ export async function within<T>(p: Promise<T>, ms: number, fallback: T): Promise
   }
 }
 
+/** True when every dependency and every component answered. */
+export function isHealthy(h: HealthStatus): boolean {
+  return h.temporal && h.postgres && Object.values(h.components ?? {}).every((c) => c.ok);
+}
+
 /**
- * The default health check. `timeoutMs` (default 3000) bounds each probe; both run in parallel.
+ * The components' states, bounded by `ms`: a probe that throws or does not answer in time is reported as
+ * `{ health: { ok: false, error } }`. @returns never rejects
+ */
+export async function probeComponents(
+  probe: () => Promise<ComponentHealth>,
+  ms: number,
+): Promise<ComponentHealth> {
+  const timedOut: ComponentHealth = { health: { ok: false, error: `no answer within ${ms} ms` } };
+  return within(
+    probe().catch((err: unknown) => ({ health: { ok: false, error: String(err) } })),
+    ms,
+    timedOut,
+  );
+}
+
+/**
+ * The default health check. `timeoutMs` (default 3000) bounds each probe; all run in parallel.
+ * - `components`: the states of the process's own components (e.g. `discord` where the adapter runs).
  * @returns never rejects
  */
 export function createHealthCheck(deps: {
   pool: Pool;
   sessions: SessionClient;
+  components?: () => Promise<ComponentHealth>;
   timeoutMs?: number;
 }): () => Promise<HealthStatus> {
   const ms = deps.timeoutMs ?? 3000;
   return async () => {
     const connection = deps.sessions.client.connection;
-    const [temporal, postgres] = await Promise.all([
+    const [temporal, postgres, components] = await Promise.all([
       within(
         connection
           .withDeadline(Date.now() + ms, () => connection.workflowService.getSystemInfo({}))
@@ -49,7 +79,8 @@ export function createHealthCheck(deps: {
         ms,
         false,
       ),
+      deps.components ? probeComponents(deps.components, ms) : undefined,
     ]);
-    return { temporal, postgres };
+    return components ? { temporal, postgres, components } : { temporal, postgres };
   };
 }

@@ -390,7 +390,21 @@ function schemas(waitMaxS: number): Record<string, Json> {
     Health: {
       type: 'object',
       required: ['status', 'temporal', 'postgres'],
-      properties: { status: { const: 'ok' }, temporal: { const: true }, postgres: { const: true } },
+      properties: {
+        status: { const: 'ok' },
+        temporal: { const: true },
+        postgres: { const: true },
+        components: {
+          type: 'object',
+          description:
+            "Present where the process runs other components: each one's state by name, e.g. `discord: { ok, gateway, pingMs }` where the Discord adapter runs (`npm start` with DISCORD_TOKEN).",
+          additionalProperties: {
+            type: 'object',
+            required: ['ok'],
+            properties: { ok: { type: 'boolean' } },
+          },
+        },
+      },
       additionalProperties: false,
     },
     ToolProgress: {
@@ -840,7 +854,7 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
       '/healthz': {
         get: {
           operationId: 'health',
-          summary: 'Whether Temporal and Postgres answer',
+          summary: "Whether Temporal, Postgres and the process's components answer",
           security: [],
           responses: {
             '200': { description: 'Both answer.', content: json(ref('Health')) },

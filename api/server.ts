@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
+import type { ComponentHealth } from '../infra/metrics.ts';
 import type { SessionClient } from '../infra/session-client.ts';
 import { createApp, type AppDeps } from './app.ts';
 import { checkBind, type ApiToken } from './auth.ts';
@@ -29,8 +30,10 @@ export interface ApiServerOptions {
   tokens: ApiToken[];
   /** The Temporal Web UI codec endpoint (api/routes/codec.ts); absent: not served. */
   codec?: CodecOptions;
-  /** Defaults to {@link createHealthCheck} on `pool` and `sessions`. */
+  /** Defaults to {@link createHealthCheck} on `pool`, `sessions` and `components`. */
   health?: () => Promise<HealthStatus>;
+  /** States of the process's other components for `/healthz` (e.g. the Discord gateway where it runs). */
+  components?: () => Promise<ComponentHealth>;
   /** Passed to createApp (waitTimeoutMaxS, temporalTimeoutMs, waitPollMs, healthTimeoutMs). */
   app?: Pick<AppDeps, 'waitTimeoutMaxS' | 'temporalTimeoutMs' | 'waitPollMs' | 'healthTimeoutMs' | 'dataDir'>;
   /** EventHub tuning, in ms (tests shorten the keep-alive). */
@@ -64,7 +67,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     logger,
     tokens: opts.tokens,
     ...(opts.codec ? { codec: opts.codec } : {}),
-    health: opts.health ?? createHealthCheck({ pool: opts.pool, sessions: opts.sessions }),
+    health:
+      opts.health ??
+      createHealthCheck({ pool: opts.pool, sessions: opts.sessions, components: opts.components }),
     ...opts.app,
   });
   let server: Server;

@@ -35,7 +35,7 @@ runProcess('kesoku', logger, async () => {
     const chat = await startChannelsService(channels, cfg, infra, logger);
     services.push(chat);
     services.push(await startWorkerService(cfg, infra, logger, chat.sinks));
-    const api = await startApiService(cfg, infra, logger);
+    const api = await startApiService(cfg, infra, logger, { components: chat.health });
     services.push(api);
     const metrics = await startMetricsService(cfg, logger, {
       coreMetricsAddress: prometheusBindAddress,

@@ -384,3 +384,21 @@ export async function loadModelHistory(q: Queryable, sessionId: string): Promise
     : await q.query<Row>(`SELECT ${COLUMNS} FROM messages WHERE session_id = $1 ORDER BY seq`, [sessionId]);
   return sortHistory(r.rows.map(toMessage));
 }
+
+/** How many tool calls a turn has made so far (its `tool_call` messages). */
+export async function countTurnToolCalls(q: Queryable, turnId: string): Promise<number> {
+  const r = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM messages WHERE turn_id = $1 AND type = 'tool_call'`,
+    [turnId],
+  );
+  return r.rows[0]?.n ?? 0;
+}
+
+/** The stored `tool_result` of tool call `toolCallMessageId`, if any (one per call, unique index). */
+export async function findToolResult(q: Queryable, toolCallMessageId: string): Promise<Message | null> {
+  const r = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM messages WHERE parent_id = $1 AND type = 'tool_result'`,
+    [toolCallMessageId],
+  );
+  return r.rows[0] ? toMessage(r.rows[0]) : null;
+}

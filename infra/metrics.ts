@@ -22,6 +22,7 @@ import type { Context } from '@temporalio/activity';
 import client from 'prom-client';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from './logger.ts';
+import { probeComponents } from '../api/health.ts';
 
 /** The registry of Kesoku's own series (one per process). */
 export const registry = new client.Registry();
@@ -219,9 +220,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
         res.writeHead(200, { 'content-type': registry.contentType });
         res.end(text);
       } else if (req.method === 'GET' && path === '/healthz') {
-        const components =
-          (await opts.health?.().catch((err: unknown) => ({ health: { ok: false, error: String(err) } }))) ??
-          {};
+        const components = opts.health ? await probeComponents(opts.health, 5000) : {};
         const ok = Object.values(components).every((c) => c.ok);
         res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', ...components }));

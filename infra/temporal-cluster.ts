@@ -86,6 +86,12 @@ export interface ClusterOptions {
   /** Where config and logs go. */
   dir: string;
   binaries: { server: string; sqlTool: string };
+  /**
+   * Serve the frontend over TLS: PEM files of its certificate and key, and of the CA that signed it (the
+   * services' own connections to the frontend check it, for `serverName`, default `localhost`). Internode
+   * traffic stays plaintext on loopback.
+   */
+  tls?: { certFile: string; keyFile: string; caFile: string; serverName?: string };
 }
 
 export interface TemporalCluster {
@@ -193,6 +199,16 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
     },
     global: {
       membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' },
+      ...(opts.tls
+        ? {
+            tls: {
+              frontend: {
+                server: { certFile: opts.tls.certFile, keyFile: opts.tls.keyFile, requireClientAuth: false },
+                client: { serverName: opts.tls.serverName ?? 'localhost', rootCaFiles: [opts.tls.caFile] },
+              },
+            },
+          }
+        : {}),
     },
     services: Object.fromEntries(
       SERVICES.map((s) => [
@@ -268,9 +284,15 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
   const stop = async () => {
     for (const s of stops.reverse()) await s().catch(() => undefined);
   };
+  const tls = opts.tls
+    ? {
+        serverRootCACertificate: fs.readFileSync(opts.tls.caFile),
+        serverNameOverride: opts.tls.serverName ?? 'localhost',
+      }
+    : undefined;
   try {
-    await waitForTemporal(address, 120_000, services.frontend);
-    const connection = await connectTemporal({ address });
+    await waitForTemporal(address, 120_000, services.frontend, tls ? { tls } : {});
+    const connection = await connectTemporal({ address, ...(tls ? { tls } : {}) });
     try {
       const deadline = Date.now() + 60_000;
       for (;;) {

@@ -18,6 +18,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { connectTemporal } from './temporal-connection.ts';
+import type { ConnectionOptions } from '@temporalio/client';
 import type { Logger } from './logger.ts';
 import { SEARCH_ATTRIBUTE_NAMES } from '../workflows/definitions.ts';
 import { superviseChild } from './child-process.ts';
@@ -194,13 +195,14 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Waits until the frontend at `address` answers a gRPC call.
+ * Waits until the frontend at `address` answers a gRPC call (over TLS with `connection.tls`).
  * @throws TemporalUnavailableError after `timeoutMs`
  */
 export async function waitForTemporal(
   address: string,
   timeoutMs: number,
   child?: ChildProcess,
+  connection: Pick<ConnectionOptions, 'tls'> = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -211,7 +213,7 @@ export async function waitForTemporal(
       );
     }
     try {
-      const conn = await connectTemporal({ address, connectTimeout: 1000 });
+      const conn = await connectTemporal({ address, connectTimeout: 1000, ...connection });
       try {
         await conn.workflowService.getSystemInfo({});
         return;

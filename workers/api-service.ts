@@ -3,6 +3,7 @@ import { loadApiTokens } from '../api/auth.ts';
 import { startApiServer } from '../api/server.ts';
 import { apiHost, type Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
+import type { ComponentHealth } from '../infra/metrics.ts';
 import type { Infrastructure, Service } from './services.ts';
 
 /**
@@ -15,7 +16,8 @@ export function codecOrigins(cfg: Config): string[] {
 }
 
 /**
- * Runs the REST API. Without bearer tokens it must bind to loopback (a non-loopback `KESOKU_API_HOST` is
+ * Runs the REST API. `opts.components`: the states of the other components of this process (e.g. the Discord
+ * gateway under `npm start`), reported by the API's `/healthz` next to Temporal and Postgres. Without bearer tokens it must bind to loopback (a non-loopback `KESOKU_API_HOST` is
  * refused) and serves only loopback Host names; the log says which.
  * @throws ConfigError for invalid tokens or a non-loopback host without tokens
  */
@@ -23,6 +25,7 @@ export async function startApiService(
   cfg: Config,
   infra: Infrastructure,
   logger: Logger,
+  opts: { components?: () => Promise<ComponentHealth> } = {},
 ): Promise<Service & { url: string }> {
   const tokens = loadApiTokens(cfg);
   const host = apiHost(cfg, tokens.length > 0);
@@ -35,6 +38,7 @@ export async function startApiService(
     port: cfg.KESOKU_API_PORT,
     tokens,
     app: { dataDir: cfg.KESOKU_DATA_DIR },
+    ...(opts.components ? { components: opts.components } : {}),
     ...(infra.codecToken
       ? { codec: { codec: infra.payloadCodec, token: infra.codecToken, origins: codecOrigins(cfg) } }
       : {}),

@@ -18,7 +18,12 @@ import type { Logger } from '../infra/logger.ts';
 import { resolvePostgres, type PostgresServer } from '../infra/postgres-server.ts';
 import { killStartedChildren } from '../infra/child-process.ts';
 import { SessionClient } from '../infra/session-client.ts';
-import { resolveTemporalServer, type TemporalServer } from '../infra/temporal-server.ts';
+import {
+  TemporalUnavailableError,
+  resolveTemporalServer,
+  type TemporalServer,
+} from '../infra/temporal-server.ts';
+import { temporalTlsProblem } from '../infra/temporal-tls-probe.ts';
 import {
   connectionSettingsOf,
   describeTemporalSettings,
@@ -251,7 +256,13 @@ export async function startInfrastructure(
     const temporalConnection = temporal.source === 'external' ? connectionSettingsOf(temporalSettings) : {};
     if (temporal.source === 'external')
       logger.info(describeTemporalSettings(temporalSettings), 'using an external Temporal');
-    const connection = await connectTemporal({ address: temporal.address, ...temporalConnection });
+    const connection = await connectTemporal({ address: temporal.address, ...temporalConnection }).catch(
+      async (err: unknown) => {
+        // gRPC says only "Failed to connect before the deadline"; a TLS handshake tells a TLS problem apart.
+        const problem = await temporalTlsProblem(temporal.address, temporalConnection.tls);
+        throw problem ? new TemporalUnavailableError(problem) : err;
+      },
+    );
     stops.push(() => connection.close());
     const client = new Client({
       connection,

@@ -1,26 +1,30 @@
 /** `GET /healthz` and `GET /openapi.json`: open routes (no bearer token), outside `/v1`. */
 import { Router, type Request, type Response } from 'express';
 import type { ResolvedDeps } from '../app.ts';
-import { within } from '../health.ts';
+import { isHealthy, within } from '../health.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { HttpProblem } from '../problems.ts';
 
-/** `/healthz` (200 or 503 naming the failed dependency) and `/openapi.json` (built once per app). */
+/** `/healthz` (200, or 503 naming the failed dependencies and components) and `/openapi.json` (built once per app). */
 export function metaRouter(d: ResolvedDeps): Router {
   const router = Router();
   const document = buildOpenApiDocument({ waitMaxS: d.waitMaxS });
 
   router.get('/healthz', async (_req: Request, res: Response) => {
     const h = await within(d.health(), d.healthTimeoutMs, { temporal: false, postgres: false });
-    if (h.temporal && h.postgres) {
-      res.status(200).json({ status: 'ok', temporal: true, postgres: true });
+    const components = h.components ? { components: h.components } : {};
+    if (isHealthy(h)) {
+      res.status(200).json({ status: 'ok', temporal: true, postgres: true, ...components });
       return;
     }
-    const failed = [h.temporal ? null : 'Temporal', h.postgres ? null : 'Postgres']
+    const down = Object.entries(h.components ?? {})
+      .filter(([, c]) => !c.ok)
+      .map(([name]) => name);
+    const failed = [h.temporal ? null : 'Temporal', h.postgres ? null : 'Postgres', ...down]
       .filter(Boolean)
       .join(' and ');
     throw new HttpProblem('unavailable', `${failed} not answering`, {
-      extensions: { temporal: h.temporal, postgres: h.postgres },
+      extensions: { temporal: h.temporal, postgres: h.postgres, ...components },
     });
   });
 

@@ -1,9 +1,13 @@
 /**
  * Kesoku on a self-hosted Temporal cluster: a multi-service Temporal server v1.29.1 on Postgres (schema set up by
- * temporal-sql-tool in fresh databases), two worker processes and two API processes. Messages go in through both
- * APIs; the worker running a shell command is SIGKILLed mid-command (and restarted); the worker running a
- * streaming model call is SIGTERMed mid-call (and restarted); an SSE client on API A sees turns submitted through
- * API B. The report counts accepted, processed, lost, duplicated and stuck messages.
+ * temporal-sql-tool in fresh databases), two worker processes (each with a REST-only Discord sink), two API
+ * processes and the Discord adapter process against the fake Discord. Messages go in through both APIs and through
+ * Discord; the worker running a shell command is SIGKILLed mid-command (and restarted); the worker running a
+ * streaming model call is SIGTERMed mid-call, and the one running a Discord turn's command SIGTERMed mid-command
+ * (both drain and are replaced); an SSE client on API A sees turns submitted through API B. Each Discord turn must
+ * show one live status message edited to ✅, its reply once and its typing stopped, also when its steps ran on
+ * different workers. The report counts accepted, processed, lost, duplicated and stuck messages, and how often
+ * each shell command ran (re-runs 0).
  *
  * `npm run test:cluster` runs the full form (KESOKU_CLUSTER=full: more messages); `npm test` runs the short form.
  * The server binaries are built on first use (`npm run temporal:install -- --server` does it ahead of time).
@@ -21,15 +25,23 @@ import {
   type TemporalCluster,
 } from '../../infra/temporal-cluster.ts';
 import { listSessionMessages } from '../../db/messages.ts';
-import { startPart, stackEnv, type ChildPart } from '../support/processes.ts';
+import { snowflake, startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.ts';
+import { startEntry, stackEnv, type ChildPart } from '../support/processes.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
+import { countCommands, discordTurn, typingCalls } from './checks.ts';
 
 const FULL = process.env.KESOKU_CLUSTER === 'full';
 const PLAIN_MESSAGES = FULL ? 40 : 8;
+/** Discord turns with a shell command each, one channel (= one session) per turn. */
+const DISCORD_TURNS = FULL ? 6 : 3;
 
 let stack: Stack;
 let cluster: TemporalCluster;
 let client: Client;
+let fake: FakeDiscord;
+const alice = { id: snowflake(), username: 'alice', global_name: 'Alice' };
+const guildId = snowflake();
+const discordChannels = Array.from({ length: DISCORD_TURNS }, () => snowflake());
 const workers: ChildPart[] = [];
 const apis: ChildPart[] = [];
 const all: ChildPart[] = [];
@@ -37,6 +49,14 @@ const all: ChildPart[] = [];
 beforeAll(async () => {
   const binaries = installServerBinaries();
   stack = await startStack({ noWorker: true });
+  fake = await startFakeDiscord({
+    guilds: [{ id: guildId, channels: discordChannels.map((id) => ({ id })) }],
+  });
+  // Alice is a paired Discord user (as after `npm run kesoku -- pairing approve`).
+  await stack.pool.query(
+    `INSERT INTO chat_paired_users (chatbot_id, user_id, user_name, approved_by) VALUES ('discord', $1, 'Alice', 'cli')`,
+    [alice.id],
+  );
   const pg = new URL(inject('adminDatabaseUrl'));
   cluster = await startTemporalCluster({
     postgres: {
@@ -58,12 +78,15 @@ afterAll(async () => {
   await client?.connection.close();
   await cluster?.stop();
   await stack?.stop();
+  await fake?.close();
 });
 
 const env = () => stackEnv(stack, { TEMPORAL_ADDRESS: cluster.address, KESOKU_API_PORT: '0' });
+/** Workers and the Discord adapter talk to the fake Discord (workers through their REST-only sinks). */
+const discordEnv = () => ({ ...env(), DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.apiUrl });
 
 function startWorker(): ChildPart {
-  const w = startPart('workers/worker.ts', env());
+  const w = startEntry('worker', discordEnv());
   workers.push(w);
   all.push(w);
   return w;
@@ -98,19 +121,21 @@ async function workerRunning(workflowId: string, activityType: string): Promise<
 }
 
 describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
-  it('loses, duplicates and strands nothing through worker SIGKILL and SIGTERM, with SSE across APIs', async () => {
+  it('loses, duplicates, strands and re-runs nothing through worker SIGKILL and SIGTERM, with SSE across APIs and Discord turns across workers', async () => {
     startWorker();
     startWorker();
     for (let i = 0; i < 2; i++) {
-      const a = startPart('bin/api.ts', env());
+      const a = startEntry('api', env());
       apis.push(a);
       all.push(a);
     }
-    await Promise.all(
-      [...workers, ...apis].map((p) =>
-        p.waitFor(p === apis[0] || p === apis[1] ? 'kesoku API listening' : 'kesoku worker running', 300_000),
-      ),
-    );
+    const discord = startEntry('discord', discordEnv());
+    all.push(discord);
+    await Promise.all([
+      ...workers.map((p) => p.waitFor('kesoku worker running', 300_000)),
+      ...apis.map((p) => p.waitFor('kesoku API listening', 300_000)),
+      discord.waitFor('kesoku Discord adapter connected', 300_000),
+    ]);
     const [apiA, apiB] = apis.map(apiUrl) as [string, string];
 
     // A client as a real one behaves: its own message id, and on 503 (no worker took the session's task within
@@ -143,7 +168,11 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
     const toolSession = uniqueId('tool');
     const marker = `3.${Math.floor(Math.random() * 1e6)}`;
     const sideEffect = path.join(stack.dataDir, `ran-${marker}`);
-    await submit(apiA, toolSession, `run: sleep ${marker}; echo once >> ${sideEffect}`);
+    await submit(
+      apiA,
+      toolSession,
+      `run: sleep ${marker}; echo once >> ${sideEffect}; echo killed >> runs.txt`,
+    );
     let killed: ChildPart | null = null;
     await expect
       .poll(
@@ -152,6 +181,30 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
       )
       .not.toBeNull();
     await killed!.kill('SIGKILL');
+    startWorker();
+
+    // Discord turns, each running a command; the worker running the first one's command is SIGTERMed mid-command
+    // (it drains: the command finishes there, the rest of the turn runs on another worker).
+    const discordIds: string[] = [];
+    for (const [i, channelId] of discordChannels.entries()) {
+      const command = i === 0 ? 'sleep 4; echo d0 >> runs.txt' : `echo d${i} >> runs.txt; sleep 1`;
+      const payload = fake.injectMessage({
+        channelId,
+        author: alice,
+        content: `run: ${command}`,
+        mentionBot: true,
+      });
+      discordIds.push(payload.id as string);
+    }
+    const firstDiscord = `session:discord:${discordChannels[0]}`;
+    let drained: ChildPart | null = null;
+    await expect
+      .poll(async () => (drained = await workerRunning(firstDiscord, 'runToolCall').catch(() => null)), {
+        timeout: 60_000,
+        interval: 200,
+      })
+      .not.toBeNull();
+    void drained!.kill('SIGTERM');
     startWorker();
 
     // A streaming model call; its worker is SIGTERMed while it streams.
@@ -195,6 +248,36 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
       await new Promise((r) => setTimeout(r, 500));
     }
 
+    // Every Discord turn ends processed, and its delivery settles (status edits are throttled, typing refreshes
+    // every 8 s): wait for the replies, then one typing interval more, so a typing loop left running would show.
+    const discordStatus = async () =>
+      (
+        await stack.pool.query<{ status: string }>('SELECT status FROM messages WHERE id = ANY($1)', [
+          discordIds.map((id) => `discord-${id}`),
+        ])
+      ).rows.map((r) => r.status);
+    await expect
+      .poll(async () => (await discordStatus()).filter((st) => st === 'processed').length, {
+        timeout: 180_000,
+        interval: 500,
+      })
+      .toBe(DISCORD_TURNS);
+    await expect
+      .poll(
+        () =>
+          discordChannels.every((c, i) =>
+            fake.botMessages(c).some((m) => m.message_reference?.message_id === discordIds[i]),
+          ),
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe(true);
+    const typingBefore = discordChannels.map((c) => typingCalls(fake, c));
+    await new Promise((r) => setTimeout(r, 10_000));
+    const turns = await Promise.all(
+      discordChannels.map((c, i) => discordTurn(fake, stack.pool, client, c, discordIds[i]!)),
+    );
+    const typingAfter = discordChannels.map((c) => typingCalls(fake, c));
+
     let duplicated = 0;
     for (const s of new Set(accepted.map((a) => a.session))) {
       const msgs = await listSessionMessages(stack.pool, s);
@@ -215,6 +298,17 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
       // Sessions are in interrupt mode: a message arriving during a turn ends that turn as interrupted.
       interrupted: accepted.filter((a) => rows.get(a.id) === 'interrupted').length,
       error: accepted.filter((a) => rows.get(a.id) === 'error').length,
+      ...(await countCommands(stack.pool, stack.dataDir, [
+        ...new Set([...accepted.map((a) => a.session), ...discordChannels.map((c) => `discord:${c}`)]),
+      ])),
+      discord_turns: turns.length,
+      discord_turns_on_two_workers: turns.filter((t) => t.workers.length >= 2).length,
+      discord_status_messages: turns.reduce((n, t) => n + t.statuses.length, 0),
+      discord_statuses_left_pending: turns.filter((t) => t.statuses.some((st) => st.content.includes('⏳')))
+        .length,
+      discord_replies: turns.reduce((n, t) => n + t.replies.length, 0),
+      discord_typing_left_on: turns.filter((t, i) => t.typingActive || typingAfter[i] !== typingBefore[i])
+        .length,
       shell_command_runs: fs.existsSync(sideEffect)
         ? fs.readFileSync(sideEffect, 'utf8').split('\n').filter(Boolean).length
         : 0,
@@ -232,5 +326,21 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
     expect(report.error).toBe(0);
     expect(report.processed + report.interrupted).toBe(report.accepted);
     expect(report.sse_frames_on_api_a_for_turns_via_api_b).toBeGreaterThan(0);
+    // At most once: no command ran twice; the SIGKILLed one was not run again (interrupted, not re-run).
+    expect(report.re_runs).toBe(0);
+    expect(report.shell_command_runs).toBeLessThanOrEqual(1);
+    expect(report.tool_runs_interrupted).toBeGreaterThanOrEqual(1);
+    expect(report.commands_run).toBe(report.tool_runs - report.tool_runs_interrupted);
+    // Discord: one status per turn, edited to ✅, never left at ⏳; one reply per turn; typing stopped; and at
+    // least one turn (the drained one) ran its steps on two workers.
+    for (const t of turns) {
+      expect(t.statuses, t.channelId).toHaveLength(1);
+      expect(t.statuses[0]?.content, t.channelId).toContain('✅');
+      expect(t.statuses[0]?.content, t.channelId).not.toContain('⏳');
+      expect(t.replies, t.channelId).toHaveLength(1);
+      expect(t.replies[0], t.channelId).toContain('Done:');
+    }
+    expect(report.discord_typing_left_on).toBe(0);
+    expect(report.discord_turns_on_two_workers).toBeGreaterThanOrEqual(1);
   }, 900_000);
 });

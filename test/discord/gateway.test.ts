@@ -177,16 +177,17 @@ describe('Discord gateway health', () => {
     const fake = await startFakeDiscord({ guilds: [{ id: guildId, channels: [{ id: snowflake() }] }] });
     const port = await freePort();
     const part = startPart(
-      'workers/discord.ts',
+      'bin/channels.ts',
       stackEnv(bench.stack, {
         DISCORD_TOKEN: fake.token,
         DISCORD_API_URL: fake.apiUrl,
         DISCORD_ALLOW_ALL: 'true',
         KESOKU_METRICS_PORT: String(port),
       }),
+      ['discord'],
     );
     try {
-      await part.waitFor('kesoku Discord adapter connected', 60_000);
+      await part.waitFor('kesoku channels running', 60_000);
       const health = await fetchHealth(port);
       expect(JSON.stringify(health)).toMatch(/"gateway":"ready"/);
 

@@ -34,6 +34,26 @@ export function stackEnv(stack: Stack, extra: Record<string, string> = {}): Node
   };
 }
 
+/**
+ * The process entry points tests start, by role: `start` (`npm start`), `worker`, `api` and `discord` (the
+ * Discord adapter alone). The one place that names their scripts.
+ */
+export const ENTRY_POINTS = {
+  start: 'bin/start.ts',
+  worker: 'workers/worker.ts',
+  api: 'bin/api.ts',
+  discord: 'bin/channels.ts',
+} as const satisfies Record<string, string>;
+
+/** Starts the entry point of `role` (see {@link ENTRY_POINTS}) with `env`. */
+export function startEntry(
+  role: keyof typeof ENTRY_POINTS,
+  env: NodeJS.ProcessEnv,
+  args: string[] = [],
+): ChildPart {
+  return startPart(ENTRY_POINTS[role], env, args);
+}
+
 /** Starts `node <script> <args…>` (script relative to the repository root) with `env`. */
 export function startPart(script: string, env: NodeJS.ProcessEnv, args: string[] = []): ChildPart {
   const child = spawn(process.execPath, [path.join(ROOT, script), ...args], {

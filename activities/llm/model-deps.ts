@@ -1,0 +1,92 @@
+/**
+ * What the model activities share: their dependencies, the deterministic ids of a step's messages, the address
+ * a turn's messages are written to, and the mapping of a failed model call onto an activity failure.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { failureType } from '../../domain/failures.ts';
+import type { Message } from '../../domain/message.ts';
+import type { Pool } from '../../db/pool.ts';
+import type { Logger } from '../../infra/logger.ts';
+import { ModelCallError } from './errors.ts';
+import type { LlmConfig, ModelToolSpec } from './provider.ts';
+
+/**
+ * Attempts of one model step for provider failures (429, 5xx, timeouts): the workflow's retry policy allows more
+ * attempts, for database outages, so the activity marks the failure non-retryable from this attempt on.
+ */
+export const PROVIDER_MAX_ATTEMPTS = 4;
+
+export interface ModelDeps {
+  pool: Pool;
+  logger: Logger;
+  /** Null when the model is not configured: every call then fails with kind `agent_creation`. */
+  llm: LlmConfig | null;
+  tools: readonly ModelToolSpec[];
+  /** Steps per turn; the last one is offered no tools, so the model must answer. */
+  maxSteps: number;
+  /** Estimated prompt tokens above which history is compacted before the call. */
+  compactTokens: number;
+  /** Where a session's workspace lives, for the system prompt. */
+  workspaceDirFor(sessionId: string): string;
+  /** Delta batching interval in ms (default 100). */
+  deltaIntervalMs?: number;
+}
+
+/** Deterministic ids of a step's messages, so a retried step cannot write twice. */
+export const stepIds = {
+  thought: (turnId: string, step: number) => `${turnId}:s${step}:thought`,
+  call: (turnId: string, step: number, i: number) => `${turnId}:s${step}:call${i}`,
+  reply: (turnId: string, step: number) => `${turnId}:s${step}:reply`,
+  nudge: (turnId: string, step: number) => `${turnId}:s${step}:nudge`,
+  compactPrompt: (turnId: string, step: number) => `${turnId}:s${step}:compact`,
+  compactSummary: (turnId: string, step: number) => `${turnId}:s${step}:summary`,
+  compactNotice: (turnId: string, step: number) => `${turnId}:s${step}:compacted`,
+};
+
+/**
+ * The model's configuration.
+ * @throws ApplicationFailure `agent_creation` (non-retryable) when the model is not configured
+ */
+export function requireLlm(deps: ModelDeps): LlmConfig {
+  if (!deps.llm) {
+    throw ApplicationFailure.nonRetryable(
+      'the model is not configured (KESOKU_LLM_*)',
+      failureType('agent_creation'),
+    );
+  }
+  return deps.llm;
+}
+
+/**
+ * Where the messages of a turn go: the trigger's chatbot and channel; a turn without a stored trigger (or one
+ * started through the API) is addressed to the `api` chatbot on the session's own channel.
+ */
+export function turnAddress(trigger: Message | null, sessionId: string) {
+  return {
+    session_id: sessionId,
+    chatbot_id: trigger?.chatbot_id ?? 'api',
+    channel_id: trigger?.channel_id ?? sessionId,
+  };
+}
+
+/** Any error of a model call as a {@link ModelCallError}; an unclassified one counts as a network failure. */
+export function asModelCallError(err: unknown): ModelCallError {
+  return err instanceof ModelCallError ? err : new ModelCallError({ kind: 'network', cause: err });
+}
+
+/**
+ * The activity failure for a failed model call: type `provider:<kind>` (domain/failures.ts), retried when the
+ * provider error is retryable and `nonRetryable` is not forced, after `nextRetryDelayMs` when the provider
+ * said how long to wait.
+ */
+export function providerFailure(
+  e: ModelCallError,
+  opts: { nonRetryable: boolean; nextRetryDelayMs?: number },
+): ApplicationFailure {
+  return ApplicationFailure.create({
+    message: e.message,
+    type: failureType('provider', e.kind),
+    nonRetryable: opts.nonRetryable,
+    nextRetryDelay: opts.nextRetryDelayMs,
+  });
+}

@@ -1,0 +1,219 @@
+/**
+ * One model step of a turn (see ModelActivities.runModelStep in activities/contracts.ts): claim the trigger,
+ * prepare the input, call the model, and commit the step's messages with its outcome in one transaction.
+ * Idempotent per (turn, step): the committed step record is the answer to every retry.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { ModelActivities, StepOutcome } from '../contracts.ts';
+import { emptyReplyNudge, finalReply, thought, toolCall, type NewMessage } from '../../domain/factories.ts';
+import { failureType } from '../../domain/failures.ts';
+import type { Message } from '../../domain/message.ts';
+import { partialReply } from '../../domain/partial-reply.ts';
+import { StaleTurnError, commit, getMessage, getStep } from '../../db/messages.ts';
+import { getSession, incrementTurnCount } from '../../db/sessions.ts';
+import { recordModelTokens, recordTurn } from '../../infra/metrics.ts';
+import { imageSize } from './attachments.ts';
+import { callModel, prefersPlainHistory } from './model-call.ts';
+import { requireLlm, stepIds, turnAddress, type ModelDeps } from './model-deps.ts';
+import { prepareInput, type PreparedInput } from './prepare.ts';
+import type { ModelStepResult } from './provider.ts';
+import { turnMetrics } from './turn-metrics.ts';
+
+type StepInput = Parameters<ModelActivities['runModelStep']>[0];
+
+/** Where a step's messages go: the turn's address plus turn id and step number. */
+type StepPosition = ReturnType<typeof turnAddress> & { turn_id: string; step: number };
+
+/** Runs one model step; see ModelActivities.runModelStep for the contract. */
+export async function runModelStep(deps: ModelDeps, input: StepInput): Promise<StepOutcome> {
+  const { sessionId, turnId, step, completeInline } = input;
+  const done = await getStep(deps.pool, turnId, step);
+  if (done) return done.result as StepOutcome; // idempotent per (turn, step)
+  requireLlm(deps);
+  if (input.claim && !(await claimTrigger(deps, sessionId, turnId))) return { kind: 'skipped' };
+
+  const plainFirst = prefersPlainHistory(requireLlm(deps));
+  const inline = completeInline === true;
+  const prepareWith = (plain: boolean, recovery: boolean) =>
+    prepareInput(deps, sessionId, turnId, step, { recovery, inline, plain });
+  const prepared = await prepareWith(plainFirst, input.recovery);
+  const trigger = await getMessage(deps.pool, turnId);
+  const pos: StepPosition = { ...turnAddress(trigger, sessionId), turn_id: turnId, step };
+  const lastStep = step >= deps.maxSteps - 1;
+  const result = await callModel(
+    deps,
+    { sessionId, turnId, step },
+    prepared.input,
+    lastStep ? [] : deps.tools,
+    {
+      // A request the provider refuses because of the conversation's own history (e.g. servers that want
+      // reasoning on every past tool call, or a model without image input) is tried once in the plainer form.
+      fallback: plainFirst
+        ? undefined
+        : async () => {
+            const plainer = await prepareWith(true, false);
+            const same =
+              JSON.stringify(plainer.input, imageSize) === JSON.stringify(prepared.input, imageSize);
+            return same ? null : plainer.input;
+          },
+      onCancelled: async (streamedText) => {
+        const session = await getSession(deps.pool, sessionId);
+        const partial = partialReply({ ...pos, text: streamedText, locale: session?.locale });
+        await commit(deps.pool, sessionId, { insert: [partial] });
+      },
+    },
+  );
+  recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
+  const { insert, outcome } = await stepMessages(deps, input, pos, result, prepared);
+  const finishedReply = await commitStep(deps, input, { insert, outcome, result, prepared });
+  if (finishedReply) recordTurn('processed', trigger?.created_at ?? input.turnStartedAt);
+  return outcome;
+}
+
+/**
+ * Moves the trigger from `pending_agent` to `processing` (a no-op when it is already processing).
+ * @returns false when the trigger ended before its turn began (the step is then skipped)
+ * @throws ApplicationFailure `context_preparation` (non-retryable) for an unknown trigger
+ */
+async function claimTrigger(deps: ModelDeps, sessionId: string, turnId: string): Promise<boolean> {
+  const trigger = await getMessage(deps.pool, turnId);
+  if (!trigger || trigger.session_id !== sessionId) {
+    throw ApplicationFailure.nonRetryable(`unknown message ${turnId}`, failureType('context_preparation'));
+  }
+  if (trigger.status === 'pending_agent')
+    await commit(deps.pool, sessionId, { transitions: [{ id: turnId, to: 'processing' }] });
+  else if (trigger.status !== 'processing') return false;
+  return true;
+}
+
+/**
+ * The messages a model answer becomes, and the step's outcome:
+ * - reasoning (and text before tool calls, docs/message-model.md §2.2) → a thought;
+ * - tool calls → one tool_call message each;
+ * - otherwise text → the final reply with its turn metrics;
+ * - otherwise nothing → the empty-answer nudge when the workflow allows another try
+ *   (docs/message-model.md §3 "模型防空催化剂").
+ */
+async function stepMessages(
+  deps: ModelDeps,
+  input: StepInput,
+  pos: StepPosition,
+  result: ModelStepResult,
+  prepared: PreparedInput,
+): Promise<{ insert: NewMessage[]; outcome: StepOutcome }> {
+  const { sessionId, turnId, step } = input;
+  const text = result.text.trim();
+  const insert: NewMessage[] = [];
+  const thoughtId = stepThought(pos, result, insert);
+  let outcome: StepOutcome;
+  if (result.toolCalls.length > 0) {
+    const calls = result.toolCalls.map((c, i) => {
+      const m = toolCall({
+        id: stepIds.call(turnId, step, i),
+        ...pos,
+        tool_name: c.name,
+        tool_arguments: c.arguments,
+        tool_call_id: c.id,
+      });
+      insert.push(m);
+      return { messageId: m.id, toolCallId: c.id, name: c.name };
+    });
+    outcome = thoughtId ? { kind: 'tool_calls', thoughtId, calls } : { kind: 'tool_calls', calls };
+  } else if (text) {
+    const metrics = await turnMetrics(
+      deps.pool,
+      sessionId,
+      turnId,
+      input.turnStartedAt,
+      result,
+      prepared.contextTokens,
+    );
+    const reply = finalReply({
+      id: stepIds.reply(turnId, step),
+      ...pos,
+      content: result.text,
+      turn_metrics: metrics,
+    });
+    insert.push(reply);
+    outcome = input.completeInline
+      ? { kind: 'final', replyId: reply.id, finished: { turnCount: metrics.session_turns } }
+      : { kind: 'final', replyId: reply.id };
+  } else if (input.canNudge) {
+    const nudge = emptyReplyNudge({ id: stepIds.nudge(turnId, step), ...pos });
+    insert.push(nudge);
+    outcome = { kind: 'empty', nudgeId: nudge.id };
+  } else {
+    outcome = { kind: 'empty', nudgeId: null };
+  }
+  if (prepared.noticeIds.length > 0) outcome = { ...outcome, noticeIds: prepared.noticeIds };
+  return { insert, outcome };
+}
+
+/**
+ * The step's thought, pushed onto `insert`: the model's reasoning (streamed or inline `<think>` text) plus any
+ * text before tool calls. The reasoning is also kept apart in metadata, so it goes back to the provider in the
+ * form it needs during this turn. @returns the thought's id, or undefined when there is none
+ */
+function stepThought(pos: StepPosition, result: ModelStepResult, insert: NewMessage[]): string | undefined {
+  const reasoning = result.reasoning.trim();
+  const text = result.text.trim();
+  const thoughtText = [reasoning, result.toolCalls.length > 0 ? text : '']
+    .filter((t) => t !== '')
+    .join('\n\n');
+  if (thoughtText === '') return undefined;
+  const m = thought({ id: stepIds.thought(pos.turn_id, pos.step), ...pos, content: thoughtText });
+  if (reasoning !== '') m.metadata = { reasoning_content: reasoning };
+  insert.push(m);
+  return m.id;
+}
+
+/**
+ * Commits the step's messages with its step record, refused when the turn was stopped meanwhile. Inline
+ * completion (docs/message-model.md §4.1-§4.2 in one transaction): reply pending → delivered, trigger
+ * processed, the session's turn counted. @returns the id of the reply that finished the turn, or null
+ * @throws ApplicationFailure `StaleTurnError` (non-retryable) after a stop; `turn_persistence` (retryable)
+ */
+async function commitStep(
+  deps: ModelDeps,
+  { sessionId, turnId, step }: StepInput,
+  s: { insert: NewMessage[]; outcome: StepOutcome; result: ModelStepResult; prepared: PreparedInput },
+): Promise<string | null> {
+  const finishedReply =
+    s.outcome.kind === 'final' && s.outcome.finished !== undefined ? s.outcome.replyId : null;
+  try {
+    await commit(deps.pool, sessionId, {
+      guardTurn: turnId,
+      insert: s.insert,
+      transitions: finishedReply
+        ? [
+            { id: finishedReply, to: 'delivered' },
+            { id: turnId, to: 'processed' },
+          ]
+        : [],
+      alsoInTransaction: finishedReply
+        ? async (client, { updated }) => {
+            if (updated.some((m: Message) => m.id === turnId)) await incrementTurnCount(client, sessionId);
+          }
+        : undefined,
+      step: {
+        turnId,
+        step,
+        result: s.outcome,
+        inputTokens: s.result.usage.inputTokens,
+        outputTokens: s.result.usage.outputTokens,
+        contextTokens: s.prepared.contextTokens,
+      },
+    });
+  } catch (err) {
+    if (err instanceof StaleTurnError) {
+      deps.logger.info(
+        { sessionId, turnId, step },
+        'model step not committed: the turn was stopped meanwhile',
+      );
+      throw ApplicationFailure.nonRetryable(err.message, 'StaleTurnError');
+    }
+    deps.logger.error({ sessionId, turnId, step, err: String(err) }, 'model step could not be stored');
+    throw ApplicationFailure.retryable('the model step could not be saved', failureType('turn_persistence'));
+  }
+  return finishedReply;
+}
