@@ -10,7 +10,11 @@ import { API_CAPABILITIES, NO_CAPABILITIES, type ChannelCapabilities } from '../
 import { invalidConfiguration, parseEnv } from '../infra/config.ts';
 
 /** Every chat channel, in start-up order. Add a channel with one line here. */
-export const CHANNELS: readonly ChannelDescriptor<unknown>[] = [discordChannel, googleChatChannel, wechatChannel];
+export const CHANNELS: readonly ChannelDescriptor<unknown>[] = [
+  discordChannel,
+  googleChatChannel,
+  wechatChannel,
+];
 
 /** The descriptor of chatbot `id`, or undefined. */
 export function channelById(id: string): ChannelDescriptor<unknown> | undefined {

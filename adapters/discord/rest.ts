@@ -137,7 +137,11 @@ export async function createMessage(
       rest.post(Routes.channelMessages(channelId), {
         body: file ? { ...body, attachments: [{ id: 0, filename: file.name }] } : body,
         ...(file
-          ? { files: [{ name: file.name, data: Buffer.from(file.data, 'utf8'), contentType: 'text/markdown' }] }
+          ? {
+              files: [
+                { name: file.name, data: Buffer.from(file.data, 'utf8'), contentType: 'text/markdown' },
+              ],
+            }
           : {}),
         ...(signal ? { signal } : {}),
       }),

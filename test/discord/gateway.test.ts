@@ -10,7 +10,10 @@ import { loadConfig } from '../../infra/config.ts';
 import { loadDiscordConfig } from '../../adapters/discord/config.ts';
 
 /** The adapter's configuration from `env`: the `DISCORD_*` variables plus the data directory. */
-const adapterConfig = (env: NodeJS.ProcessEnv) => ({ ...loadDiscordConfig(env), KESOKU_DATA_DIR: loadConfig(env).KESOKU_DATA_DIR });
+const adapterConfig = (env: NodeJS.ProcessEnv) => ({
+  ...loadDiscordConfig(env),
+  KESOKU_DATA_DIR: loadConfig(env).KESOKU_DATA_DIR,
+});
 import { createLogger } from '../../infra/logger.ts';
 import { GatewayFatalError } from '../../adapters/discord/gateway-health.ts';
 import { startDiscordAdapter } from '../../adapters/discord/run.ts';
