@@ -397,7 +397,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
         components: {
           type: 'object',
           description:
-            "Present where the process runs other components: each one's state by name, e.g. `discord: { ok, gateway, pingMs }` where the Discord adapter runs (`npm start` with DISCORD_TOKEN).",
+            "Present where the process runs other components: each one's state by name, e.g. a chat channel's `{ ok, gateway, pingMs }` where its ingress runs (`npm start` with the channel configured).",
           additionalProperties: {
             type: 'object',
             required: ['ok'],

@@ -16,17 +16,23 @@ import { Events, GatewayIntentBits, Status, type Client } from 'discord.js';
 import type { Logger } from '../../infra/logger.ts';
 
 /**
- * The gateway intents the adapter asks for (see the module comment). `messageContent` (DISCORD_MESSAGE_CONTENT)
- * overrides the choice by respond mode: true also asks for it in `mention` mode, where it lets a typed `/stop`
- * without a mention and a reply to the bot without the ping be read; false never asks for it.
+ * The gateway intents the adapter asks for (see the module comment). The Message Content intent is needed when
+ * the bot reads messages that do not mention it: `respond` = `always`, or `threads` (DISCORD_THREADS: messages in
+ * a conversation's thread need no mention). `messageContent` (DISCORD_MESSAGE_CONTENT) overrides that choice:
+ * true also asks for it otherwise, where it lets a typed `/stop` without a mention and a reply to the bot without
+ * the ping be read; false never asks for it.
  */
-export function intentsFor(respond: 'mention' | 'always', messageContent?: boolean): GatewayIntentBits[] {
+export function intentsFor(
+  respond: 'mention' | 'always',
+  messageContent?: boolean,
+  threads = false,
+): GatewayIntentBits[] {
   const intents = [
     GatewayIntentBits.Guilds,
     GatewayIntentBits.GuildMessages,
     GatewayIntentBits.DirectMessages,
   ];
-  if (messageContent ?? respond === 'always') intents.push(GatewayIntentBits.MessageContent);
+  if (messageContent ?? (respond === 'always' || threads)) intents.push(GatewayIntentBits.MessageContent);
   return intents;
 }
 

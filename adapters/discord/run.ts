@@ -85,7 +85,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
   if (!config.DISCORD_TOKEN) throw new ConfigError('DISCORD_TOKEN is not set: the Discord adapter is off');
   const policy = discordPolicy(config);
   const client = new Client({
-    intents: intentsFor(policy.respond, config.DISCORD_MESSAGE_CONTENT),
+    intents: intentsFor(policy.respond, config.DISCORD_MESSAGE_CONTENT, config.DISCORD_THREADS),
     partials: [Partials.Channel, Partials.Message],
     rest: restOptions(config.DISCORD_API_URL),
   });

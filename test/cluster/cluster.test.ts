@@ -129,12 +129,12 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
       apis.push(a);
       all.push(a);
     }
-    const discord = startEntry('discord', discordEnv());
+    const discord = startEntry('channels', discordEnv(), ['discord']);
     all.push(discord);
     await Promise.all([
       ...workers.map((p) => p.waitFor('kesoku worker running', 300_000)),
       ...apis.map((p) => p.waitFor('kesoku API listening', 300_000)),
-      discord.waitFor('kesoku Discord adapter connected', 300_000),
+      discord.waitFor('kesoku channels running', 300_000),
     ]);
     const [apiA, apiB] = apis.map(apiUrl) as [string, string];
 

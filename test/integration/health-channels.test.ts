@@ -52,7 +52,7 @@ describe('GET /healthz under npm start with the Discord adapter', () => {
     const up = await health();
     expect(up.status).toBe(200);
     expect(up.body).toMatchObject({ status: 'ok', temporal: true, postgres: true });
-    expect(up.body.components?.discord).toMatchObject({ ok: true, gateway: 'Ready' });
+    expect(up.body.components?.discord).toMatchObject({ ok: true, gateway: 'ready' });
 
     // The gateway goes away (the fake Discord stops): the same endpoint now answers 503 and says why.
     await fake.close();

@@ -35,14 +35,15 @@ export function stackEnv(stack: Stack, extra: Record<string, string> = {}): Node
 }
 
 /**
- * The process entry points tests start, by role: `start` (`npm start`), `worker`, `api` and `discord` (the
- * Discord adapter alone). The one place that names their scripts.
+ * The process entry points tests start, by role: `start` (`npm start`), `worker`, `api` and `channels` (the chat
+ * channels' ingress, `npm run channels`; pass channel ids as args, e.g. `['discord']` for `npm run discord`). The
+ * one place that names their scripts.
  */
 export const ENTRY_POINTS = {
   start: 'bin/start.ts',
   worker: 'workers/worker.ts',
   api: 'bin/api.ts',
-  discord: 'bin/channels.ts',
+  channels: 'bin/channels.ts',
 } as const satisfies Record<string, string>;
 
 /** Starts the entry point of `role` (see {@link ENTRY_POINTS}) with `env`. */

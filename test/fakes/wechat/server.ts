@@ -106,6 +106,11 @@ export interface FakeWechat {
   readonly tokenRequests: number;
   /** Calls of the send endpoint (accepted or not). */
   readonly sendCalls: number;
+  /**
+   * Well-formed send calls to `openId` with a valid token (accepted or refused by an injected failure), only those
+   * carrying `content` when given.
+   */
+  sendAttemptsTo(openId: string, content?: string): number;
   failNext(route: 'send' | 'token', ...failures: FakeFailure[]): void;
   /** Makes every token issued so far expired (42001 on use). */
   expireTokens(): void;
@@ -144,6 +149,7 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
   const failures: Record<'send' | 'token', FakeFailure[]> = { send: [], token: [] };
   let tokenRequests = 0;
   let sendCalls = 0;
+  const sendAttempts: { touser: string; content: string }[] = [];
   let endpoint: string | null = null;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -184,6 +190,7 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
         return sendJson(res, 200, { errcode: 40008, errmsg: 'invalid message type' });
       if (Buffer.byteLength(msg.text.content, 'utf8') > 2048)
         return sendJson(res, 200, { errcode: 45002, errmsg: 'content size out of limit' });
+      sendAttempts.push({ touser: msg.touser, content: msg.text.content });
       const failure = failures.send.shift();
       if (failure?.kind === 'errcode') {
         if (failure.errcode === 42001) known.expired = true;
@@ -305,6 +312,9 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
     get tokenRequests() {
       return tokenRequests;
     },
+    sendAttemptsTo: (openId, content) =>
+      sendAttempts.filter((a) => a.touser === openId && (content === undefined || a.content === content))
+        .length,
     get sendCalls() {
       return sendCalls;
     },
