@@ -82,10 +82,19 @@ describe('metrics', () => {
     expect(post.status).toBe(200);
     expect(((await post.json()) as { message: { status: string } }).message.status).toBe('processed');
 
-    const after = await scrape(workerMetrics);
-    expect(value(after, 'kesoku_turns_total{outcome="processed"}')).toBe(
-      value(before, 'kesoku_turns_total{outcome="processed"}') + 1,
-    );
+    // The turn's series are recorded when the workflow ends the turn, a moment after the reply the POST waited
+    // for: scrape until the turn is counted (or give up and let the assertion below say what is missing).
+    const processedBefore = value(before, 'kesoku_turns_total{outcome="processed"}');
+    let after = await scrape(workerMetrics);
+    for (
+      let i = 0;
+      i < 100 && value(after, 'kesoku_turns_total{outcome="processed"}') <= processedBefore;
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 200));
+      after = await scrape(workerMetrics);
+    }
+    expect(value(after, 'kesoku_turns_total{outcome="processed"}')).toBe(processedBefore + 1);
     expect(value(after, 'kesoku_turn_duration_seconds_count{outcome="processed"}')).toBe(1);
     expect(value(after, 'kesoku_model_call_duration_seconds_count{outcome="ok"}')).toBeGreaterThanOrEqual(2);
     expect(value(after, 'kesoku_model_tokens_total{kind="input"}')).toBeGreaterThan(0);
