@@ -9,6 +9,7 @@
  * unless GOOGLE_CHAT_JWKS_URL / GOOGLE_CHAT_ISSUER say otherwise (tests point them at a local key set).
  */
 import { z } from 'zod';
+import { flag, list, optionalString } from '../../infra/config.ts';
 
 /** The service account whose keys sign the tokens of project-number audiences, and the ID tokens' `email`. */
 export const CHAT_SYSTEM_ACCOUNT = 'chat@system.gserviceaccount.com';
@@ -20,32 +21,6 @@ export const GOOGLE_OIDC_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs'
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 /** The Chat REST API root. */
 export const GOOGLE_CHAT_API_URL = 'https://chat.googleapis.com/';
-
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-
-const list = z
-  .string()
-  .optional()
-  .transform((v) =>
-    (v ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
-  );
-
-const flag = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    const t = (v ?? '').trim().toLowerCase();
-    if (t === '' || t === 'false' || t === '0') return false;
-    if (t === 'true' || t === '1') return true;
-    ctx.addIssue({ code: 'custom', message: 'must be true or false' });
-    return z.NEVER;
-  });
 
 const url = (def: string) =>
   optionalString.transform((v, ctx) => {

@@ -3,34 +3,9 @@
  * when WECHAT_APP_ID, WECHAT_APP_SECRET and WECHAT_TOKEN are set; setting only some of them is an error.
  */
 import { z } from 'zod';
+import { flag, list, optionalString } from '../../infra/config.ts';
 import { isEncodingAesKey } from './crypto.ts';
 import { DEFAULT_WECHAT_API } from './api.ts';
-
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-
-const list = z
-  .string()
-  .optional()
-  .transform((v) =>
-    (v ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
-  );
-
-const bool = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    const t = (v ?? '').trim().toLowerCase();
-    if (t === '' || t === 'false' || t === '0') return false;
-    if (t === 'true' || t === '1') return true;
-    ctx.addIssue({ code: 'custom', message: 'must be true or false' });
-    return z.NEVER;
-  });
 
 const port = z
   .string()
@@ -66,7 +41,7 @@ export const wechatConfigSchema = z
     /** OpenIDs allowed to talk to the agent (mode `lists`). */
     WECHAT_ALLOWED_USERS: list,
     /** Everyone who follows the account may talk to the agent (mode `open`). */
-    WECHAT_ALLOW_ALL: bool,
+    WECHAT_ALLOW_ALL: flag,
   })
   .superRefine((c, ctx) => {
     const set = [c.WECHAT_APP_ID, c.WECHAT_APP_SECRET, c.WECHAT_TOKEN].filter((v) => v !== undefined);
