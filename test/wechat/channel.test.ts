@@ -198,6 +198,7 @@ describe('WeChat channel', () => {
     // One send refused with 42001, one token fetched, the same send repeated with it.
     expect(bench.fake.tokenRequests).toBe(tokensBefore + 1);
     expect(bench.fake.sendAttemptsTo(user)).toBe(2);
+    expect(bench.fake.sendCalls).toBe(callsBefore + 2);
   });
 
   it('records a reply WeChat refuses for good (45015, reply window over) as not delivered, without retries', async () => {
