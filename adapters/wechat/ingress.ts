@@ -22,7 +22,11 @@
  * acknowledged at once. One user's messages are handled in arrival order; chat commands skip that queue.
  */
 import { createChatAccess, type ChatAccess } from '../kit/access.ts';
-import { parseCommand, presentSessionError, runCommand, type CommandSessions } from '../discord/commands.ts';
+import {
+  createCommandDispatcher,
+  presentSessionError,
+  type CommandSessions,
+} from '../kit/command-dispatch.ts';
 import { getMessage } from '../../db/messages.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { AccessPolicy, ChatPlace } from '../../domain/access-policy.ts';
@@ -104,6 +108,7 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
   const access = deps.access ?? createChatAccess({ policy: deps.policy, pool: null, logger });
   const seen = new Map<string, number>();
   const tails = new Map<string, Promise<unknown>>();
+  const commands = createCommandDispatcher({ sessions });
   const counts = Object.fromEntries(
     (
       [
@@ -183,9 +188,8 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
       return 'unsupported';
     }
     const address = wechatSessionAddress(openId);
-    const command = parseCommand(text);
-    if (command) {
-      const reply = await runCommand(sessions, address.sessionId, command, `wechat-command-${p.MsgId}`);
+    const reply = await commands.dispatch(text, address.sessionId, `wechat-command-${p.MsgId}`);
+    if (reply !== null) {
       await answer(openId, reply);
       return 'command';
     }
@@ -240,7 +244,7 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
         return Promise.resolve('duplicate');
       }
       const text = textOf(p);
-      if (text !== null && parseCommand(text) !== null) return safely(p);
+      if (text !== null && commands.parse(text) !== null) return safely(p);
       const user = p.FromUserName;
       const outcome = (tails.get(user) ?? Promise.resolve()).then(() => safely(p));
       tails.set(user, outcome);

@@ -1,0 +1,195 @@
+/**
+ * Chat-command dispatch shared by the chat channels (Discord, Google Chat, WeChat): a message that is wholly a
+ * command (the rule of adapters/kit/commands.ts) runs on its session directly — `/stop` never waits in the queue —
+ * and is answered with a short confirmation; it is never queued as a message for the agent.
+ *
+ * The commands are a table of handlers keyed by command name ({@link SESSION_COMMAND_HANDLERS}); a channel's own
+ * argument-less commands (`/new`, `/status`, …) are a second table it passes to {@link createCommandDispatcher}
+ * (parsed as the kit parser's `local` commands). Adding a command is one entry in one of the two tables.
+ *
+ * An ingress calls {@link CommandDispatcher.parse} to route a message (commands skip the session's queue) and
+ * {@link CommandDispatcher.dispatch} to run it and get the text to answer with. Nothing here throws for a
+ * failed session operation: failures become the answer text ({@link presentSessionError}).
+ */
+import { commandUsage, parseChatCommand, type ParsedCommand } from './commands.ts';
+import { presentFailure, presentQueueFull, type SessionLocale } from '../../domain/failures.ts';
+import { LIMITS } from '../../domain/inbound.ts';
+import type { ApprovalPolicy } from '../../domain/tool-approval.ts';
+import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
+
+/** Commands that act on the session, each with an entry in {@link SESSION_COMMAND_HANDLERS}. */
+export type SessionCommand = Exclude<ParsedCommand, { name: 'usage' | 'local' | 'unknown' }>;
+
+/**
+ * A command ready to run: a session command, a usage error with its help text, or one of the channel's own
+ * argument-less commands (`local`, run by the channel's table).
+ */
+export type ChatCommand =
+  SessionCommand | { name: 'usage'; text: string } | { name: 'local'; command: string };
+
+/**
+ * The commands' access to the session: a subset of {@link SessionClient}, plus `setLocale`, a row update (the
+ * locale is read from the session row whenever a notice is written; optional: without it `/locale` answers that
+ * it is not available). `setLocale` throws a SessionClientError `not_found` when the session does not exist yet.
+ */
+export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle' | 'setMode'> & {
+  setLocale?(sessionId: string, locale: SessionLocale): Promise<{ locale: SessionLocale }>;
+  /** The session's tool-approval policy (a row update, read at each tool step); optional like `setLocale`. */
+  setApproval?(sessionId: string, policy: ApprovalPolicy): Promise<void>;
+};
+
+/** What a handler runs against: the session, and the update id that makes a repeated command run once. */
+export interface CommandRun {
+  sessions: CommandSessions;
+  sessionId: string;
+  /** `{updateId}` when the channel derived one from the platform's message id, else `{}`. */
+  opts: { updateId?: string };
+}
+
+/** Runs one command; resolves to the answer text. May throw: the dispatcher turns errors into text. */
+export type CommandHandler<C> = (cmd: C, run: CommandRun) => Promise<string>;
+
+/** One handler per session command, keyed by command name (the key set is checked against the parser's). */
+export type SessionCommandHandlers = {
+  [K in SessionCommand['name']]: CommandHandler<Extract<SessionCommand, { name: K }>>;
+};
+
+/** A channel's own argument-less command, keyed by its name in lower case without the slash (`new`). */
+export type LocalCommandHandler = (run: CommandRun) => Promise<string>;
+
+/** The session commands every chat channel offers. */
+export const SESSION_COMMAND_HANDLERS: SessionCommandHandlers = {
+  async stop(_cmd, { sessions, sessionId, opts }) {
+    const { stopped } = await sessions.stop(sessionId, opts);
+    return stopped ? '⏹️ Stopping the current turn.' : 'Nothing is running.';
+  },
+  async compact(_cmd, { sessions, sessionId, opts }) {
+    await sessions.compact(sessionId, opts);
+    return '🗜️ Compaction queued.';
+  },
+  async title(cmd, { sessions, sessionId, opts }) {
+    const { title } = await sessions.setTitle(sessionId, cmd.title, opts);
+    return `📝 Title set: ${title}`;
+  },
+  async mode(cmd, { sessions, sessionId, opts }) {
+    const { mode } = await sessions.setMode(sessionId, cmd.mode, opts);
+    return mode === 'queue'
+      ? '🔀 Mode: queue (new messages wait for the running turn).'
+      : '🔀 Mode: interrupt (a new message interrupts the running turn).';
+  },
+  async locale(cmd, { sessions, sessionId }) {
+    if (!sessions.setLocale) return '⚠️ `/locale` is not available here.';
+    const { locale } = await sessions.setLocale(sessionId, cmd.locale);
+    return locale === 'zh'
+      ? '🌐 语言：中文（通知与错误提示将使用中文）。'
+      : '🌐 Locale: English (notices and error messages in English).';
+  },
+  async approval(cmd, { sessions, sessionId }) {
+    if (!sessions.setApproval) return '⚠️ `/approval` is not available here.';
+    await sessions.setApproval(sessionId, cmd.policy);
+    return cmd.policy === 'off'
+      ? '🔓 Approval: off (tool calls run without asking).'
+      : cmd.policy === 'all'
+        ? '🔒 Approval: all (every tool call asks first).'
+        : '🔒 Approval: writes (shell commands and file writes ask first).';
+  },
+};
+
+/**
+ * The command in `text` (a bot mention already removed), or null for ordinary text. `local` names the channel's
+ * own argument-less commands; a bare unknown word (`/hlep`) is ordinary text here.
+ */
+export function parseCommand(text: string, local: readonly string[] = []): ChatCommand | null {
+  const c = parseChatCommand(text, local);
+  if (c === null) return null;
+  switch (c.name) {
+    case 'usage':
+      return { name: 'usage', text: commandUsage(c.command) };
+    case 'unknown':
+      return null;
+    default:
+      return c;
+  }
+}
+
+/**
+ * Runs `cmd` on session `sessionId` with the handlers of `local` for the channel's own commands. `updateId`
+ * (from the platform's message id) makes a repeated delivery of the same command message run it once.
+ * @returns the answer to show (never throws: a missing session and failed operations become text)
+ */
+export async function runCommand(
+  sessions: CommandSessions,
+  sessionId: string,
+  cmd: ChatCommand,
+  updateId?: string,
+  local: Readonly<Record<string, LocalCommandHandler>> = {},
+): Promise<string> {
+  const run: CommandRun = { sessions, sessionId, opts: updateId === undefined ? {} : { updateId } };
+  try {
+    if (cmd.name === 'usage') return cmd.text;
+    if (cmd.name === 'local') {
+      const handler = local[cmd.command];
+      return handler ? await handler(run) : `⚠️ \`/${cmd.command}\` is not available here.`;
+    }
+    const handler = SESSION_COMMAND_HANDLERS[cmd.name] as CommandHandler<SessionCommand>;
+    return await handler(cmd, run);
+  } catch (err) {
+    if (err instanceof SessionClientError && err.kind === 'not_found') {
+      return cmd.name === 'stop'
+        ? 'Nothing is running.'
+        : 'There is no conversation here yet: send a message first.';
+    }
+    return presentSessionError(err);
+  }
+}
+
+/** The user-facing text for a failed session operation (queue full, Temporal down, …); never raw error text. */
+export function presentSessionError(err: unknown): string {
+  if (err instanceof SessionClientError) {
+    switch (err.kind) {
+      case 'queue_full':
+        return presentQueueFull(LIMITS.queueCapacity, null);
+      case 'invalid':
+        return '⚠️ This message was not accepted (it is empty or too long).';
+      case 'id_taken':
+      case 'persistence':
+        return presentFailure('input_persistence', undefined, null);
+      case 'not_found':
+      case 'unavailable':
+        break;
+    }
+  }
+  return '⚠️ Kesoku is not reachable right now; your message was not processed. Please try again in a moment.';
+}
+
+/** A channel's command dispatch: parse → handler → answer text. */
+export interface CommandDispatcher {
+  /** The command `text` is, or null for ordinary text (used to route commands past the session's queue). */
+  parse(text: string): ChatCommand | null;
+  /**
+   * Runs the command `text` is on session `sessionId`.
+   * @param updateId derived from the platform's message id, so a re-delivered command runs once
+   * @returns the answer text, or null when `text` is no command (the caller submits it as a message); never throws
+   */
+  dispatch(text: string, sessionId: string, updateId?: string): Promise<string | null>;
+}
+
+/**
+ * Builds a channel's dispatcher over `sessions`: the session commands of {@link SESSION_COMMAND_HANDLERS} and the
+ * channel's own argument-less commands `local` (keyed by name in lower case, without the slash).
+ */
+export function createCommandDispatcher(o: {
+  sessions: CommandSessions;
+  local?: Readonly<Record<string, LocalCommandHandler>>;
+}): CommandDispatcher {
+  const local = o.local ?? {};
+  const names = Object.keys(local);
+  const parse = (text: string) => parseCommand(text, names);
+  return {
+    parse,
+    async dispatch(text, sessionId, updateId) {
+      const cmd = parse(text);
+      return cmd === null ? null : runCommand(o.sessions, sessionId, cmd, updateId, local);
+    },
+  };
+}

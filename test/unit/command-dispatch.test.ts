@@ -1,0 +1,87 @@
+/**
+ * The channel kit's command dispatch (adapters/kit/command-dispatch.ts): parse → handler → answer text, the same
+ * for every chat channel; a channel's own bare commands come from its own table; failures become text.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  SESSION_COMMAND_HANDLERS,
+  createCommandDispatcher,
+  type CommandSessions,
+} from '../../adapters/kit/command-dispatch.ts';
+import { SESSION_COMMANDS } from '../../adapters/kit/commands.ts';
+import { SessionClientError } from '../../infra/session-client.ts';
+
+/** Sessions that record every call and answer like a running session. */
+function recordingSessions(overrides: Partial<CommandSessions> = {}) {
+  const calls: unknown[][] = [];
+  const sessions: CommandSessions = {
+    stop: async (...a) => (calls.push(['stop', ...a]), { stopped: true }),
+    compact: async (...a) => (calls.push(['compact', ...a]), { queued: true }) as never,
+    setTitle: async (...a) => (calls.push(['setTitle', ...a]), { title: a[1] }) as never,
+    setMode: async (...a) => (calls.push(['setMode', ...a]), { mode: a[1] }) as never,
+    setLocale: async (...a) => (calls.push(['setLocale', ...a]), { locale: a[1] }),
+    setApproval: async (...a) => void calls.push(['setApproval', ...a]),
+    ...overrides,
+  };
+  return { sessions, calls };
+}
+
+describe('command dispatch', () => {
+  it('has one handler per session command of the kit parser', () => {
+    expect(Object.keys(SESSION_COMMAND_HANDLERS).sort()).toEqual([...SESSION_COMMANDS].sort());
+  });
+
+  it('runs a whole-message command with the update id and answers; ordinary text gives null', async () => {
+    const { sessions, calls } = recordingSessions();
+    const d = createCommandDispatcher({ sessions });
+    expect(await d.dispatch('/stop', 's1', 'u1')).toBe('⏹️ Stopping the current turn.');
+    expect(await d.dispatch('/mode queue', 's1', 'u2')).toContain('Mode: queue');
+    expect(await d.dispatch('/title  Weekly ', 's1')).toBe('📝 Title set: Weekly');
+    expect(await d.dispatch('/locale zh', 's1')).toContain('中文');
+    expect(await d.dispatch('/approval all', 's1')).toContain('Approval: all');
+    expect(await d.dispatch('/mode fast', 's1')).toBe('Usage: `/mode interrupt` or `/mode queue`.');
+    expect(calls).toEqual([
+      ['stop', 's1', { updateId: 'u1' }],
+      ['setMode', 's1', 'queue', { updateId: 'u2' }],
+      ['setTitle', 's1', 'Weekly', {}],
+      ['setLocale', 's1', 'zh'],
+      ['setApproval', 's1', 'all'],
+    ]);
+    for (const text of ['hello', '/stop the nginx service', '/etc/hosts lacks a line', '/hlep']) {
+      expect(d.parse(text), text).toBeNull();
+      expect(await d.dispatch(text, 's1'), text).toBeNull();
+    }
+    expect(calls).toHaveLength(5);
+  });
+
+  it("takes a channel's own bare commands from its table, and only there", async () => {
+    const { sessions } = recordingSessions();
+    const seen: string[] = [];
+    const d = createCommandDispatcher({
+      sessions,
+      local: { status: async ({ sessionId }) => (seen.push(sessionId), `status of ${sessionId}`) },
+    });
+    expect(d.parse('/STATUS')).toEqual({ name: 'local', command: 'status' });
+    expect(await d.dispatch('/status', 's9')).toBe('status of s9');
+    expect(seen).toEqual(['s9']);
+    expect(d.parse('/status now')).toBeNull();
+    expect(createCommandDispatcher({ sessions }).parse('/status')).toBeNull();
+  });
+
+  it('turns a missing session and failures into text, and names commands this channel lacks', async () => {
+    const notFound = new SessionClientError('not_found', 'no session');
+    const { sessions } = recordingSessions({
+      stop: () => Promise.reject(notFound),
+      compact: () => Promise.reject(notFound),
+      setMode: () => Promise.reject(new SessionClientError('unavailable', 'temporal down')),
+      setLocale: undefined,
+    });
+    const d = createCommandDispatcher({ sessions });
+    expect(await d.dispatch('/stop', 's')).toBe('Nothing is running.');
+    expect(await d.dispatch('/compact', 's')).toBe(
+      'There is no conversation here yet: send a message first.',
+    );
+    expect(await d.dispatch('/mode queue', 's')).toContain('not reachable');
+    expect(await d.dispatch('/locale en', 's')).toBe('⚠️ `/locale` is not available here.');
+  });
+});
