@@ -95,6 +95,7 @@ export async function startGoogleChat(
     api,
     access: createChatAccess({ policy, pool, logger }),
     logger,
+    attachments: { dataDir: ctx.dataDir, maxBytes: config.GOOGLE_CHAT_ATTACHMENT_MAX_BYTES },
   });
 
   const inFlight = new Set<Promise<unknown>>();
@@ -181,7 +182,8 @@ export const googleChatChannel: ChannelDescriptor<GoogleChatConfig> = {
     maxMessageLength: GOOGLE_CHAT_MAX_TEXT,
     lengthUnit: 'codepoints',
     markdown: 'google_chat',
-    attachments: false,
+    // Received: uploaded files are stored in the session's workspace, Drive files passed on as links.
+    attachments: true,
     buttons: false,
   },
   configSchema: googleChatConfigSchema,

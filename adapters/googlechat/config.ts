@@ -11,6 +11,9 @@
 import { z } from 'zod';
 import { flag, list, optionalString } from '../../infra/config.ts';
 
+/** Default of GOOGLE_CHAT_ATTACHMENT_MAX_BYTES (25 MiB, as Discord's). */
+export const DEFAULT_ATTACHMENT_MAX_BYTES = 25 * 1024 * 1024;
+
 /** The service account whose keys sign the tokens of project-number audiences, and the ID tokens' `email`. */
 export const CHAT_SYSTEM_ACCOUNT = 'chat@system.gserviceaccount.com';
 /** Key set of {@link CHAT_SYSTEM_ACCOUNT} (project-number audience). */
@@ -71,6 +74,16 @@ export const googleChatConfigSchema = z.object({
   GOOGLE_CHAT_ALLOWED_USERS: list.transform((l) => l.map(userId)),
   /** Explicit opt-in to open access (everyone who can reach the app may talk to the agent). */
   GOOGLE_CHAT_ALLOW_ALL: flag,
+  /** Largest attachment downloaded, bytes (default 25 MiB); larger files are refused with a message. */
+  GOOGLE_CHAT_ATTACHMENT_MAX_BYTES: optionalString.transform((v, ctx) => {
+    if (v === undefined) return DEFAULT_ATTACHMENT_MAX_BYTES;
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n < 1) {
+      ctx.addIssue({ code: 'custom', message: 'must be a positive whole number of bytes' });
+      return z.NEVER;
+    }
+    return n;
+  }),
 });
 
 /** The parsed configuration. */

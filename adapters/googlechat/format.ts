@@ -2,15 +2,18 @@
  * What Kesoku writes in Google Chat and how a Chat message becomes prompt text. Pure: no I/O.
  *
  * - Inbound (docs/message-model.md §6.1): "`Name` (users/123) at `YYYY-MM-DD HH:MM:SS UTC`:\n<text>", so the
- *   model knows who spoke and when; lines imitating such a header or a Kesoku notice are marked as the user's.
+ *   model knows who spoke and when; lines imitating such a header or a Kesoku notice are marked as the user's;
+ *   then one `[Attachment: …]` line per file (attachments.ts).
  * - Final replies (docs/message-model.md §4.3, §5.3 "card layout" / formatted text): the model's Markdown in
  *   Chat's text formatting (`*bold*`, `_italic_`, `~strike~`, `<url|label>`, code spans and blocks kept), the
  *   first line the turn metrics in italics.
  * - The intermediate card's lines (HTML subset of card text): "💭 thought", "🛠️ <b>tool</b> args ⏳" → ✅/❌/⏹️.
  */
-import type { TurnMetrics } from '../../domain/message.ts';
+import path from 'node:path';
+import type { Attachment, TurnMetrics } from '../../domain/message.ts';
 import { TOOL_MARK, metricsSummary } from '../../domain/presentation.ts';
 import { neutraliseUserText } from '../../domain/prompt-safety.ts';
+import { isInside } from '../../infra/workspace.ts';
 import type { StatusEntry } from '../discord/format.ts';
 
 /** "2026-05-27 12:50:00 UTC" (seconds precision, always UTC). */
@@ -18,17 +21,61 @@ function formatUtc(at: Date): string {
   return `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-/** The prompt text of a Chat message: header line, then the text (the app's mention already removed). */
+/**
+ * The prompt text of a Chat message: header line, then the text (the app's mention already removed), then one
+ * line per attachment ({@link attachmentLine}) and per refused file ("[Attachment: x.zip, not taken: it is
+ * larger than the 25 MiB limit]").
+ * @param input.workspaceDir the session's workspace, so stored files are named relative to it (the agent's
+ *   working directory)
+ */
 export function formatInboundContent(input: {
   displayName: string;
   userName: string;
   at: Date;
   text: string;
+  attachments?: readonly Attachment[];
+  refused?: readonly { name: string; reason: string }[];
+  workspaceDir?: string;
 }): string {
   const name = input.displayName.replace(/[`\r\n]/g, ' ').trim() || input.userName;
   const lines = [`\`${name}\` (${input.userName}) at \`${formatUtc(input.at)}\`:`];
   if (input.text.trim() !== '') lines.push(neutraliseUserText(input.text));
+  for (const a of input.attachments ?? []) lines.push(attachmentLine(a, input.workspaceDir));
+  for (const r of input.refused ?? [])
+    lines.push(`[Attachment: ${oneLineName(r.name)}, not taken: ${r.reason}]`);
   return lines.join('\n');
+}
+
+/** "1.5 MiB", "300 KiB", "12 bytes". */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${Number((n / (1024 * 1024)).toFixed(1))} MiB`;
+  if (n >= 1024) return `${Number((n / 1024).toFixed(1))} KiB`;
+  return `${n} bytes`;
+}
+
+function oneLineName(name: string): string {
+  return name.replace(/[\r\n\]]/g, ' ').trim();
+}
+
+/**
+ * "[Attachment: report.csv (text/csv, 1.2 KiB) saved at attachments/<id>/0-report.csv]" for a stored file (the
+ * path relative to `workspaceDir` when it lies inside), "[Attachment: plan.doc (…), a Google Drive file, not
+ * downloaded: <link>]" for a Drive reference.
+ */
+export function attachmentLine(a: Attachment, workspaceDir?: string): string {
+  const facts = [a.content_type, a.size !== undefined ? formatBytes(a.size) : undefined].filter(
+    (f): f is string => f !== undefined && f !== '',
+  );
+  const label = `${oneLineName(a.name)}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}`;
+  if (a.path !== undefined) {
+    const where =
+      workspaceDir !== undefined && isInside(workspaceDir, a.path)
+        ? path.relative(workspaceDir, a.path)
+        : a.path;
+    return `[Attachment: ${label} saved at ${where}]`;
+  }
+  if (a.url !== undefined) return `[Attachment: ${label}, a Google Drive file, not downloaded: ${a.url}]`;
+  return `[Attachment: ${label}, not downloaded]`;
 }
 
 /** The final reply's first line: "_⏱ 2.1s · 🔧 1 tool · 1042 tokens_". */

@@ -7,11 +7,15 @@
  *    and dropped: Kesoku's cards have no buttons;
  * 2. access (adapters/kit/access.ts): allowed goes on; in pairing mode a stranger who writes a DM is answered with
  *    a pairing code, one in a space with a notice to write a DM; anything else gets no answer;
- * 3. a message that is wholly a chat command (`/stop`, `/compact`, `/title`, `/mode`, `/locale`) runs on the
- *    session with an update id from the Chat message name, and is confirmed in the thread;
- * 4. otherwise it is submitted with update-with-start to the session of its space and thread (ids.ts) as
+ * 3. a message that is wholly a chat command (`/stop`, `/compact`, `/title`, `/mode`, `/locale`, `/approval`)
+ *    runs on the session through the channel kit's dispatch (adapters/kit/command-dispatch.ts) with an update id
+ *    from the Chat message name, and is answered in the thread;
+ * 4. otherwise its attached files are stored in the session's workspace (attachments.ts; files over the size
+ *    limit or without fetchable content are refused and the user is told so; a message left with nothing is not
+ *    submitted) and it is submitted with update-with-start to the session of its space and thread (ids.ts) as
  *    InboundMessage `{id: googlechat-<space>-<message>, sender: display name, receivedAt: Chat's createTime,
- *    replyTo: the message name, channelContext: {space, thread, message_name}, platformMessageId}`;
+ *    attachments, replyTo: the message name, channelContext: {space, thread, message_name},
+ *    platformMessageId}`;
  * 5. a refused submission (queue full, Temporal down, …) is told in the thread.
  *
  * Order: one session's events are handled one after the other in arrival order; commands skip that queue.
@@ -21,8 +25,21 @@ import type { ChatAccess } from '../kit/access.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage } from '../../workflows/definitions.ts';
-import { parseCommand, presentSessionError, runCommand, type CommandSessions } from '../discord/commands.ts';
+import {
+  createCommandDispatcher,
+  presentSessionError,
+  type CommandSessions,
+} from '../kit/command-dispatch.ts';
+import { sessionWorkspaceDir } from '../../infra/workspace.ts';
 import { createMessage, type ChatApi } from './api.ts';
+import {
+  attachmentNameOf,
+  chatAttachmentSchema,
+  stageChatAttachments,
+  type ChatAttachment,
+  type RefusedAttachment,
+  type StagedAttachments,
+} from './attachments.ts';
 import { formatInboundContent } from './format.ts';
 import {
   GOOGLE_CHAT_CHATBOT_ID,
@@ -60,6 +77,7 @@ export const chatEventSchema = z.looseObject({
       sender: user.optional(),
       thread: z.looseObject({ name: z.string().regex(/^spaces\/[^/]+\/threads\/[^/]+$/) }).optional(),
       space: space.optional(),
+      attachment: z.array(chatAttachmentSchema).optional(),
     })
     .optional(),
 });
@@ -69,7 +87,7 @@ export type ChatEvent = z.infer<typeof chatEventSchema>;
 
 /** What the ingress did with an event (logged; asserted by tests). */
 export type IngressOutcome =
-  'ignored' | 'denied' | 'pairing' | 'command' | 'submitted' | 'duplicate' | 'rejected';
+  'ignored' | 'denied' | 'pairing' | 'command' | 'submitted' | 'duplicate' | 'rejected' | 'refused';
 
 /** What the ingress needs. */
 export interface GoogleChatIngressDeps {
@@ -79,6 +97,11 @@ export interface GoogleChatIngressDeps {
   logger: Logger;
   /** Bound on each reply call, ms. Default 15 000. */
   requestTimeoutMs?: number;
+  /**
+   * Where attached files are stored (`dataDir`: KESOKU_DATA_DIR, the session workspaces under it) and the largest
+   * taken, bytes (default 25 MiB). Without it attached files are refused with a message.
+   */
+  attachments?: { dataDir: string; maxBytes?: number };
 }
 
 /** The ingress: one entry point per verified event. */
@@ -97,11 +120,29 @@ function where(event: ChatEvent) {
   return { message, space: sp.name, thread, isDM, address: googleChatSessionAddress(sp.name, thread) };
 }
 
+/**
+ * What the user is told about files that were not taken: each file and why, then whether the rest of the
+ * message went to the agent (`forwarded`) or nothing did.
+ */
+export function refusalText(refused: readonly RefusedAttachment[], forwarded: boolean): string {
+  const lines =
+    refused.length === 1
+      ? [`⚠️ I did not take the file ${refused[0]?.name}: ${refused[0]?.reason}.`]
+      : ['⚠️ I did not take these files:', ...refused.map((r) => `• ${r.name}: ${r.reason}`)];
+  lines.push(
+    forwarded
+      ? 'The rest of your message was passed on without them.'
+      : 'Nothing was passed on to the agent; send a smaller file, a text file or an image, or a Google Drive link.',
+  );
+  return lines.join('\n');
+}
+
 /** Builds the ingress (see the module comment). */
 export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChatIngress {
   const { sessions, api, access, logger } = deps;
   const timeoutMs = deps.requestTimeoutMs ?? 15_000;
   const tails = new Map<string, Promise<unknown>>();
+  const commands = createCommandDispatcher({ sessions });
 
   async function reply(space: string, thread: string | null, key: string, text: string): Promise<void> {
     await createMessage(api, {
@@ -111,6 +152,27 @@ export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChat
       text,
       timeoutMs,
     }).catch((err: unknown) => logger.warn({ space, key, err: String(err) }, 'google chat reply failed'));
+  }
+
+  /** Stages a message's files in the session's workspace (attachments.ts); refuses them all without storage. */
+  async function stageAttachments(
+    list: readonly ChatAttachment[],
+    sessionId: string,
+    messageId: string,
+  ): Promise<StagedAttachments> {
+    if (list.length === 0) return { attachments: [], refused: [] };
+    if (!deps.attachments)
+      return {
+        attachments: [],
+        refused: list.map((a, i) => ({ name: attachmentNameOf(a, i), reason: 'files are not taken here' })),
+      };
+    return stageChatAttachments(api, list, {
+      dataDir: deps.attachments.dataDir,
+      ...(deps.attachments.maxBytes !== undefined ? { maxBytes: deps.attachments.maxBytes } : {}),
+      sessionId,
+      messageId,
+      logger,
+    });
   }
 
   async function handle(event: ChatEvent): Promise<IngressOutcome> {
@@ -159,9 +221,8 @@ export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChat
     }
 
     const text = (message.argumentText ?? message.text ?? '').trim();
-    const command = parseCommand(text);
-    if (command) {
-      const answer = await runCommand(sessions, address.sessionId, command, commandUpdateIdFor(message.name));
+    const answer = await commands.dispatch(text, address.sessionId, commandUpdateIdFor(message.name));
+    if (answer !== null) {
       await reply(space, thread, `command:${messageId}`, answer);
       return 'command';
     }
@@ -170,11 +231,32 @@ export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChat
         ? new Date(message.createTime)
         : new Date();
     const displayName = sender.displayName ?? userId;
+    const { attachments, refused } = await stageAttachments(
+      message.attachment ?? [],
+      address.sessionId,
+      messageId,
+    );
+    if (refused.length > 0) {
+      const forwarded = text !== '' || attachments.length > 0;
+      await reply(space, thread, `attachments:${messageId}`, refusalText(refused, forwarded));
+      if (!forwarded) return 'refused';
+    }
     const inbound: InboundMessage = {
       id: messageId,
-      content: formatInboundContent({ displayName, userName: sender.name, at, text }),
+      content: formatInboundContent({
+        displayName,
+        userName: sender.name,
+        at,
+        text,
+        attachments,
+        refused,
+        ...(deps.attachments
+          ? { workspaceDir: sessionWorkspaceDir(deps.attachments.dataDir, address.sessionId) }
+          : {}),
+      }),
       sender: displayName.slice(0, 128) || userId,
       receivedAt: at.toISOString(),
+      ...(attachments.length > 0 ? { attachments } : {}),
       replyTo: message.name,
       channelContext: { space, thread, message_name: message.name },
       platformMessageId: message.name,
@@ -209,7 +291,7 @@ export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChat
     accept(event) {
       const w = where(event);
       const text = w ? (w.message.argumentText ?? w.message.text ?? '') : '';
-      if (!w || parseCommand(text.trim()) !== null) return safely(event);
+      if (!w || commands.parse(text.trim()) !== null) return safely(event);
       const key = w.address.sessionId;
       const outcome = (tails.get(key) ?? Promise.resolve()).then(() => safely(event));
       tails.set(key, outcome);

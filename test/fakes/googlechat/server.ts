@@ -11,7 +11,9 @@
  *   the `chat.bot` scope; it returns a bearer access token;
  * - the Chat REST API under `/v1/`: `spaces.messages.create` (client-assigned `messageId` in `client-…` form, 409
  *   ALREADY_EXISTS when it is taken, `thread.name` honoured with `messageReplyOption`, 400 for text over 4096
- *   characters), `spaces.messages.patch` (fields of `updateMask`) and `spaces.messages.get`. Requests without a
+ *   characters), `spaces.messages.patch` (fields of `updateMask`) and `spaces.messages.get`; `media.download`
+ *   (`GET /v1/media/{resourceName}?alt=media`: the bytes of a file put there with {@link FakeGoogleChat.addMedia},
+ *   with its Content-Type and Content-Length; without `alt=media` the Media resource as JSON). Requests without a
  *   token the fake issued get 401 UNAUTHENTICATED. Errors use Google's JSON error format.
  *
  * Every API and token call is recorded in {@link FakeGoogleChat.calls}; {@link FakeGoogleChat.failNext} makes the
@@ -42,7 +44,7 @@ export interface FakeChatMessage {
 }
 
 /** The routes {@link FakeGoogleChat.failNext} can fail. */
-export type FakeRoute = 'create' | 'patch' | 'get' | 'token';
+export type FakeRoute = 'create' | 'patch' | 'get' | 'token' | 'media';
 
 /** One call as the fake saw it. */
 export interface FakeCall {
@@ -59,6 +61,33 @@ export interface FakeCall {
  * (creates or patches the message) and then answers `status`, as a response lost after the write.
  */
 export type FakeFailure = { kind: 'error' | 'after_write'; status: number };
+
+/** A Chat API Attachment resource, as it appears in a MESSAGE event. */
+export interface FakeChatAttachment {
+  name: string;
+  contentName: string;
+  contentType: string;
+  source: 'UPLOADED_CONTENT' | 'DRIVE_FILE';
+  attachmentDataRef?: { resourceName: string };
+  driveDataRef?: { driveFileId: string };
+  downloadUri?: string;
+  thumbnailUri?: string;
+}
+
+/** A Drive file attachment (no bytes: the app is given a reference only). */
+export function driveAttachment(o: {
+  fileId: string;
+  name: string;
+  contentType: string;
+}): FakeChatAttachment {
+  return {
+    name: `spaces/S/messages/M/attachments/${o.fileId}`,
+    contentName: o.name,
+    contentType: o.contentType,
+    source: 'DRIVE_FILE',
+    driveDataRef: { driveFileId: o.fileId },
+  };
+}
 
 /** What {@link FakeGoogleChat.postEvent} can change about the token. */
 export interface TokenOptions {
@@ -101,6 +130,11 @@ export interface FakeGoogleChat {
     event: unknown,
     token?: string | null | TokenOptions,
   ): Promise<{ status: number; body: string }>;
+  /**
+   * Puts a file the app may download with media.download, as if a user uploaded it to a message.
+   * @returns the attachment as Chat puts it in `message.attachment[]` (source UPLOADED_CONTENT)
+   */
+  addMedia(file: { name: string; contentType: string; bytes: Uint8Array | string }): FakeChatAttachment;
   failNext(route: FakeRoute, failure: FakeFailure, times?: number): void;
   clearFailures(): void;
   /** Polls `fn` every 20 ms until it returns a value that is not undefined/false/null. */
@@ -143,6 +177,7 @@ export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
   const calls: FakeCall[] = [];
   const messages = new Map<string, FakeChatMessage>();
   const accessTokens = new Set<string>();
+  const media = new Map<string, { contentType: string; bytes: Buffer }>();
   const failures = new Map<FakeRoute, { failure: FakeFailure; left: number }>();
   let threadCounter = 0;
 
@@ -190,6 +225,19 @@ export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
     call.body = raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
     const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!auth || !accessTokens.has(auth)) return googleError(res, 401, 'UNAUTHENTICATED', 'bad credentials');
+    if (req.method === 'GET' && url.pathname.startsWith('/v1/media/')) {
+      call.route = 'media';
+      const failure = takeFailure('media');
+      if (failure)
+        return googleError(res, failure.status, STATUS_NAMES[failure.status] ?? 'UNKNOWN', 'injected');
+      const resourceName = decodeURIComponent(url.pathname.slice('/v1/media/'.length));
+      const file = media.get(resourceName);
+      if (!file) return googleError(res, 404, 'NOT_FOUND', `no media ${resourceName}`);
+      if (url.searchParams.get('alt') !== 'media') return sendJson(res, 200, { resourceName });
+      res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.bytes.length) });
+      res.end(file.bytes);
+      return;
+    }
     const create = /^\/v1\/(spaces\/[^/]+)\/messages$/.exec(url.pathname);
     const one = /^\/v1\/(spaces\/[^/]+)\/messages\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'POST' && create?.[1]) {
@@ -347,6 +395,21 @@ export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
       });
       return { status: res.status, body: await res.text() };
     },
+    addMedia(file) {
+      const resourceName = `ClxBQUFB${randomBytes(18).toString('base64url')}`;
+      media.set(resourceName, {
+        contentType: file.contentType,
+        bytes: typeof file.bytes === 'string' ? Buffer.from(file.bytes) : Buffer.from(file.bytes),
+      });
+      return {
+        name: `spaces/S/messages/M/attachments/${resourceName.slice(0, 16)}`,
+        contentName: file.name,
+        contentType: file.contentType,
+        source: 'UPLOADED_CONTENT',
+        attachmentDataRef: { resourceName },
+        downloadUri: `https://chat.google.com/api/get_attachment_url?url_type=DOWNLOAD_URL&content_type=${encodeURIComponent(file.contentType)}`,
+      };
+    },
     failNext(route, failure, times = 1) {
       failures.set(route, { failure, left: times });
     },
@@ -378,6 +441,8 @@ export function messageEvent(o: {
   text: string;
   user?: { name: string; displayName: string };
   dm?: boolean;
+  /** `message.attachment[]` ({@link FakeGoogleChat.addMedia}, {@link driveAttachment}). */
+  attachments?: FakeChatAttachment[];
 }): Record<string, unknown> {
   const user = o.user ?? { name: 'users/1001', displayName: 'Alice' };
   const space = {
@@ -400,6 +465,7 @@ export function messageEvent(o: {
       argumentText: o.dm ? o.text : ` ${o.text}`,
       thread: { name: o.thread ?? `${o.space}/threads/${o.messageId}` },
       space,
+      ...(o.attachments ? { attachment: o.attachments } : {}),
     },
   };
 }
