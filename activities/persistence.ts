@@ -153,7 +153,11 @@ export function createPersistenceActivities({
     }
     const to = result.outcome;
     const metadata =
-      result.outcome === 'error' ? { failure_kind: failureType(result.kind, result.detail) } : undefined;
+      result.outcome === 'error'
+        ? { failure_kind: failureType(result.kind, result.detail) }
+        : result.outcome === 'interrupted'
+          ? { interrupt_reason: result.reason }
+          : undefined;
     const alreadyEnded = trigger.status !== 'processing' && trigger.status !== 'pending_agent';
     await commit(pool, sessionId, {
       insert,

@@ -94,6 +94,11 @@ export interface MessageMetadata {
   edited_at?: string;
   /** On a user question deleted on its platform while queued: it ended `interrupted` without running. */
   withdrawn?: boolean;
+  /**
+   * On a user question that ended `interrupted` as a turn: why — `stop` (a `/stop`), `interrupt` (a newer message
+   * of the same sender, interrupt mode) or `restart` (the session's run ended while it was being handled).
+   */
+  interrupt_reason?: 'stop' | 'interrupt' | 'restart';
   [key: string]: unknown;
 }
 

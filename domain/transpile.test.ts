@@ -164,6 +164,38 @@ describe('role transpilation (docs/message-model.md §5.4)', () => {
     ]);
   });
 
+  it('marks a stopped or restarted question so the next turn does not carry it out; an interrupted one is joined as is', () => {
+    const ended = (
+      id: string,
+      content: string,
+      interrupt_reason: 'stop' | 'interrupt' | 'restart',
+    ): Message => ({
+      ...ask(id, content),
+      status: 'interrupted',
+      metadata: { interrupt_reason },
+    });
+    const history = session(
+      ended('q1', 'delete the build dir', 'stop'),
+      ask('q2', 'never mind, what time is it?'),
+      reply('a2', 'q2', 0, 'noon'),
+      ended('q3', 'deploy', 'restart'),
+      ended('q4', 'list files', 'interrupt'),
+      ask('q5', 'in /tmp'),
+    );
+    const input = toProviderInput(buildCleanHistory(history, { currentTurnId: 'q5' }), 'sys');
+    expect(input.messages).toEqual([
+      {
+        role: 'user',
+        content: `delete the build dir\n\n${NUDGE_PREFIX}The user stopped the request above (/stop) before it was finished. Do not carry it out or continue it unless they ask for it again.\n\nnever mind, what time is it?`,
+      },
+      { role: 'assistant', content: 'noon' },
+      {
+        role: 'user',
+        content: `deploy\n\n${NUDGE_PREFIX}The request above was not answered: the session restarted while handling it, and the user was asked to send it again.\n\nlist files\n\nin /tmp`,
+      },
+    ]);
+  });
+
   it('joins a thought with the next step’s tool calls but never appends to a message that has tool calls', () => {
     const history = session(
       ask('q'),

@@ -122,8 +122,22 @@ const UNFORMATTED_CHATBOTS: ReadonlySet<string> = new Set(['api', 'cli']);
 function userText(message: Message): string {
   const adapterHeader =
     !UNFORMATTED_CHATBOTS.has(message.chatbot_id) && startsWithSpeakerHeader(message.content);
-  return neutraliseUserText(message.content, { keepFirstLine: adapterHeader });
+  const text = neutraliseUserText(message.content, { keepFirstLine: adapterHeader });
+  const ending =
+    message.status === 'interrupted' ? ENDED_UNANSWERED[message.metadata?.interrupt_reason ?? ''] : undefined;
+  return ending === undefined ? text : `${text}\n\n${ending}`;
 }
+
+/**
+ * The Kesoku notice put after a question whose turn ended without an answer, keyed by `metadata.interrupt_reason`.
+ * Without it, a stopped question joined with the next one (see mergeNeighbours) reads as still asked, and the
+ * model would carry out what the user stopped. An `interrupt` (a newer message of the same sender) gets none: the
+ * sender meant the two to be read together.
+ */
+const ENDED_UNANSWERED: Readonly<Record<string, string>> = {
+  stop: `${NUDGE_PREFIX}The user stopped the request above (/stop) before it was finished. Do not carry it out or continue it unless they ask for it again.`,
+  restart: `${NUDGE_PREFIX}The request above was not answered: the session restarted while handling it, and the user was asked to send it again.`,
+};
 
 /**
  * docs/message-model.md §5.4: maps a clean history (see buildCleanHistory) to {@link ProviderInput}.

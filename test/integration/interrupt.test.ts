@@ -96,6 +96,14 @@ describe('/stop', () => {
     );
     msgs = await stack.messages(session);
     expect(msgs.at(-1)?.content).toBe('echo: still there?');
+    // The next prompt says the stopped request was stopped, so the model does not carry it out now.
+    expect(msgs.find((m) => m.id === r.message.id)?.metadata?.interrupt_reason).toBe('stop');
+    const prompt = stack.fake
+      .chatRequests()
+      .map((req) => JSON.stringify(req.body))
+      .filter((b) => b.includes('still there?'))
+      .at(-1);
+    expect(prompt).toContain('The user stopped the request above (/stop) before it was finished.');
     expect(await stack.sessions.stop(session)).toEqual({ stopped: false });
     await recordHistory('stop', stack.client, sessionWorkflowId(session));
   });
