@@ -1,6 +1,6 @@
 /**
  * Slash commands registered as Discord application commands: `/stop`, `/compact`, `/title`, `/mode`, `/locale`,
- * `/new` and `/status`, plus commands other modules add ({@link AppCommandExtension}). They show in Discord's
+ * `/new`, `/status` and `/help`, plus commands other modules add ({@link AppCommandExtension}). They show in Discord's
  * command picker, work without a mention, and answer the user who ran them.
  *
  * - Registration: at adapter start, one bulk overwrite (`PUT /applications/{app id}/commands`, or per guild of
@@ -10,17 +10,21 @@
  *   "thinking…") and its answer then replaces the placeholder (`PATCH /webhooks/{app}/{token}/messages/@original`).
  * - Access: decided exactly as for messages (adapters/kit/access.ts, policy.ts): a user who may not talk to the bot
  *   runs no command and gets only a private (ephemeral) note.
- * - The typed forms stay: the command text is parsed by the same rule (adapters/kit/commands.ts), and the session
- *   commands run through commands.ts `runCommand`, with the update id `discord-command-<interaction id>` (a
- *   repeated delivery of the interaction runs once).
+ * - The typed forms stay and do the same: a slash command is turned into its typed text, parsed by the same
+ *   rule (adapters/kit/commands.ts) and run by commands.ts `runCommand`, with the update id
+ *   `discord-command-<interaction id>` (a repeated delivery of the interaction runs once).
  */
 import { Routes, type ChatInputCommandInteraction, type REST } from 'discord.js';
 import type { ChatAccess } from '../kit/access.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
-import type { SessionState } from '../../workflows/definitions.ts';
 import { TITLE_MAX } from '../kit/commands.ts';
-import { parseCommand, presentSessionError, runCommand, type CommandSessions } from './commands.ts';
+import {
+  commandName,
+  parseCommand,
+  presentSessionError,
+  runCommand,
+  type CommandSessions,
+} from './commands.ts';
 import { commandUpdateIdFor, discordSessionAddress } from './ids.ts';
 import { chatPlaceOf, type MessagePlace } from './policy.ts';
 
@@ -113,7 +117,11 @@ export const SESSION_APP_COMMANDS: readonly AppCommandDefinition[] = [
   },
   { name: 'new', description: 'Start a new conversation in this channel (the agent forgets this one)' },
   { name: 'status', description: 'Show what the agent is doing in this channel' },
+  { name: 'help', description: 'List the commands' },
 ];
+
+/** Commands whose answer only their user sees (a status or help read-out, a usage line). */
+const PRIVATE_ANSWERS: ReadonlySet<string> = new Set(['status', 'help', 'usage']);
 
 /** Reads a discord.js chat-input interaction into plain data. */
 export function fromInteraction(i: ChatInputCommandInteraction): CommandInvocation {
@@ -144,12 +152,11 @@ export function fromInteraction(i: ChatInputCommandInteraction): CommandInvocati
 
 /** What {@link createAppCommands} needs. */
 export interface AppCommandsDeps {
-  sessions: CommandSessions & Partial<Pick<SessionClient, 'state'>>;
+  /** The session commands; `newConversation` and `state` serve `/new` and `/status` (absent: "not available"). */
+  sessions: CommandSessions;
   rest: REST;
   logger: Logger;
   access: ChatAccess;
-  /** Starts a new conversation in a channel (the `/new` command); absent: `/new` says it is not available. */
-  newConversation?(channelId: string): Promise<void>;
   /** The session of a channel now (default: ids.ts `discordSessionAddress`). */
   sessionOf?(channelId: string): Promise<string>;
   extensions?: readonly AppCommandExtension[];
@@ -202,34 +209,16 @@ export function createAppCommands(deps: AppCommandsDeps): AppCommands {
     });
   }
 
-  async function status(sessionId: string): Promise<CommandAnswer> {
-    if (!sessions.state) return { content: '⚠️ `/status` is not available here.', ephemeral: true };
-    let s: SessionState;
-    try {
-      s = await sessions.state(sessionId);
-    } catch (err) {
-      if (err instanceof SessionClientError && err.kind === 'not_found')
-        return { content: 'There is no conversation here yet: send a message first.', ephemeral: true };
-      return { content: presentSessionError(err), ephemeral: true };
-    }
-    return { content: presentStatus(s), ephemeral: true };
-  }
-
   async function run(i: CommandInvocation): Promise<CommandAnswer> {
     const sessionId = await sessionOf(i.channelId);
     const extension = extensions.find((e) => e.definition.name === i.name);
     if (extension) return extension.run(i, sessionId);
-    if (i.name === 'status') return status(sessionId);
-    if (i.name === 'new') {
-      if (!deps.newConversation) return { content: '⚠️ `/new` is not available here.', ephemeral: true };
-      await deps.newConversation(i.channelId);
-      return { content: '🆕 New conversation: the agent starts afresh from the next message.' };
-    }
+    // The slash form is the typed form: the same parser and the same code run it (commands.ts).
     const arg = i.options.text ?? i.options.mode ?? i.options.locale ?? '';
     const command = parseCommand(`/${i.name}${arg === '' ? '' : ` ${arg}`}`);
     if (!command) return { content: `⚠️ Unknown command \`/${i.name}\`.`, ephemeral: true };
     const content = await runCommand(sessions, sessionId, command, commandUpdateIdFor(i.interactionId));
-    return { content, ephemeral: command.name === 'usage' };
+    return { content, ephemeral: PRIVATE_ANSWERS.has(commandName(command)) };
   }
 
   async function handle(i: CommandInvocation): Promise<AppCommandOutcome> {
@@ -298,16 +287,4 @@ export function createAppCommands(deps: AppCommandsDeps): AppCommands {
     },
     handle,
   };
-}
-
-/** The `/status` text: idle or busy (step and activity), queue, mode, title and turns. */
-export function presentStatus(s: SessionState): string {
-  const lines = [
-    s.status === 'idle'
-      ? '💤 Idle.'
-      : `⚙️ Working${s.currentTurn ? ` (step ${s.currentTurn.step}${s.currentTurn.activity ? `: ${s.currentTurn.activity}` : ''})` : ''}.`,
-    `Queue: ${s.queueLength} waiting · mode: ${s.mode} · turns: ${s.turnCount}`,
-  ];
-  if (s.title) lines.push(`Title: ${s.title}`);
-  return lines.join('\n');
 }

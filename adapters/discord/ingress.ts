@@ -8,8 +8,9 @@
  * 2. access (policy.ts, adapters/kit/access.ts): an allowed message goes on; a stranger in pairing mode who
  *    writes a DM or mentions the bot is sent a pairing code by DM (in a guild channel only a short notice without
  *    the code is posted) and nothing else happens; anything else gets no answer;
- * 3. `/stop`, `/compact`, `/title`, `/mode` run directly on the session (with an update id derived from the
- *    Discord message id, so a replayed message runs its command once) and get a short confirmation;
+ * 3. chat commands (`/stop`, `/compact`, `/title`, `/mode`, `/locale`, `/approval`, `/new`, `/status`, `/help`;
+ *    commands.ts, the same code as the slash commands) run directly on the session (with an update id derived from
+ *    the Discord message id, so a replayed message runs its command once) and are answered;
  * 4. otherwise attachments are staged and the message is submitted with update-with-start to session
  *    `discord:<channel or thread id>` as InboundMessage `{id: "discord-<snowflake>", sender: display name,
  *    senderId: the author's id, receivedAt: Discord's timestamp, replyTo: the Discord message id, channelContext:
@@ -24,7 +25,7 @@
  *
  * Order: {@link DiscordIngress.accept} handles one channel's messages one after the other in arrival order (a
  * message whose attachments are still downloading is never overtaken by the next one); chat commands bypass that
- * queue so `/stop` acts at once.
+ * queue so `/stop` acts at once (except `/new`, which keeps its place: earlier messages stay in the old conversation).
  */
 import { DiscordAPIError, Routes, type Message as DiscordJsMessage, type REST } from 'discord.js';
 import { createChatAccess, type ChatAccess } from '../kit/access.ts';
@@ -32,7 +33,14 @@ import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage, SessionAddress } from '../../workflows/definitions.ts';
 import { stageAttachments, type DiscordAttachment, type StagingOptions } from './attachments.ts';
-import { parseCommand, presentSessionError, runCommand, type CommandSessions } from './commands.ts';
+import {
+  commandName,
+  parseCommand,
+  presentSessionError,
+  runCommand,
+  type ChatCommand,
+  type CommandSessions,
+} from './commands.ts';
 import { formatInboundContent } from './format.ts';
 import { commandUpdateIdFor, discordSessionAddress, inboundIdFor } from './ids.ts';
 import { chatPlaceOf, isAddressed, type DiscordPolicy, type MessagePlace } from './policy.ts';
@@ -500,9 +508,10 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
     }
   }
 
-  function isCommand(m: IncomingDiscordMessage): boolean {
+  /** The chat command `m` is, or null for an ordinary message. */
+  function commandOf(m: IncomingDiscordMessage): ChatCommand | null {
     const bot = deps.botUser();
-    return parseCommand(bot ? withoutBotMention(m.content, bot, m.botRoleId) : m.content) !== null;
+    return parseCommand(bot ? withoutBotMention(m.content, bot, m.botRoleId) : m.content);
   }
 
   function guarded(what: string, id: string, fn: () => Promise<IngressOutcome>): Promise<IngressOutcome> {
@@ -515,7 +524,9 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
   return {
     handle: safely,
     accept(m) {
-      if (isCommand(m)) return safely(m);
+      // `/new` keeps its place in the channel's order: the messages before it belong to the old conversation.
+      const command = commandOf(m);
+      if (command !== null && commandName(command) !== 'new') return safely(m);
       return inOrder(m.channelId, () => safely(m));
     },
     acceptEdit: (m) => inOrder(m.channelId, () => guarded('edit', m.id, () => handleEdit(m))),

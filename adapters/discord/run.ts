@@ -26,7 +26,7 @@ import {
 import { watchEditsAndDeletes } from './changes.ts';
 import { createAppCommands, fromInteraction, type AppCommandExtension } from './app-commands.ts';
 import { createCatchUp } from './catch-up.ts';
-import { createConversations } from './conversations.ts';
+import { conversationChannelOf, createConversations } from './conversations.ts';
 import type { GatewayFatalError } from './gateway-health.ts';
 import { intentsFor, watchGateway, type GatewayHealthReport } from './gateway-health.ts';
 import { createOnceGate } from './once.ts';
@@ -90,6 +90,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     rest: restOptions(config.DISCORD_API_URL),
   });
   const s = deps.sessions;
+  const conversations = createConversations(pool);
   const sessions: DiscordIngressDeps['sessions'] = {
     submit: (...a) => s.submit(...a),
     stop: (...a) => s.stop(...a),
@@ -98,6 +99,15 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     setMode: (...a) => s.setMode(...a),
     ...(s.editQueued ? { editQueued: s.editQueued.bind(s) } : {}),
     ...(s.withdrawQueued ? { withdrawQueued: s.withdrawQueued.bind(s) } : {}),
+    ...(s.state ? { state: s.state.bind(s) } : {}),
+    // `/new`, typed or slash: the channel of the current session moves to a new conversation.
+    async newConversation(sessionId, key) {
+      const channelId = conversationChannelOf(sessionId);
+      if (channelId === null) throw new Error(`not a Discord conversation: ${sessionId}`);
+      const { previous, repeated } = await conversations.startNew(channelId, key);
+      // The old conversation's running turn would answer into the new one: stop it (nothing running is fine).
+      if (!repeated) await s.stop(previous.sessionId).catch(() => undefined);
+    },
     async setLocale(sessionId, locale) {
       if (!(await setLocale(pool, sessionId, locale)))
         throw new SessionClientError('not_found', `no session ${sessionId}`);
@@ -119,7 +129,6 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
   if (policy.access.mode === 'open') warnOpenAccess('Discord', 'DISCORD_ALLOW_ALL', logger, deps.stderr);
   else logger.info({ access: policy.access.mode }, 'discord access');
   const access = createChatAccess({ policy: policy.access, pool, logger });
-  const conversations = createConversations(pool);
   const ingress = createDiscordIngress({
     sessions,
     rest: client.rest,
@@ -161,19 +170,13 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
   });
   client.on(Events.Error, (err) => logger.warn({ err: String(err) }, 'discord client error'));
 
-  const state = s.state?.bind(s);
   const commands = createAppCommands({
-    sessions: { ...sessions, ...(state ? { state } : {}) },
+    sessions,
     rest: client.rest,
     logger,
     access,
     extensions: deps.appCommands,
     sessionOf: async (channelId) => (await conversations.current(channelId)).sessionId,
-    async newConversation(channelId) {
-      const { previous } = await conversations.startNew(channelId);
-      // The old conversation's running turn would answer into the new one: stop it (nothing running is fine).
-      await sessions.stop(previous.sessionId).catch(() => undefined);
-    },
   });
   client.on(Events.InteractionCreate, (interaction) => {
     if (!accepting || !interaction.isChatInputCommand()) return;

@@ -86,6 +86,7 @@ export async function startGoogleChat(
       compact: (...a) => s.compact(...a),
       setTitle: (...a) => s.setTitle(...a),
       setMode: (...a) => s.setMode(...a),
+      state: (...a) => s.state(...a),
       async setLocale(sessionId, locale) {
         if (!(await setLocale(pool, sessionId, locale)))
           throw new SessionClientError('not_found', `no session ${sessionId}`);

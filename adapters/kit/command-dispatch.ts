@@ -5,7 +5,8 @@
  *
  * The commands are a table of handlers keyed by command name ({@link SESSION_COMMAND_HANDLERS}); a channel's own
  * argument-less commands (`/new`, `/status`, …) are a second table it passes to {@link createCommandDispatcher}
- * (parsed as the kit parser's `local` commands). Adding a command is one entry in one of the two tables.
+ * (parsed as the kit parser's `local` commands; {@link CHAT_LOCAL_COMMANDS} — `/new`, `/status`, `/help` — are in
+ * every channel's). Adding a command is one entry in one of the tables.
  *
  * An ingress calls {@link CommandDispatcher.parse} to route a message (commands skip the session's queue) and
  * {@link CommandDispatcher.dispatch} to run it and get the text to answer with. Nothing here throws for a
@@ -16,6 +17,7 @@ import { presentFailure, presentQueueFull, type SessionLocale } from '../../doma
 import { LIMITS } from '../../domain/inbound.ts';
 import type { ApprovalPolicy } from '../../domain/tool-approval.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
+import type { SessionState } from '../../workflows/definitions.ts';
 
 /** Commands that act on the session, each with an entry in {@link SESSION_COMMAND_HANDLERS}. */
 export type SessionCommand = Exclude<ParsedCommand, { name: 'usage' | 'local' | 'unknown' }>;
@@ -31,12 +33,20 @@ export type ChatCommand =
  * The commands' access to the session: a subset of {@link SessionClient}, plus `setLocale`, a row update (the
  * locale is read from the session row whenever a notice is written; optional: without it `/locale` answers that
  * it is not available). `setLocale` throws a SessionClientError `not_found` when the session does not exist yet.
+ * The other optional members work the same way: without one, its command answers that it is not available here.
  */
-export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle' | 'setMode'> & {
-  setLocale?(sessionId: string, locale: SessionLocale): Promise<{ locale: SessionLocale }>;
-  /** The session's tool-approval policy (a row update, read at each tool step); optional like `setLocale`. */
-  setApproval?(sessionId: string, policy: ApprovalPolicy): Promise<void>;
-};
+export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle' | 'setMode'> &
+  Partial<Pick<SessionClient, 'state'>> & {
+    setLocale?(sessionId: string, locale: SessionLocale): Promise<{ locale: SessionLocale }>;
+    /** The session's tool-approval policy (a row update, read at each tool step); optional like `setLocale`. */
+    setApproval?(sessionId: string, policy: ApprovalPolicy): Promise<void>;
+    /**
+     * `/new`: moves the place whose current session is `sessionId` (a channel, thread, DM or user) to a new
+     * conversation, and stops the old one's running turn. `key` (the command's update id) makes a repeated
+     * delivery of the same command start one conversation, not two.
+     */
+    newConversation?(sessionId: string, key?: string): Promise<void>;
+  };
 
 /** What a handler runs against: the session, and the update id that makes a repeated command run once. */
 export interface CommandRun {
@@ -95,11 +105,72 @@ export const SESSION_COMMAND_HANDLERS: SessionCommandHandlers = {
   },
 };
 
+/** What `/new` answers once the new conversation is started. */
+export const NEW_CONVERSATION_TEXT = '🆕 New conversation: the agent starts afresh from the next message.';
+
+/** The `/status` text: idle or busy (step and activity), queue, mode, title and turns. */
+export function presentStatus(s: SessionState): string {
+  const lines = [
+    s.status === 'idle'
+      ? '💤 Idle.'
+      : `⚙️ Working${s.currentTurn ? ` (step ${s.currentTurn.step}${s.currentTurn.activity ? `: ${s.currentTurn.activity}` : ''})` : ''}.`,
+    `Queue: ${s.queueLength} waiting · mode: ${s.mode} · turns: ${s.turnCount}`,
+  ];
+  if (s.title) lines.push(`Title: ${s.title}`);
+  return lines.join('\n');
+}
+
+/**
+ * The `/help` text: one line per command `sessions` serves (a command whose optional member is missing is left
+ * out), in Markdown code spans, which Discord, Google Chat and the WeChat text view all show readably.
+ */
+export function presentHelp(sessions: CommandSessions): string {
+  const lines = [
+    'Commands (send the command alone as the whole message):',
+    '`/stop` stop the running turn',
+    '`/compact` summarise the conversation so far to free context',
+    '`/title <text>` set the title of this conversation',
+    '`/mode interrupt|queue` what a new message does while a turn runs',
+  ];
+  if (sessions.setLocale) lines.push('`/locale en|zh` language of notices and error messages');
+  if (sessions.setApproval) lines.push('`/approval off|writes|all` which tool calls ask you first');
+  if (sessions.newConversation) lines.push('`/new` start a new conversation (the agent forgets this one)');
+  if (sessions.state) lines.push('`/status` show what the agent is doing');
+  lines.push('`/help` this list');
+  return lines.join('\n');
+}
+
+/**
+ * The argument-less commands every chat channel offers (parsed as the kit parser's `local` commands): `/new`,
+ * `/status` and `/help`. Each answers "not available here" when the channel's {@link CommandSessions} lacks the
+ * member it needs.
+ */
+export const CHAT_LOCAL_COMMANDS: Readonly<Record<string, LocalCommandHandler>> = {
+  async new({ sessions, sessionId, opts }) {
+    if (!sessions.newConversation) return '⚠️ `/new` is not available here.';
+    await sessions.newConversation(sessionId, opts.updateId);
+    return NEW_CONVERSATION_TEXT;
+  },
+  async status({ sessions, sessionId }) {
+    if (!sessions.state) return '⚠️ `/status` is not available here.';
+    return presentStatus(await sessions.state(sessionId));
+  },
+  help: ({ sessions }) => Promise.resolve(presentHelp(sessions)),
+};
+
+/** The name a command goes by: `new` for the local command `/new`, `usage` for a usage error, else its name. */
+export function commandName(cmd: ChatCommand): string {
+  return cmd.name === 'local' ? cmd.command : cmd.name;
+}
+
 /**
  * The command in `text` (a bot mention already removed), or null for ordinary text. `local` names the channel's
  * own argument-less commands; a bare unknown word (`/hlep`) is ordinary text here.
  */
-export function parseCommand(text: string, local: readonly string[] = []): ChatCommand | null {
+export function parseCommand(
+  text: string,
+  local: readonly string[] = Object.keys(CHAT_LOCAL_COMMANDS),
+): ChatCommand | null {
   const c = parseChatCommand(text, local);
   if (c === null) return null;
   switch (c.name) {
@@ -122,7 +193,7 @@ export async function runCommand(
   sessionId: string,
   cmd: ChatCommand,
   updateId?: string,
-  local: Readonly<Record<string, LocalCommandHandler>> = {},
+  local: Readonly<Record<string, LocalCommandHandler>> = CHAT_LOCAL_COMMANDS,
 ): Promise<string> {
   const run: CommandRun = { sessions, sessionId, opts: updateId === undefined ? {} : { updateId } };
   try {
@@ -176,13 +247,14 @@ export interface CommandDispatcher {
 
 /**
  * Builds a channel's dispatcher over `sessions`: the session commands of {@link SESSION_COMMAND_HANDLERS} and the
- * channel's own argument-less commands `local` (keyed by name in lower case, without the slash).
+ * channel's own argument-less commands `local` (keyed by name in lower case, without the slash) on top of
+ * {@link CHAT_LOCAL_COMMANDS}.
  */
 export function createCommandDispatcher(o: {
   sessions: CommandSessions;
   local?: Readonly<Record<string, LocalCommandHandler>>;
 }): CommandDispatcher {
-  const local = o.local ?? {};
+  const local = { ...CHAT_LOCAL_COMMANDS, ...o.local };
   const names = Object.keys(local);
   const parse = (text: string) => parseCommand(text, names);
   return {

@@ -21,7 +21,13 @@ import { SessionClientError } from '../../infra/session-client.ts';
 import { WechatApi } from './api.ts';
 import { wechatConfigSchema, wechatEnabled, type EnabledWechatConfig, type WechatConfig } from './config.ts';
 import { createWechatApp } from './endpoint.ts';
-import { WECHAT_CHATBOT_ID, createWechatIngress, type WechatIngressDeps } from './ingress.ts';
+import { createConversations } from '../kit/conversations.ts';
+import {
+  WECHAT_CHATBOT_ID,
+  createWechatIngress,
+  wechatSessionAddress,
+  type WechatIngressDeps,
+} from './ingress.ts';
 import { createWechatSink } from './sink.ts';
 import { WECHAT_MAX_TEXT_BYTES } from './text.ts';
 
@@ -52,12 +58,21 @@ async function start(ctx: ChannelContext<WechatConfig>): Promise<RunningChannel>
   if (policy.mode === 'open') warnOpenAccess('WeChat', 'WECHAT_ALLOW_ALL', logger);
   else logger.info({ access: policy.mode }, 'wechat access');
   const s = ctx.sessions;
+  const conversations = createConversations(pool, WECHAT_CHATBOT_ID, wechatSessionAddress);
   const sessions: WechatIngressDeps['sessions'] = {
     submit: (...a) => s.submit(...a),
     stop: (...a) => s.stop(...a),
     compact: (...a) => s.compact(...a),
     setTitle: (...a) => s.setTitle(...a),
     setMode: (...a) => s.setMode(...a),
+    state: (...a) => s.state(...a),
+    // `/new`: the user's current session moves to a new conversation; its running turn is stopped.
+    async newConversation(sessionId, key) {
+      const openId = /^wechat:([^:]+)(?::\d+)?$/.exec(sessionId)?.[1];
+      if (openId === undefined) throw new Error(`not a WeChat conversation: ${sessionId}`);
+      const { previous, repeated } = await conversations.startNew(openId, key);
+      if (!repeated) await s.stop(previous.sessionId).catch(() => undefined);
+    },
     async setLocale(sessionId, locale) {
       if (!(await setLocale(pool, sessionId, locale)))
         throw new SessionClientError('not_found', `no session ${sessionId}`);
@@ -66,6 +81,7 @@ async function start(ctx: ChannelContext<WechatConfig>): Promise<RunningChannel>
   };
   const ingress = createWechatIngress({
     sessions,
+    addressOf: (openId) => conversations.current(openId),
     answer: (openId, text) => api.sendText(openId, text),
     pool,
     policy,

@@ -9,8 +9,11 @@
  *    de-duplicates by message id as the last line (a re-push can never make a second message).
  * 2. Access (adapters/kit/access.ts): one-to-one chats only, so the OpenID is both the user and the channel. An
  *    allowed user goes on; a stranger in pairing mode is sent a pairing code; anyone else gets no answer.
- * 3. A message that is wholly a chat command (`/stop`, `/compact`, `/title …`, `/mode …`, `/locale …`) runs on the
- *    session (update id from the MsgId, so a re-pushed command runs once) and is answered with a confirmation.
+ * 3. A message that is wholly a chat command (`/stop`, `/compact`, `/title …`, `/mode …`, `/locale …`, `/new`,
+ *    `/status`, `/help`; adapters/discord/commands.ts) runs on the session (update id from the MsgId, so a re-pushed
+ *    command runs once) and is answered. `/new` moves the user to a new conversation (session
+ *    `wechat:<OpenID>:<n>`, adapters/kit/conversations.ts) when the channel passes `addressOf` and
+ *    `sessions.newConversation`.
  * 4. Text (and a voice message's speech recognition result, when the account has recognition on) is submitted to
  *    session `wechat:<OpenID>` as InboundMessage `{id: "wechat-<MsgId>", sender: OpenID, receivedAt: CreateTime,
  *    channelContext: {open_id, msg_id, account}}`; a refused submission is told to the user.
@@ -19,10 +22,12 @@
  *    (unsubscribe, menu clicks, scans, …) are ignored.
  *
  * Answers go through the customer-service message API (api.ts), never in the HTTP response, so the push is
- * acknowledged at once. One user's messages are handled in arrival order; chat commands skip that queue.
+ * acknowledged at once. One user's messages are handled in arrival order; chat commands skip that queue, except
+ * `/new`, which keeps its place (the messages before it stay in the old conversation).
  */
 import { createChatAccess, type ChatAccess } from '../kit/access.ts';
 import {
+  commandName,
   createCommandDispatcher,
   presentSessionError,
   type CommandSessions,
@@ -85,6 +90,8 @@ export interface WechatIngressDeps {
   logger: Logger;
   /** Clock, ms (tests). */
   now?: () => number;
+  /** The session a user is in now (after `/new`). Default: {@link wechatSessionAddress}. */
+  addressOf?(openId: string): Promise<SessionAddress>;
 }
 
 /** The ingress: one entry point per verified push. */
@@ -105,6 +112,7 @@ export const GREETING_TEXT =
 export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
   const { sessions, logger } = deps;
   const now = deps.now ?? Date.now;
+  const addressOf = deps.addressOf ?? ((openId: string) => Promise.resolve(wechatSessionAddress(openId)));
   const access = deps.access ?? createChatAccess({ policy: deps.policy, pool: null, logger });
   const seen = new Map<string, number>();
   const tails = new Map<string, Promise<unknown>>();
@@ -187,7 +195,7 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
       await answer(openId, UNSUPPORTED_TEXT);
       return 'unsupported';
     }
-    const address = wechatSessionAddress(openId);
+    const address = await addressOf(openId);
     const reply = await commands.dispatch(text, address.sessionId, `wechat-command-${p.MsgId}`);
     if (reply !== null) {
       await answer(openId, reply);
@@ -244,7 +252,9 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
         return Promise.resolve('duplicate');
       }
       const text = textOf(p);
-      if (text !== null && commands.parse(text) !== null) return safely(p);
+      // Commands skip the user's queue, except `/new`: the messages before it stay in the old conversation.
+      const command = text === null ? null : commands.parse(text);
+      if (command !== null && commandName(command) !== 'new') return safely(p);
       const user = p.FromUserName;
       const outcome = (tails.get(user) ?? Promise.resolve()).then(() => safely(p));
       tails.set(user, outcome);

@@ -54,6 +54,26 @@ describe('Discord delivery', () => {
     );
     expect(posts.map((c) => c.status)).toEqual([429, 200]);
     expect(posts[0]?.body?.nonce).toBe(posts[1]?.body?.nonce);
+    // The retry waited out Retry-After / X-RateLimit-Reset-After (1 s), it did not hammer the route.
+    expect((posts[1]?.at ?? 0) - (posts[0]?.at ?? 0)).toBeGreaterThanOrEqual(900);
+    expect(bench.fake.botMessages(channel)).toHaveLength(1);
+  });
+
+  it('honours a global 429 (X-RateLimit-Global): no request at all until it ends, then one reply', async () => {
+    const channel = bench.channels[11] as string;
+    bench.fake.failNext(CREATE, { kind: 'rate_limit', retryAfterS: 2, global: true });
+    const { id } = await bench.say({ channelId: channel, content: 'globally limited?', mentionBot: true });
+    expect((await bench.waitInbound(id)).status).toBe('processed');
+    const reply = await bench.fake.waitFor(() => bench.repliesTo(channel, id)[0]);
+    expect(reply.content).toContain('globally limited?');
+    const limited = bench.fake.calls.find(
+      (c) => c.status === 429 && c.path === `/channels/${channel}/messages`,
+    );
+    expect(limited).toBeDefined();
+    const at = limited?.at ?? 0;
+    // Discord's global limit covers every route of the bot: nothing was sent inside the window.
+    const inWindow = bench.fake.calls.filter((c) => c.at > at && c.at < at + 1800 && c.status !== 0);
+    expect(inWindow.map((c) => `${c.method} ${c.route}`)).toEqual([]);
     expect(bench.fake.botMessages(channel)).toHaveLength(1);
   });
 

@@ -17,6 +17,7 @@ const adapterConfig = (env: NodeJS.ProcessEnv) => ({
 import { createLogger } from '../../infra/logger.ts';
 import { GatewayFatalError } from '../../adapters/discord/gateway-health.ts';
 import { startDiscordAdapter } from '../../adapters/discord/run.ts';
+import { createConversations } from '../../adapters/discord/conversations.ts';
 import { snowflake, startFakeDiscord } from '../fakes/discord/server.ts';
 import { stackEnv, startPart } from '../support/processes.ts';
 import { startDiscordBench, type DiscordBench } from './harness.ts';
@@ -130,6 +131,43 @@ describe('Discord gateway health', () => {
     } finally {
       await restarted.stop();
     }
+  });
+
+  it('a typed /new fetched again by a restarted adapter (catch-up) starts no second conversation', async () => {
+    const channel = bench.channels[3] as string;
+    const first = await bench.say({ channelId: channel, content: 'the old conversation', mentionBot: true });
+    expect((await bench.waitInbound(first.id)).status).toBe('processed');
+    const typedNew = await bench.say({ channelId: channel, content: '/new', mentionBot: true });
+    expect(typedNew.outcome).toBe('command');
+    const conversations = createConversations(bench.stack.pool);
+    expect((await conversations.current(channel)).sessionId).toBe(`discord:${channel}:1`);
+    // A new process: the command message is newer than the last stored message, so catch-up fetches it again.
+    const handled: string[] = [];
+    const restarted = await startDiscordAdapter({
+      config: adapterConfig({
+        DISCORD_TOKEN: bench.fake.token,
+        DISCORD_API_URL: bench.fake.apiUrl,
+        KESOKU_DATA_DIR: bench.stack.dataDir,
+        DISCORD_ALLOWED_USERS: bench.alice.id,
+      }),
+      sessions: bench.stack.sessions,
+      pool: bench.stack.pool,
+      logger: createLogger('discord-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
+      onHandled: (id, outcome) => handled.push(`${id}:${outcome}`),
+    });
+    try {
+      await bench.fake.waitFor(
+        () => handled.includes(`${typedNew.id}:command`) || undefined,
+        20_000,
+        'the /new fetched again',
+      );
+      expect((await conversations.current(channel)).sessionId).toBe(`discord:${channel}:1`);
+      expect(bench.repliesTo(channel, typedNew.id)).toHaveLength(1);
+    } finally {
+      await restarted.stop();
+    }
+    const next = await bench.say({ channelId: channel, content: 'the new one', mentionBot: true });
+    expect((await bench.waitInbound(next.id)).session_id).toBe(`discord:${channel}:1`);
   });
 
   it('does not ask for the Message Content intent in mention mode, and explains a refusal of it', async () => {

@@ -124,7 +124,12 @@ describe('commands and formatting', () => {
     expect(parseCommand('/etc/hosts lacks a line')).toBeNull();
     expect(parseCommand('/mode of transport: which is cheaper?')).toBeNull();
     expect(parseCommand('/locale en please')).toBeNull();
-    expect(parseCommand('/help')).toBeNull();
+    expect(parseCommand('/new topic please')).toBeNull();
+    expect(parseCommand('/status of the deploy?')).toBeNull();
+    expect(parseCommand('/help')).toEqual({ name: 'local', command: 'help' });
+    expect(parseCommand(' /NEW ')).toEqual({ name: 'local', command: 'new' });
+    expect(parseCommand('/status')).toEqual({ name: 'local', command: 'status' });
+    expect(parseCommand('/hlep')).toBeNull();
     expect(parseCommand('/mode')?.name).toBe('usage');
     expect(parseCommand('/locale zh')).toEqual({ name: 'locale', locale: 'zh' });
     expect(parseCommand('/title a b  c')).toEqual({ name: 'title', title: 'a b  c' });

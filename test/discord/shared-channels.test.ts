@@ -66,6 +66,41 @@ describe('Discord shared channels', () => {
     expect(reactionCalls(alice.id).filter((c) => c !== 'PUT 👀')).toEqual([]);
   });
 
+  it("a person's new message interrupts only their own turn; another person's queued message still runs", async () => {
+    const channel = bench.channels[5] as string;
+    // Scripted (not `sleep:`): the next turns' prompts carry the interrupted text too.
+    bench.stack.script(
+      `discord:${channel}`,
+      { kind: 'text', text: 'a slow answer', delayMs: 20_000 },
+      { kind: 'text', text: 'hi Bob' },
+      { kind: 'text', text: 'hi Alice' },
+    );
+    const first = await bench.say({ channelId: channel, content: 'take your time', mentionBot: true });
+    await bench.stack.waitForStatus(`discord-${first.id}`, ['processing']);
+    const bobs = await bench.say({ channelId: channel, author: bob, content: 'bob waits', mentionBot: true });
+    expect(bobs.outcome).toBe('submitted');
+    await bench.fake.waitFor(() => bench.fake.reactionsOf(bobs.id).includes('2️⃣'), 10_000, '2️⃣ on Bob');
+    // Alice changes her mind: her own running turn ends, Bob's message is not superseded.
+    const again = await bench.say({
+      channelId: channel,
+      content: 'never mind, just say hi',
+      mentionBot: true,
+    });
+    expect((await bench.waitInbound(first.id)).status).toBe('interrupted');
+    expect((await bench.waitInbound(bobs.id)).status).toBe('processed');
+    expect((await bench.waitInbound(again.id)).status).toBe('processed');
+    expect((await bench.fake.waitFor(() => bench.repliesTo(channel, bobs.id)[0])).content).toContain(
+      'hi Bob',
+    );
+    expect((await bench.fake.waitFor(() => bench.repliesTo(channel, again.id)[0])).content).toContain(
+      'hi Alice',
+    );
+    // Alice's first turn got only the interruption notice, addressed to her own message.
+    const toFirst = bench.repliesTo(channel, first.id).map((m) => m.content);
+    expect(toFirst.some((c) => c.includes('a slow answer'))).toBe(false);
+    expect(toFirst.some((c) => c.includes('Interrupted'))).toBe(true);
+  });
+
   it('an edit of a queued message changes it, a delete withdraws it, an edit after the turn started is ignored', async () => {
     const channel = bench.channels[2] as string;
     const alice = await bench.say({ channelId: channel, content: 'sleep: 5', mentionBot: true });

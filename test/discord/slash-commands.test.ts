@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppCommandExtension } from '../../adapters/discord/app-commands.ts';
+import { conversationChannelOf, createConversations } from '../../adapters/discord/conversations.ts';
 import { startDiscordBench, type DiscordBench } from './harness.ts';
 
 const EPHEMERAL = 1 << 6;
@@ -37,7 +38,17 @@ const answered = (id: string) =>
 describe('Discord slash commands', () => {
   it('registers the commands for each allowed guild at start, in one bulk overwrite', async () => {
     const names = (bench.fake.gateway.commands(bench.guildId) ?? []).map((c) => c.name).sort();
-    expect(names).toEqual(['compact', 'locale', 'mode', 'new', 'slowpoke', 'status', 'stop', 'title']);
+    expect(names).toEqual([
+      'compact',
+      'help',
+      'locale',
+      'mode',
+      'new',
+      'slowpoke',
+      'status',
+      'stop',
+      'title',
+    ]);
     expect(bench.fake.gateway.commands()).toBeUndefined(); // not global when guilds are listed
     const title = bench.fake.gateway.commands(bench.guildId)?.find((c) => c.name === 'title');
     expect(title?.options?.[0]).toMatchObject({ name: 'text', type: 3, required: true });
@@ -162,5 +173,67 @@ describe('Discord slash commands', () => {
     const mode = await bench.say({ channelId: channel, content: '/mode queue', mentionBot: true });
     expect(mode.outcome).toBe('command');
     expect((await bench.stack.sessions.state(`discord:${channel}`)).mode).toBe('queue');
+  });
+
+  it('keeps the typed forms of /new, /status and /help: the same code and the same answers as the slash forms', async () => {
+    const channel = bench.channels[5] as string; // already in conversation 1 (the /new test above)
+    const before = await bench.say({
+      channelId: channel,
+      content: 'remember the word plum',
+      mentionBot: true,
+    });
+    await bench.waitInbound(before.id);
+
+    // Typed /status answers what the slash /status answers.
+    const typedStatus = await bench.say({ channelId: channel, content: '/status', mentionBot: true });
+    expect(typedStatus.outcome).toBe('command');
+    const statusReply = await bench.fake.waitFor(() => bench.repliesTo(channel, typedStatus.id)[0]);
+    const slash = bench.fake.gateway.injectCommand({
+      channelId: channel,
+      author: bench.alice,
+      name: 'status',
+    });
+    expect(statusReply.content).toBe((await answered(slash.id)).callbacks[0]?.data?.content);
+    expect(statusReply.content).toMatch(/Idle[\s\S]*turns: 2/);
+
+    // Typed /new starts the next conversation, like the slash /new.
+    const typedNew = await bench.say({ channelId: channel, content: '/new', mentionBot: true });
+    expect(typedNew.outcome).toBe('command');
+    const newReply = await bench.fake.waitFor(() => bench.repliesTo(channel, typedNew.id)[0]);
+    expect(newReply.content).toMatch(/^🆕 New conversation/);
+    const next = await bench.say({ channelId: channel, content: 'which fruit?', mentionBot: true });
+    const stored = await bench.waitInbound(next.id);
+    expect(stored.session_id).toBe(`discord:${channel}:2`);
+    const prompt = JSON.stringify(
+      bench.stack.requestsOf(`discord:${channel}:2`).at(-1)?.body?.messages ?? [],
+    );
+    expect(prompt).not.toContain('plum');
+    // Commands are never stored as messages of either conversation.
+    for (const sessionId of [`discord:${channel}:1`, `discord:${channel}:2`])
+      expect((await bench.stack.messages(sessionId)).some((m) => /\/(new|status)/.test(m.content))).toBe(
+        false,
+      );
+
+    // Typed /help lists the commands, /new and /status among them.
+    const help = await bench.say({ channelId: channel, content: '/help', mentionBot: true });
+    expect(help.outcome).toBe('command');
+    const helpReply = await bench.fake.waitFor(() => bench.repliesTo(channel, help.id)[0]);
+    for (const c of ['/stop', '/compact', '/title', '/mode', '/locale', '/new', '/status'])
+      expect(helpReply.content).toContain(`\`${c}`);
+  });
+
+  it('starts one conversation for a /new delivered twice (gateway replay, catch-up after a restart)', async () => {
+    const channel = bench.channels[4] as string;
+    const conversations = createConversations(bench.stack.pool);
+    const a = await conversations.startNew(channel, 'discord-command-111');
+    const b = await conversations.startNew(channel, 'discord-command-111');
+    expect(b).toEqual({ ...a, repeated: true });
+    expect(a.repeated).toBe(false);
+    expect((await conversations.current(channel)).sessionId).toBe(a.next.sessionId);
+    const c = await conversations.startNew(channel, 'discord-command-222');
+    expect(c.next.sessionId).toBe(`discord:${channel}:${Number(a.next.sessionId.split(':')[2]) + 1}`);
+    expect(conversationChannelOf(c.next.sessionId)).toBe(channel);
+    expect(conversationChannelOf(`discord:${channel}`)).toBe(channel);
+    expect(conversationChannelOf(`googlechat:spaces/x`)).toBeNull();
   });
 });

@@ -233,6 +233,23 @@ describe('Google Chat channel', () => {
     // A command is not a message for the agent.
     expect(await getMessage(bench.stack.pool, `googlechat-${space.slice(7)}-D2`)).toBeNull();
     expect(bench.fake.messagesIn(space)).toHaveLength(2);
+    // `/status` (the same command code as Discord's) shows the session; `/new` is not offered here.
+    await bench.fake.postEvent(
+      bench.endpoint,
+      messageEvent({ space, messageId: 'D3', text: '/status', dm: true }),
+    );
+    const status = await bench.fake.waitFor(() =>
+      bench.fake.messagesIn(space).find((m) => textOf(m).includes('turns: 1')),
+    );
+    expect(textOf(status)).toMatch(/Idle[\s\S]*mode: queue/);
+    await bench.fake.postEvent(
+      bench.endpoint,
+      messageEvent({ space, messageId: 'D4', text: '/new', dm: true }),
+    );
+    await bench.fake.waitFor(() =>
+      bench.fake.messagesIn(space).find((m) => textOf(m).includes('not available')),
+    );
+    expect(await getMessage(bench.stack.pool, `googlechat-${space.slice(7)}-D4`)).toBeNull();
   });
 
   it('by default (no lists) answers a stranger in a DM with a pairing code only, and in a space with a notice', async () => {

@@ -54,18 +54,24 @@ describe('command dispatch', () => {
     expect(calls).toHaveLength(5);
   });
 
-  it("takes a channel's own bare commands from its table, and only there", async () => {
+  it("takes a channel's own bare commands from its table, on top of the kit's /new, /status and /help", async () => {
     const { sessions } = recordingSessions();
     const seen: string[] = [];
     const d = createCommandDispatcher({
       sessions,
-      local: { status: async ({ sessionId }) => (seen.push(sessionId), `status of ${sessionId}`) },
+      local: { whoami: async ({ sessionId }) => (seen.push(sessionId), `you are in ${sessionId}`) },
     });
-    expect(d.parse('/STATUS')).toEqual({ name: 'local', command: 'status' });
-    expect(await d.dispatch('/status', 's9')).toBe('status of s9');
+    expect(d.parse('/WHOAMI')).toEqual({ name: 'local', command: 'whoami' });
+    expect(await d.dispatch('/whoami', 's9')).toBe('you are in s9');
     expect(seen).toEqual(['s9']);
-    expect(d.parse('/status now')).toBeNull();
-    expect(createCommandDispatcher({ sessions }).parse('/status')).toBeNull();
+    expect(d.parse('/whoami now')).toBeNull();
+    expect(createCommandDispatcher({ sessions }).parse('/whoami')).toBeNull();
+    // The kit's own: without `state` and `newConversation` they say so; /help lists what this channel serves.
+    expect(await d.dispatch('/status', 's9')).toBe('⚠️ `/status` is not available here.');
+    expect(await d.dispatch('/new', 's9')).toBe('⚠️ `/new` is not available here.');
+    const help = await d.dispatch('/help', 's9');
+    expect(help).toContain('`/stop`');
+    expect(help).not.toContain('`/new`');
   });
 
   it('turns a missing session and failures into text, and names commands this channel lacks', async () => {

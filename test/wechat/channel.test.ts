@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { splitUtf8, toPlainText, WECHAT_MAX_TEXT_BYTES } from '../../adapters/wechat/text.ts';
 import { GREETING_TEXT, UNSUPPORTED_TEXT } from '../../adapters/wechat/ingress.ts';
+import { NEW_CONVERSATION_TEXT } from '../../adapters/kit/command-dispatch.ts';
 import { listPlatformPosts } from '../../db/deliveries.ts';
 import type { Message } from '../../domain/message.ts';
 import { newOpenId } from '../fakes/wechat/server.ts';
@@ -254,5 +255,42 @@ describe('WeChat channel', () => {
     await bench.fake.waitFor(() => bench.fake.sentTo(stranger).length > 0, 10_000, 'the pairing answer');
     expect(bench.fake.sentTo(stranger)[0]).toMatch(/pairing code is \w+/);
     expect(await bench.stack.messages(sessionOf(stranger))).toEqual([]);
+  });
+
+  it('runs typed /status, /new and /help like Discord: a new conversation without the old history', async () => {
+    const user = await bench.pairedUser();
+    bench.stack.script(sessionOf(user), { kind: 'text', text: 'Noted.' });
+    const first = await bench.fake.push({ from: user, content: 'remember the word plum' });
+    await untilReplied(user, first.msgId as string);
+    const answers = (n: number) =>
+      bench.fake.waitFor(() => bench.fake.sentTo(user).length >= n, 10_000, `answer ${n}`);
+
+    await bench.fake.push({ from: user, content: '/status' });
+    await answers(2);
+    expect(bench.fake.sentTo(user)[1]).toMatch(/Idle[\s\S]*turns: 1/);
+
+    await bench.fake.push({ from: user, content: '/new' });
+    await answers(3);
+    expect(bench.fake.sentTo(user)[2]).toBe(toPlainText(NEW_CONVERSATION_TEXT));
+    const fresh = `${sessionOf(user)}:1`;
+    bench.stack.script(fresh, { kind: 'text', text: 'Which word?' });
+    const next = await bench.fake.push({ from: user, content: 'which word did I say?' });
+    await bench.stack.waitForStatus(`wechat-${next.msgId}`, ['processed', 'error', 'interrupted'], 45_000);
+    const stored = (await bench.stack.messages(fresh)).find((m) => m.id === `wechat-${next.msgId}`);
+    expect(stored).toMatchObject({ channel_id: user, status: 'processed' });
+    const prompt = JSON.stringify(bench.stack.requestsOf(fresh).at(-1)?.body?.messages ?? []);
+    expect(prompt).toContain('which word did I say?');
+    expect(prompt).not.toContain('plum');
+    await answers(4);
+    expect(bench.fake.sentTo(user)[3]).toBe('Which word?');
+
+    await bench.fake.push({ from: user, content: '/help' });
+    await answers(5);
+    for (const c of ['/stop', '/title', '/new', '/status']) expect(bench.fake.sentTo(user)[4]).toContain(c);
+    // No command became a message of either conversation.
+    for (const sessionId of [sessionOf(user), fresh])
+      expect((await bench.stack.messages(sessionId)).some((m) => /\/(new|status|help)/.test(m.content))).toBe(
+        false,
+      );
   });
 });
