@@ -5,6 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { PersistenceActivities, TurnOutcome } from './contracts.ts';
+import { deliveryFailureType } from './delivery.ts';
 import type { NewMessage } from '../domain/factories.ts';
 import {
   cronPrompt,
@@ -302,9 +303,14 @@ export function createPersistenceActivities({
   };
 }
 
-/** The notice owed to the user for a turn's outcome, or null (docs/message-model.md §3 rows "轻量系统通知", "崩溃报错通知"). */
+/**
+ * The notice owed to the user for a turn's outcome, or null (docs/message-model.md §3 rows "轻量系统通知",
+ * "崩溃报错通知"). None for a reply the channel could not deliver because it cannot reach the user at all
+ * (`delivery:unreachable`, activities/delivery.ts): the notice could not get through either.
+ */
 function noticeFor(result: TurnOutcome, locale: string): string | null {
   if (result.outcome === 'processed') return null;
   if (result.outcome === 'interrupted') return presentInterruption(result.reason, locale);
+  if (failureType(result.kind, result.detail) === deliveryFailureType('unreachable')) return null;
   return presentFailure(result.kind, result.detail, locale);
 }
