@@ -80,6 +80,7 @@ export function inboundToMessage(
         : undefined,
     reply_to: m.replyTo,
     channel_context: m.channelContext,
+    sender_id: m.senderId,
   });
 }
 
@@ -266,7 +267,13 @@ export function createPersistenceActivities({
       const noticeIds: string[] = [];
       for (const m of open) {
         if (m.status === 'pending_agent') {
-          queue.push({ messageId: m.id, kind: m.metadata?.is_compaction === true ? 'compaction' : 'user' });
+          // The sender id, as the signal carried it: the same-sender interrupt rule needs it after a restore.
+          const senderId = m.metadata?.sender_id;
+          queue.push({
+            messageId: m.id,
+            kind: m.metadata?.is_compaction === true ? 'compaction' : 'user',
+            ...(typeof senderId === 'string' ? { senderId } : {}),
+          });
           continue;
         }
         const r = await endTurn(sessionId, m.id, { outcome: 'interrupted', reason: 'restart' });
