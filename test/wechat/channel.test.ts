@@ -142,6 +142,29 @@ describe('WeChat channel', () => {
     expect(bench.stack.requestsOf(sessionOf(user))).toHaveLength(0);
   });
 
+  it('refuses a correctly signed push whose timestamp is more than five minutes off (a replay) and stores nothing', async () => {
+    const user = await bench.pairedUser();
+    const now = Math.floor(Date.now() / 1000);
+    const captured = await bench.fake.push({ from: user, content: 'replayed', signedAt: now - 6 * 60 });
+    expect(captured.attempts).toEqual([{ status: 401, body: 'stale timestamp', unanswered: false }]);
+    const safe = await bench.fake.push({ from: user, content: 'replayed', safe: true, signedAt: now - 3600 });
+    expect(safe.attempts[0]?.status).toBe(401);
+    const future = await bench.fake.push({ from: user, content: 'early', signedAt: now + 6 * 60 });
+    expect(future.attempts[0]?.status).toBe(401);
+    const garbled = await bench.fake.push({ from: user, content: 'nan', signedAt: Number.NaN });
+    expect(garbled.attempts[0]?.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await bench.stack.messages(sessionOf(user))).toEqual([]);
+    expect(bench.fake.sentTo(user)).toEqual([]);
+    expect(bench.stack.requestsOf(sessionOf(user))).toHaveLength(0);
+
+    // Within the bound (WeChat's own re-pushes come within seconds) a push is taken.
+    bench.stack.script(sessionOf(user), { kind: 'text', text: 'Taken.' });
+    const recent = await bench.fake.push({ from: user, content: 'recent', signedAt: now - 4 * 60 });
+    expect(recent.attempts[0]).toMatchObject({ status: 200, body: 'success' });
+    await untilReplied(user, recent.msgId as string);
+  });
+
   it('splits a long Chinese reply by UTF-8 bytes into ordered plain chunks', async () => {
     const user = await bench.pairedUser();
     const paragraph =
