@@ -13,12 +13,14 @@
  * before it is attempted, so a retry never sends a second one — and then the failure is recorded: the message
  * keeps its status, `metadata.delivery_failure` says what happened, and the workflow gets a non-retryable
  * ApplicationFailure of type `delivery:<reason>`. A send that succeeds, even after transient failures, sends
- * no fallback.
+ * no fallback. A refusal saying the recipient cannot be reached at all (SinkError `recipientUnreachable`, e.g.
+ * WeChat's closed 48-hour reply window) sends no fallback either — it could not get through — and is recorded
+ * with reason `unreachable`; the session then stores no crash notice for it (activities/persistence.ts).
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DeliveryActivities } from './contracts.ts';
-import { apiSink, cliSink, isPermanentSinkError, type ChannelSink } from './sink.ts';
+import { apiSink, cliSink, isPermanentSinkError, isUnreachableSinkError, type ChannelSink } from './sink.ts';
 import { failureType } from '../domain/failures.ts';
 import type { Message } from '../domain/message.ts';
 import { commit, getMessage, getMessages } from '../db/messages.ts';
@@ -168,11 +170,15 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
             failureType('delivery'),
           );
         }
+        const error = err instanceof Error ? err.message : String(err);
+        // Nothing else gets through to a recipient the channel cannot reach: no fallback send.
+        if (isUnreachableSinkError(err))
+          throw await fail(message, { reason: 'unreachable', fallback: null, error });
         const outcome = await fallback(sink, message, session);
         throw await fail(message, {
           reason: permanent ? 'refused' : 'retries_exhausted',
           fallback: outcome,
-          error: err instanceof Error ? err.message : String(err),
+          error,
         });
       }
       // A client-acknowledged channel marks the message itself once it printed it.

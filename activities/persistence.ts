@@ -5,6 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { PersistenceActivities, TurnOutcome } from './contracts.ts';
+import { deliveryFailureType } from './delivery.ts';
 import type { NewMessage } from '../domain/factories.ts';
 import {
   cronPrompt,
@@ -79,6 +80,7 @@ export function inboundToMessage(
         : undefined,
     reply_to: m.replyTo,
     channel_context: m.channelContext,
+    sender_id: m.senderId,
   });
 }
 
@@ -269,7 +271,13 @@ export function createPersistenceActivities({
       const noticeIds: string[] = [];
       for (const m of open) {
         if (m.status === 'pending_agent') {
-          queue.push({ messageId: m.id, kind: m.metadata?.is_compaction === true ? 'compaction' : 'user' });
+          // The sender id, as the signal carried it: the same-sender interrupt rule needs it after a restore.
+          const senderId = m.metadata?.sender_id;
+          queue.push({
+            messageId: m.id,
+            kind: m.metadata?.is_compaction === true ? 'compaction' : 'user',
+            ...(typeof senderId === 'string' ? { senderId } : {}),
+          });
           continue;
         }
         const r = await endTurn(sessionId, m.id, { outcome: 'interrupted', reason: 'restart' });
@@ -306,9 +314,14 @@ export function createPersistenceActivities({
   };
 }
 
-/** The notice owed to the user for a turn's outcome, or null (docs/message-model.md §3 rows "轻量系统通知", "崩溃报错通知"). */
+/**
+ * The notice owed to the user for a turn's outcome, or null (docs/message-model.md §3 rows "轻量系统通知",
+ * "崩溃报错通知"). None for a reply the channel could not deliver because it cannot reach the user at all
+ * (`delivery:unreachable`, activities/delivery.ts): the notice could not get through either.
+ */
 function noticeFor(result: TurnOutcome, locale: string): string | null {
   if (result.outcome === 'processed') return null;
   if (result.outcome === 'interrupted') return presentInterruption(result.reason, locale);
+  if (failureType(result.kind, result.detail) === deliveryFailureType('unreachable')) return null;
   return presentFailure(result.kind, result.detail, locale);
 }

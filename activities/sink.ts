@@ -13,22 +13,41 @@ import type { SessionRow } from '../db/sessions.ts';
  */
 export type SinkFailureKind = 'permanent' | 'transient';
 
+/** Options of a {@link SinkError} besides the standard `cause`. */
+export interface SinkErrorOptions extends ErrorOptions {
+  /**
+   * The channel cannot reach the recipient at all for now (WeChat: the user unfollowed or blocked the account,
+   * the 48-hour reply window is over, the reply quota for the user's last message is used up; an unknown user
+   * id). Not the message's own fault: any other message to the same recipient would be refused the same way, so
+   * delivery sends no fallback and the turn gets no crash notice. Only taken on a `permanent` error.
+   */
+  recipientUnreachable?: boolean;
+}
+
 /**
  * A failed sink call. Sinks throw this (or a subclass, e.g. the Discord sink's DiscordSendError); any other
  * error thrown by a sink counts as `transient`.
  */
 export class SinkError extends Error {
   readonly kind: SinkFailureKind;
-  constructor(kind: SinkFailureKind, message: string, options?: ErrorOptions) {
+  /** See {@link SinkErrorOptions.recipientUnreachable}; always false on a `transient` error. */
+  readonly recipientUnreachable: boolean;
+  constructor(kind: SinkFailureKind, message: string, options?: SinkErrorOptions) {
     super(message, options);
     this.name = 'SinkError';
     this.kind = kind;
+    this.recipientUnreachable = kind === 'permanent' && options?.recipientUnreachable === true;
   }
 }
 
 /** True when `err` is a {@link SinkError} that says retrying cannot help. */
 export function isPermanentSinkError(err: unknown): boolean {
   return err instanceof SinkError && err.kind === 'permanent';
+}
+
+/** True when `err` is a permanent {@link SinkError} saying that the recipient cannot be reached at all for now. */
+export function isUnreachableSinkError(err: unknown): boolean {
+  return err instanceof SinkError && err.recipientUnreachable;
 }
 
 /** A channel's egress. */

@@ -120,6 +120,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
         synthetic: { type: 'boolean' },
         reply_to: { type: 'string' },
         channel_context: {},
+        sender_id: { type: 'string', description: "On a user question: the sender's platform id." },
         compacted_through_seq: { type: 'integer' },
         failure_kind: { type: 'string' },
         full_output_path: { type: 'string' },

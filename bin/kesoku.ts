@@ -3,7 +3,9 @@
  *
  *   pairing list                 open pairing codes and paired chat users
  *   pairing approve <code>       approve a code a chat user was given; they may then talk to the agent
- *   pairing revoke <user>        remove a paired user (`<user>` is `<chatbot>:<user id>` or a Discord user id)
+ *   pairing revoke <channel>:<user id>
+ *                                remove a paired user; `<channel>` is a chat channel of adapters/registry.ts
+ *                                (`discord`, `google_chat`, `wechat`), e.g. `discord:123456789012345678`
  *
  * With `DATABASE_URL` set the commands work on that database directly. Without it (the embedded Postgres of
  * `npm start`) they go through the running REST API at `KESOKU_API_URL` (default http://127.0.0.1:3000) with
@@ -21,11 +23,11 @@ import {
   type PendingPairing,
 } from '../db/pairings.ts';
 import { createPool } from '../db/pool.ts';
-import { DISCORD_CHATBOT_ID } from '../adapters/discord/ids.ts';
+import { CHANNELS, channelById } from '../adapters/registry.ts';
 
 const USAGE = `usage: npm run kesoku -- pairing list
        npm run kesoku -- pairing approve <code>
-       npm run kesoku -- pairing revoke <chatbot:user id | discord user id>`;
+       npm run kesoku -- pairing revoke <channel>:<user id>`;
 
 /** A failure with the exit code to leave with. */
 class CliError extends Error {
@@ -120,6 +122,27 @@ function printListing(out: NodeJS.WriteStream, l: Listing): void {
     );
 }
 
+/**
+ * Reads `<channel>:<user id>`; the channel must be one of adapters/registry.ts CHANNELS (a user id alone is
+ * refused: the same id may be paired on several channels).
+ * @throws CliError (exit 2) naming the channels when the channel is missing or unknown, or the user id is empty
+ */
+function pairedUserOf(arg: string): { chatbotId: string; userId: string } {
+  const channels = CHANNELS.map((c) => c.id).join(', ');
+  const sep = arg.indexOf(':');
+  if (sep <= 0)
+    throw new CliError(
+      2,
+      `pairing revoke needs <channel>:<user id>, e.g. discord:${arg || '123456789012345678'} (channels: ${channels})`,
+    );
+  const chatbotId = arg.slice(0, sep);
+  const userId = arg.slice(sep + 1);
+  if (!channelById(chatbotId))
+    throw new CliError(2, `unknown channel "${chatbotId}" (channels: ${channels})`);
+  if (userId === '') throw new CliError(2, `pairing revoke needs a user id after "${chatbotId}:"`);
+  return { chatbotId, userId };
+}
+
 /** Runs one command line. @returns the exit code */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [group, command, arg, ...rest] = argv;
@@ -151,9 +174,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       }
       case 'revoke': {
         if (!arg) throw new CliError(2, USAGE);
-        const sep = arg.indexOf(':');
-        const [chatbotId, userId] =
-          sep > 0 ? [arg.slice(0, sep), arg.slice(sep + 1)] : [DISCORD_CHATBOT_ID, arg];
+        const { chatbotId, userId } = pairedUserOf(arg);
         if (!(await backend.revoke(chatbotId, userId)))
           throw new CliError(1, `${chatbotId}:${userId} is not a paired user`);
         process.stdout.write(`Revoked: ${chatbotId}:${userId} is no longer paired.\n`);

@@ -18,13 +18,15 @@ export type FallbackOutcome = 'sent' | 'failed' | 'unsupported';
 
 /**
  * A recorded delivery failure (stored on the message as `metadata.delivery_failure`).
- * - `reason`: `refused` (the channel refused the message for good), `retries_exhausted` (it kept failing
- *   until the last attempt), `no_sink` (this worker has no sink for the message's chatbot, e.g. no DISCORD_TOKEN);
- * - `fallback`: the fallback send's outcome, or null when none was attempted (no sink);
+ * - `reason`: `refused` (the channel refused the message for good), `unreachable` (the channel refused it
+ *   because it cannot reach the recipient at all for now, e.g. WeChat's 48-hour reply window is over),
+ *   `retries_exhausted` (it kept failing until the last attempt), `no_sink` (this worker has no sink for the
+ *   message's chatbot, e.g. no DISCORD_TOKEN);
+ * - `fallback`: the fallback send's outcome, or null when none was attempted (no sink, recipient unreachable);
  * - `error`: a short operator-facing description (never shown to chat users); `at`: ISO time.
  */
 export interface DeliveryFailure {
-  reason: 'refused' | 'retries_exhausted' | 'no_sink';
+  reason: 'refused' | 'unreachable' | 'retries_exhausted' | 'no_sink';
   fallback: FallbackOutcome | null;
   error: string;
   at: string;

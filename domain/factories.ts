@@ -242,7 +242,8 @@ function inTurn(position: TurnPosition): Pick<NewMessage, 'turn_id' | 'step' | '
 
 /**
  * docs/message-model.md §3 "标准用户提问": user/text from `sender`, `pending_agent`, opens its own turn (`turn_id = id`).
- * Metadata `{discord_message_id?, attachments?}` plus Kesoku's `reply_to?` and `channel_context?`; null if none.
+ * Metadata `{discord_message_id?, attachments?}` plus Kesoku's `reply_to?`, `channel_context?` and `sender_id?`; null if
+ * none.
  * `platform_ids` adds a channel's own key for the platform message id (`{ google_chat_message_name: … }`).
  * `received_at` is the platform's receive time (ISO 8601).
  */
@@ -256,6 +257,8 @@ export function userQuestion(
     platform_ids?: Readonly<Record<string, string>>;
     reply_to?: string;
     channel_context?: unknown;
+    /** The sender's platform id (InboundMessage `senderId`), kept as metadata `sender_id`. */
+    sender_id?: string;
   },
 ): NewMessage {
   const attachments =
@@ -268,6 +271,7 @@ export function userQuestion(
       attachments,
       reply_to: input.reply_to,
       channel_context: input.channel_context,
+      sender_id: input.sender_id,
       ...input.platform_ids,
     }),
     parent_id: null,

@@ -80,6 +80,11 @@ export interface MessageMetadata {
   synthetic?: boolean;
   /** Platform message this message replies to (docs/message-flow.md §10, typed `reply_to`). */
   reply_to?: string;
+  /**
+   * On a user question: its sender's platform id (InboundMessage `senderId`), so that a session restored from
+   * Postgres applies the same-sender interrupt rule of shared channels to its queued messages.
+   */
+  sender_id?: string;
   /** Opaque platform context, passed through untouched to the channel's sink (docs/message-flow.md §10.1). */
   channel_context?: unknown;
   /** On a compaction summary: the highest `seq` the summary covers. */

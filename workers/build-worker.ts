@@ -16,7 +16,7 @@ import { createDeliveryActivities, type ChannelSink } from '../activities/delive
 import { createModelActivities } from '../activities/llm/activities.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
-import { platformMessageIdKeys } from '../adapters/registry.ts';
+import { channelSecretKeys, platformMessageIdKeys } from '../adapters/registry.ts';
 import { createApprovalActivities, type ApprovalSettings } from '../activities/approvals.ts';
 import type { Config } from '../infra/config.ts';
 import { createToolActivities, workspaceDirFor } from '../activities/tools/activities.ts';
@@ -140,6 +140,7 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
       dataDir: s.dataDir,
       defaultTimeoutMs: s.shellTimeoutMs,
       sandbox,
+      secretNames: channelSecretKeys(),
     }),
     ...createDeliveryActivities({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
     ...createApprovalActivities({ pool: s.pool, logger: s.logger, settings: s.approvals }),

@@ -35,6 +35,11 @@ export interface ToolDeps {
   maxStoredOutputBytes?: number;
   /** The sandbox shell commands run in (probed at worker start); none: scrubbed environment only. */
   sandbox?: Sandbox;
+  /**
+   * Variables never passed to a command, whatever their names (the chat channels' secrets, adapters/registry.ts
+   * `channelSecretKeys`); see shell.ts `ShellContext.secretNames`.
+   */
+  secretNames?: readonly string[];
   /** Interval between heartbeats while a tool runs, in ms. Default 1000. */
   heartbeatIntervalMs?: number;
   /**

@@ -5,7 +5,8 @@
  * - the whole filesystem read-only, with the session's workspace read-write, a private /tmp, and the data dir
  *   (every other workspace, Temporal's and Postgres's files), Kesoku's own directory and the worker's home
  *   hidden under empty tmpfs mounts;
- * - a cleared environment: PATH, HOME (= the workspace), LANG, TERM and the names listed in KESOKU_TOOL_ENV;
+ * - a cleared environment: PATH, HOME (= the workspace), LANG, TERM and the names listed in KESOKU_TOOL_ENV
+ *   (less the chat channels' secrets, which shell.ts removes before);
  * - per-process limits (prlimit): CPU seconds, data memory, processes/threads and file size;
  * - `--die-with-parent`, so a command never outlives the worker, and one process group, so a timeout or a
  *   cancel kills all of it.

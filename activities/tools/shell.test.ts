@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ToolCancelledError, ToolInputError } from './errors.ts';
+import { channelSecretKeys } from '../../adapters/registry.ts';
 import { runShellCommand, summarizeShellRun } from './shell.ts';
 import type { ShellContext } from './shell.ts';
 
@@ -279,6 +280,27 @@ describe('run_shell_command', () => {
     } finally {
       for (const name of Object.keys(planted)) delete process.env[name];
     }
+  });
+
+  it("keeps the chat channels' secrets (ctx.secretNames) out of the command, whatever they are called", async () => {
+    const env = {
+      PATH: process.env.PATH,
+      WECHAT_APP_SECRET: 'planted-wechat-secret',
+      WECHAT_ENCODING_AES_KEY: 'planted-wechat-aes-key',
+      GOOGLE_CHAT_CREDENTIALS_FILE: '/planted/google-chat-credentials.json',
+      // A channel secret no generic rule recognises.
+      ACME_PASSPHRASE_VALUE: 'planted-acme-passphrase',
+      ACME_SETTING: 'visible-value',
+    };
+    const result = await runShellCommand(
+      { command: 'env' },
+      { ...ctx, env, secretNames: [...channelSecretKeys(), 'ACME_PASSPHRASE_VALUE'] },
+    );
+
+    expect(channelSecretKeys()).toEqual(expect.arrayContaining(['WECHAT_APP_SECRET', 'DISCORD_TOKEN']));
+    expect(result.stdout).not.toContain('planted');
+    expect(result.stdout).not.toMatch(/^(WECHAT_|GOOGLE_CHAT_|ACME_PASSPHRASE)/m);
+    expect(result.stdout).toContain('ACME_SETTING=visible-value\n');
   });
 
   it('uses ctx.env instead of process.env, scrubbed, and sets HOME to the workspace when missing', async () => {

@@ -80,6 +80,12 @@ export interface ShellContext {
   callId?: string;
   /** Environment to scrub and pass on; defaults to `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Variables that hold secrets whatever their names look like — the chat channels' `secretKeys`
+   * (adapters/registry.ts `channelSecretKeys`): never passed to a command, not even when KESOKU_TOOL_ENV names
+   * them. Default none (the generic rules of {@link scrubEnvironment} still apply).
+   */
+  secretNames?: readonly string[];
   /** Live output as it arrives (all of it, also past the caps). Exceptions it throws are ignored. */
   onOutput?: (chunk: ShellOutputChunk) => void;
   /**
@@ -127,7 +133,8 @@ export interface ShellResult extends ToolResult {
  * the same SIGTERM-then-SIGKILL: background jobs are a separate feature (docs/architecture.md "Tools"), and leftovers would
  * otherwise hold the output pipes open and outlive the call.
  *
- * The environment is {@link scrubEnvironment}'s copy of `ctx.env ?? process.env`.
+ * The environment is {@link scrubEnvironment}'s copy of `ctx.env ?? process.env` (with `ctx.secretNames`), or in a
+ * sandbox its allowlist taken from that environment less `ctx.secretNames`.
  *
  * @throws {ToolInputError} invalid arguments, or `background: true` ("background jobs are not supported yet").
  * @throws {ToolCancelledError} `ctx.signal` aborted before or during the run; the group has been sent SIGKILL.
@@ -231,25 +238,39 @@ export function summarizeShellRun(run: {
 }
 
 // Dropped from the child's environment by name: anything that looks like a credential or a connection string,
-// and the families of variables Kesoku itself and its providers are configured with.
+// and the families of variables Kesoku itself and its providers are configured with. The chat channels' own
+// secrets are named by their descriptors (`secretNames`), not here.
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|DATABASE_URL|DSN|AUTH|COOKIE|SESSION)/i;
-const SECRET_PREFIX = /^(KESOKU_|DISCORD_|TEMPORAL_|PG|AWS_|OPENAI|ANTHROPIC|GOOGLE|GEMINI)/i;
+const SECRET_PREFIX = /^(KESOKU_|TEMPORAL_|PG|AWS_|OPENAI|ANTHROPIC|GOOGLE|GEMINI)/i;
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /**
- * A copy of `env` without secrets: drops every variable whose name matches
- * /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|DATABASE_URL|DSN|AUTH|COOKIE|SESSION)/i or starts with KESOKU_,
- * DISCORD_, TEMPORAL_, PG, AWS_, OPENAI, ANTHROPIC, GOOGLE or GEMINI (case-insensitive), and unset values.
- * Everything else (PATH, HOME, LANG, …) is kept; HOME defaults to `homeDir` and PATH to the usual system path.
+ * A copy of `env` without secrets: drops the variables named in `secretNames` (the chat channels' secrets), every
+ * variable whose name matches /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|DATABASE_URL|DSN|AUTH|COOKIE|SESSION)/i
+ * or starts with KESOKU_, TEMPORAL_, PG, AWS_, OPENAI, ANTHROPIC, GOOGLE or GEMINI (case-insensitive), and unset
+ * values. Everything else (PATH, HOME, LANG, …) is kept; HOME defaults to `homeDir` and PATH to the usual system
+ * path.
  */
-export function scrubEnvironment(env: NodeJS.ProcessEnv, homeDir: string): Record<string, string> {
+export function scrubEnvironment(
+  env: NodeJS.ProcessEnv,
+  homeDir: string,
+  secretNames: readonly string[] = [],
+): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
+  for (const [name, value] of Object.entries(withoutNames(env, secretNames))) {
     if (value === undefined || SECRET_NAME.test(name) || SECRET_PREFIX.test(name)) continue;
     out[name] = value;
   }
   out.HOME ??= homeDir;
   out.PATH ??= DEFAULT_PATH;
+  return out;
+}
+
+/** A copy of `env` without the variables in `names`. */
+function withoutNames(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
+  if (names.length === 0) return env;
+  const out = { ...env };
+  for (const name of names) delete out[name];
   return out;
 }
 
@@ -274,9 +295,11 @@ function execute(command: string, ctx: ShellContext, timeoutMs: number): Promise
 
     let child: ChildProcess;
     try {
-      const scrubbed = scrubEnvironment(ctx.env ?? process.env, ctx.workspaceDir);
+      const secretNames = ctx.secretNames ?? [];
+      const from = withoutNames(ctx.env ?? process.env, secretNames);
+      const scrubbed = scrubEnvironment(from, ctx.workspaceDir);
       const plan = ctx.sandbox
-        ? sandboxPlan(ctx.sandbox, command, ctx.workspaceDir, scrubbed, ctx.env ?? process.env)
+        ? sandboxPlan(ctx.sandbox, command, ctx.workspaceDir, scrubbed, from)
         : { file: '/bin/sh', args: ['-c', command], env: scrubbed, ids: {} };
       child = spawn(plan.file, plan.args, {
         cwd: ctx.workspaceDir,

@@ -173,6 +173,7 @@ class ToolCallRun {
         outputDir: path.join(deps.dataDir, 'tool-output', sessionDirName(sessionId)),
         callId: this.toolCallId,
         ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
+        ...(deps.secretNames ? { secretNames: deps.secretNames } : {}),
         onSpawn: (pid) => this.spawned(pid),
       });
       if ('exitCode' in result && (result as { exitCode: number | null }).exitCode !== 0) ok = false;

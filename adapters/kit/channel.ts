@@ -118,7 +118,8 @@ export interface ChannelDescriptor<C = unknown> {
  *   the rest.
  * - A refusal that retrying cannot cure (deleted conversation, missing permission, content the platform never
  *   takes) is thrown as `new SinkError('permanent', …)`; delivery then sends the fallback once and records the
- *   failure. Anything else thrown counts as transient and is retried.
+ *   failure. One that says the recipient cannot be reached at all for now (`{ recipientUnreachable: true }`)
+ *   gets no fallback and no crash notice. Anything else thrown counts as transient and is retried.
  * - `presentProgress` (channels with `features.liveProgress`) renders thoughts and tool lines and returns the
  *   ids it shows; it never throws. A channel that hides them (docs/message-model.md §5.3 `silent`) returns every
  *   id so they become `delivered` without being sent. `presentationFor(channel.id, message)` (adapters/kit/

@@ -36,11 +36,25 @@ export const PERMANENT_ERRCODES: ReadonlySet<number> = new Set([
   40003, 40008, 40013, 40125, 43004, 43019, 45002, 45015, 45047, 48001,
 ]);
 
-/** A failed API call; `errcode` is WeChat's (null for HTTP and network failures). */
+/**
+ * The permanent errcodes that say the user cannot be reached at all for now, whatever is sent (SinkError
+ * `recipientUnreachable`: no fallback send, no crash notice): 40003 invalid OpenID, 43004 the user does not
+ * follow the account, 43019 the user blocked it, 45015 the 48-hour reply window is over, 45047 the replies
+ * allowed for the user's last message are used up. The window and the quota open again when the user writes.
+ */
+export const UNREACHABLE_ERRCODES: ReadonlySet<number> = new Set([40003, 43004, 43019, 45015, 45047]);
+
+/**
+ * A failed API call; `errcode` is WeChat's (null for HTTP and network failures). A permanent error with an
+ * errcode of {@link UNREACHABLE_ERRCODES} says the recipient is unreachable.
+ */
 export class WechatApiError extends SinkError {
   readonly errcode: number | null;
   constructor(kind: SinkError['kind'], errcode: number | null, message: string, options?: ErrorOptions) {
-    super(kind, message, options);
+    super(kind, message, {
+      ...options,
+      recipientUnreachable: errcode !== null && UNREACHABLE_ERRCODES.has(errcode),
+    });
     this.name = 'WechatApiError';
     this.errcode = errcode;
   }

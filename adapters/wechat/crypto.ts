@@ -13,7 +13,8 @@
  *
  * The AES part is done by `@wecom/crypto` (Tencent WeCom's package; WeCom and Official Accounts share the scheme,
  * the trailing id being the corp id there and the appid here). This module adds what that package leaves to the
- * caller: constant-time signature comparison, key validation, and checking the decrypted appid and lengths.
+ * caller: constant-time signature comparison, key validation, checking the decrypted appid and lengths, and the
+ * age bound of a signed timestamp ({@link MAX_PUSH_AGE_MS}).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { decrypt, encrypt } from '@wecom/crypto';
@@ -40,6 +41,23 @@ export function signatureMatches(given: string | undefined, ...parts: string[]):
   if (typeof given !== 'string' || !/^[0-9a-f]{40}$/i.test(given)) return false;
   const expected = Buffer.from(wechatSignature(...parts), 'hex');
   return timingSafeEqual(expected, Buffer.from(given.toLowerCase(), 'hex'));
+}
+
+/**
+ * How far the signed `timestamp` of a push may be from this server's clock, either way, ms: 5 minutes. WeChat
+ * signs each push as it sends it and re-pushes an unanswered one within seconds, so a push outside the bound
+ * is a captured request replayed (its signature is still valid: nothing else in it expires). De-duplication by
+ * MsgId covers a replay inside the bound. Needs a synchronised clock (NTP).
+ */
+export const MAX_PUSH_AGE_MS = 5 * 60_000;
+
+/**
+ * Whether a push's `timestamp` (decimal seconds since the epoch, as WeChat sends it) lies within `maxAgeMs` of
+ * `nowMs` (ms since the epoch), in the past or the future. A value that is not a plain number is not fresh.
+ */
+export function timestampFresh(timestamp: string, nowMs: number, maxAgeMs = MAX_PUSH_AGE_MS): boolean {
+  if (!/^\d{1,12}$/.test(timestamp)) return false;
+  return Math.abs(Number(timestamp) * 1000 - nowMs) <= maxAgeMs;
 }
 
 /** Whether `key` has the form of an EncodingAESKey: 43 base64 characters (32 bytes once "=" is appended). */

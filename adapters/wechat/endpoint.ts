@@ -3,7 +3,9 @@
  *
  * - GET: server URL verification. WeChat sends `signature`, `timestamp`, `nonce`, `echostr`; the endpoint answers
  *   `echostr` when the signature matches (crypto.ts), 401 otherwise.
- * - POST: a pushed message. The `signature` query parameter must match (401 otherwise). In safe mode
+ * - POST: a pushed message. The `signature` query parameter must match, and its signed `timestamp` must lie
+ *   within crypto.ts MAX_PUSH_AGE_MS (5 minutes) of this server's clock, so that a captured push cannot be replayed
+ *   later (401 otherwise). In safe mode
  *   (`encrypt_type=aes`, or a body with `Encrypt`) `msg_signature` must match too and the body is decrypted with
  *   the EncodingAESKey (401 for a bad signature, 400 when it cannot be decrypted or is meant for another appid).
  *   Nothing is stored or answered for a refused push. An accepted push is acknowledged at once with `success`
@@ -12,7 +14,7 @@
 import express, { type Request, type Response } from 'express';
 import type { Logger } from '../../infra/logger.ts';
 import type { EnabledWechatConfig } from './config.ts';
-import { WechatCryptoError, decryptWechatMessage, signatureMatches } from './crypto.ts';
+import { WechatCryptoError, decryptWechatMessage, signatureMatches, timestampFresh } from './crypto.ts';
 import type { WechatIngress } from './ingress.ts';
 import { WechatXmlError, parsePush, parseXmlFields, type WechatPush } from './xml.ts';
 
@@ -86,6 +88,7 @@ export function createWechatApp(deps: WechatAppDeps): express.Express {
     const nonce = q(req, 'nonce');
     if (!signatureMatches(q(req, 'signature'), token, timestamp, nonce))
       throw new Refusal(401, 'invalid signature');
+    if (!timestampFresh(timestamp, Date.now())) throw new Refusal(401, 'stale timestamp');
     const body = typeof req.body === 'string' ? req.body : '';
     try {
       const outer = parseXmlFields(body);

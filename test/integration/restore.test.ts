@@ -1,7 +1,8 @@
 /**
  * A session whose workflow run ended other than by continue-as-new (here: terminated with the Temporal CLI)
  * comes back from Postgres on its next start: mode, title and title source, turn count; its `pending_agent`
- * inputs are run, and an input left `processing` ends `interrupted` with a notice.
+ * inputs are run, and an input left `processing` ends `interrupted` with a notice. Re-queued inputs keep their
+ * sender id, so in a shared channel one person's message still does not interrupt another person's turn.
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -106,5 +107,37 @@ describe('a terminated session workflow', () => {
     const notice = (await stack.messages(session)).find((m) => m.id === `${cut.message.id}:notice`);
     expect(notice).toMatchObject({ sender: 'Notification', status: 'delivered' });
     expect(notice?.content).toContain('restarted');
+  }, 90_000);
+  it("keeps the sender of a re-queued message: another sender's message does not interrupt its turn", async () => {
+    const session = uniqueId('s');
+    const head = await stack.submit(session, 'first', { senderId: 'alice' });
+    await stack.waitForStatus(head.message.id, ['processed']);
+    // Alice's turn hangs; Bob's message waits behind it (interrupt mode, another sender).
+    stack.script(session, { kind: 'hang' }, { kind: 'hang' });
+    const cut = await stack.submit(session, 'alice asks and waits', { senderId: 'alice' });
+    await stack.waitForStatus(cut.message.id, ['processing']);
+    const bob = await stack.submit(session, 'bob asks', { senderId: 'bob' });
+    expect((await stack.messages(session)).find((m) => m.id === bob.message.id)?.status).toBe(
+      'pending_agent',
+    );
+    terminate(session);
+    await expect
+      .poll(
+        async () =>
+          (await stack.client.workflow.getHandle(sessionWorkflowId(session)).describe()).status.name,
+      )
+      .toBe('TERMINATED');
+
+    // A settings update starts the next run, which restores Bob's message from Postgres and runs it (the
+    // second hang); then Alice writes.
+    await stack.sessions.setMode(addressOf(session), 'interrupt');
+    await stack.waitForStatus(bob.message.id, ['processing'], 30_000);
+    const alice = await stack.submit(session, 'alice again', { senderId: 'alice' });
+    await new Promise((r) => setTimeout(r, 1000));
+    const byId = new Map((await stack.messages(session)).map((m) => [m.id, m.status]));
+    expect(byId.get(cut.message.id)).toBe('interrupted');
+    expect(byId.get(bob.message.id)).toBe('processing');
+    expect(byId.get(alice.message.id)).toBe('pending_agent');
+    expect(await stack.sessions.stop(session)).toEqual({ stopped: true });
   }, 90_000);
 });

@@ -100,7 +100,7 @@ describe('pairing (the default: no allowlist)', () => {
     expect(reply.content).toContain('now I may talk');
 
     // Revoked: back to a stranger (a new code).
-    const revoked = await kesoku(['pairing', 'revoke', bob.id], db());
+    const revoked = await kesoku(['pairing', 'revoke', `discord:${bob.id}`], db());
     expect(revoked.code).toBe(0);
     const after = await bench.say({ channelId: dm, dm: true, author: bob, content: 'still there?' });
     expect(after.outcome).toBe('pairing');

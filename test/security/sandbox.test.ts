@@ -17,6 +17,9 @@ const SECRETS = {
   AWS_SECRET_ACCESS_KEY: 'aws-SECRET-91c2',
   // Passed the old name-based scrub: only an allowlist keeps it out.
   GH_PAT: 'ghp-SECRET-55d0',
+  // A chat channel's secrets (adapters/wechat/channel.ts secretKeys), listed in KESOKU_TOOL_ENV by mistake.
+  WECHAT_APP_SECRET: 'wechat-app-SECRET-0b7e',
+  WECHAT_TOKEN: 'wechatpushSECRETc41d',
 };
 
 let stack: Stack;
@@ -28,7 +31,9 @@ beforeAll(async () => {
     stackEnv(stack, {
       ...SECRETS,
       KESOKU_SANDBOX: 'required',
-      KESOKU_TOOL_ENV: 'KESOKU_TEST_VISIBLE',
+      WECHAT_APP_ID: 'wx0123456789abcdef',
+      WECHAT_API_URL: 'http://127.0.0.1:9',
+      KESOKU_TOOL_ENV: 'KESOKU_TEST_VISIBLE,WECHAT_APP_SECRET,WECHAT_TOKEN',
       KESOKU_TEST_VISIBLE: 'shown-to-tools',
       KESOKU_SANDBOX_PROCESSES: '64',
       KESOKU_SANDBOX_FILE_MB: '16',
@@ -59,12 +64,12 @@ async function runTool(
 const secretValues = [...Object.values(SECRETS), 'postgres://'];
 
 describe('sandbox of run_shell_command', () => {
-  it('no secret in env, in /proc/<parent>/environ or in /proc/1/environ; HOME is the workspace; KESOKU_TOOL_ENV passes', async () => {
+  it("no secret in env, in /proc/<parent>/environ or in /proc/1/environ; HOME is the workspace; KESOKU_TOOL_ENV passes, except a channel's secrets", async () => {
     const { content, session } = await runTool(
       "env; echo ---; tr '\\0' '\\n' < /proc/$PPID/environ; echo ---; tr '\\0' '\\n' < /proc/1/environ; echo ---; ps -e -o pid= | wc -l",
     );
     for (const secret of secretValues) expect(content).not.toContain(secret);
-    expect(content).not.toMatch(/DATABASE_URL|TEMPORAL_ADDRESS|KESOKU_LLM/);
+    expect(content).not.toMatch(/DATABASE_URL|TEMPORAL_ADDRESS|KESOKU_LLM|WECHAT_APP_SECRET|WECHAT_TOKEN/);
     expect(content).toContain(`HOME=${workspaceDirFor(stack.dataDir, session)}`);
     expect(content).toContain('KESOKU_TEST_VISIBLE=shown-to-tools');
     // Its own PID namespace: only the sandbox's few processes are visible, not the worker's.

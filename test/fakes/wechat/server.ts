@@ -77,6 +77,11 @@ export interface PushOptions {
   badSignature?: boolean;
   /** Safe mode only: a wrong `msg_signature` with a correct `signature`. */
   badMsgSignature?: boolean;
+  /**
+   * The signed `timestamp`, seconds since the epoch (default: now). An old one is a captured push replayed
+   * later; the signatures stay valid.
+   */
+  signedAt?: number;
 }
 
 /** One delivery attempt of a push. */
@@ -220,10 +225,10 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  function signedUrl(extra: Record<string, string>, signToken: string): URL {
+  function signedUrl(extra: Record<string, string>, signToken: string, signedAt?: number): URL {
     if (!endpoint) throw new Error('setEndpoint first');
     const url = new URL(endpoint);
-    const timestamp = String(Math.floor(Date.now() / 1000));
+    const timestamp = String(signedAt ?? Math.floor(Date.now() / 1000));
     const nonce = String(Math.floor(Math.random() * 1e9));
     url.searchParams.set('signature', wechatSignature(signToken, timestamp, nonce));
     url.searchParams.set('timestamp', timestamp);
@@ -254,14 +259,14 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
     let body: string;
     if (o.safe) {
       const encrypted = encryptWechatMessage(encodingAesKey, appId, xml);
-      url = signedUrl({ openid: o.from, encrypt_type: 'aes' }, signToken);
+      url = signedUrl({ openid: o.from, encrypt_type: 'aes' }, signToken, o.signedAt);
       const ts = url.searchParams.get('timestamp') as string;
       const nonce = url.searchParams.get('nonce') as string;
       const msgSignToken = o.badSignature || o.badMsgSignature ? `${token}x` : token;
       url.searchParams.set('msg_signature', wechatSignature(msgSignToken, ts, nonce, encrypted));
       body = `<xml><ToUserName>${cdata(accountId)}</ToUserName><Encrypt>${cdata(encrypted)}</Encrypt></xml>`;
     } else {
-      url = signedUrl({ openid: o.from }, signToken);
+      url = signedUrl({ openid: o.from }, signToken, o.signedAt);
       body = xml;
     }
     try {

@@ -10,8 +10,10 @@ import {
   WechatCryptoError,
   decryptWechatMessage,
   encryptWechatMessage,
+  MAX_PUSH_AGE_MS,
   isEncodingAesKey,
   signatureMatches,
+  timestampFresh,
   wechatSignature,
 } from '../../../adapters/wechat/crypto.ts';
 import { parsePush } from '../../../adapters/wechat/xml.ts';
@@ -100,5 +102,25 @@ describe('WeChat message encryption (published samples)', () => {
     expect(isEncodingAesKey(MP.encodingAesKey)).toBe(true);
     expect(isEncodingAesKey(MP.encodingAesKey.slice(1))).toBe(false);
     expect(isEncodingAesKey(`${MP.encodingAesKey.slice(1)}!`)).toBe(false);
+  });
+});
+
+describe('push timestamp age', () => {
+  const now = 1_764_547_200_000;
+  const secondsAgo = (s: number) => String(now / 1000 - s);
+
+  it('takes a timestamp up to five minutes away, in the past or the future', () => {
+    expect(MAX_PUSH_AGE_MS).toBe(5 * 60_000);
+    expect(timestampFresh(secondsAgo(0), now)).toBe(true);
+    expect(timestampFresh(secondsAgo(300), now)).toBe(true);
+    expect(timestampFresh(secondsAgo(-300), now)).toBe(true);
+  });
+
+  it('refuses an older or later one, and one that is not a number of seconds', () => {
+    expect(timestampFresh(secondsAgo(301), now)).toBe(false);
+    expect(timestampFresh(secondsAgo(-301), now)).toBe(false);
+    expect(timestampFresh(MP.timestamp, now)).toBe(false);
+    for (const bad of ['', 'NaN', '1e9', '-1', ' 1764547200', '1764547200.5'])
+      expect(timestampFresh(bad, now)).toBe(false);
   });
 });
