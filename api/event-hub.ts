@@ -7,13 +7,16 @@
  *   `previous_revision`, so a client can check continuity; events per subscriber chain exactly.
  * - `turn.updated`: a snapshot of the running turn (step, status, the text streamed so far in this step, tool
  *   progress) built from transient TURN_CHANNEL events, at most one per `throttleMs` per session; the latest
- *   snapshot is always sent. A final `finished` snapshot follows the commit that ends the turn.
+ *   snapshot is always sent. A final `finished` snapshot follows the commit that ends the turn. The turn's
+ *   system notices (notifications: the compaction notice, a stopped turn's notice; docs/message-model.md §5.3
+ *   "system interaction log", `live` on REST) are read from the commits and carried in its snapshots' `notices`.
  * - After the listener reconnects, every subscriber is caught up from its last sent revision.
  *
  * Commit watchers ({@link EventHub.onCommit}) let `POST …/messages` with `wait` sleep until the session commits.
  */
 import type { Message } from '../domain/message.ts';
 import { isTurnTrigger } from '../domain/history.ts';
+import { messageKind } from '../domain/message-kind.ts';
 import { isTerminalStatus } from '../domain/status-machine.ts';
 import { COMMIT_CHANNEL, NotificationListener, TURN_CHANNEL, type TurnEvent } from '../db/notify.ts';
 import type { Pool } from '../db/pool.ts';
@@ -31,7 +34,10 @@ export interface ToolProgress {
   summary?: string;
 }
 
-/** Data of `event: turn.updated`. `outcome` is set only on the `finished` snapshot. */
+/**
+ * Data of `event: turn.updated`. `outcome` is set only on the `finished` snapshot; `notices` (the texts of the
+ * turn's system notices committed so far, in order) once the turn has one.
+ */
 export interface TurnUpdatedData {
   session_id: string;
   /** The trigger message's id. */
@@ -43,6 +49,7 @@ export interface TurnUpdatedData {
   text: string;
   tools: ToolProgress[];
   outcome?: 'processed' | 'interrupted' | 'error';
+  notices?: string[];
 }
 
 /** Data of `event: turn.committed`: the messages with revision in (previous_revision, revision], phased order. */
@@ -109,6 +116,8 @@ interface SessionFeed {
   subscribers: Set<Subscriber>;
   watchers: Set<() => void>;
   snapshot: TurnUpdatedData | null;
+  /** The system notices committed for one turn (the latest turn that had one): ids seen and texts, in order. */
+  notices: { turnId: string; ids: Set<string>; texts: string[] } | null;
   /** Turns whose end was seen; late transient events for them are dropped. */
   finished: string[];
   lastUpdateAt: number;
@@ -231,6 +240,7 @@ export class EventHub {
         watchers: new Set(),
         snapshot: null,
         finished: [],
+        notices: null,
         lastUpdateAt: 0,
         timer: null,
         syncing: null,
@@ -339,10 +349,27 @@ export class EventHub {
           safely(() => sub.sink.send(event));
           sub.lastSent = delta.revision;
         }
+        this.noticeSystemLogs(feed, delta.messages);
         this.noticeEndedTurns(feed, delta.messages);
         from = delta.revision;
         if (delta.complete) break;
       }
+    }
+  }
+
+  /**
+   * Notifications committed for a turn that has not ended become its snapshot's `notices`; the running turn's
+   * snapshot is sent again with them (throttled).
+   */
+  private noticeSystemLogs(feed: SessionFeed, messages: readonly Message[]): void {
+    for (const m of messages) {
+      const turnId = m.turn_id;
+      if (turnId === null || messageKind(m) !== 'notification' || feed.finished.includes(turnId)) continue;
+      if (feed.notices?.turnId !== turnId) feed.notices = { turnId, ids: new Set(), texts: [] };
+      if (feed.notices.ids.has(m.id)) continue;
+      feed.notices.ids.add(m.id);
+      feed.notices.texts.push(m.content);
+      if (feed.snapshot?.turn_id === turnId) this.scheduleUpdate(feed);
     }
   }
 
@@ -452,9 +479,14 @@ export class EventHub {
   private emitUpdate(feed: SessionFeed): void {
     if (!feed.snapshot || this.closedFlag) return;
     feed.lastUpdateAt = Date.now();
+    const notices = feed.notices?.turnId === feed.snapshot.turn_id ? [...feed.notices.texts] : [];
     const event: HubEvent = {
       event: 'turn.updated',
-      data: { ...feed.snapshot, tools: feed.snapshot.tools.map((t) => ({ ...t })) },
+      data: {
+        ...feed.snapshot,
+        tools: feed.snapshot.tools.map((t) => ({ ...t })),
+        ...(notices.length > 0 ? { notices } : {}),
+      },
     };
     for (const sub of feed.subscribers) safely(() => sub.sink.send(event));
   }

@@ -53,18 +53,34 @@ export async function readHistory(
   return { revision: maxRevision(all, sessionRevision), messages: all, complete: true };
 }
 
-/** Which kind answers a turn that ended with each final status (docs/message-model.md §3 rows), best first. */
+/**
+ * Which kind answers a turn that ended with each final status (docs/message-model.md §3 rows), best first: the
+ * kinds of the visibility matrix's "final text" row (§5.3). Notifications are the "system interaction log" row,
+ * `live` for REST clients: they are the turn's {@link turnNotices}, never its reply.
+ */
 const REPLY_KINDS: Record<string, readonly string[]> = {
   processed: ['final_reply'],
-  error: ['crash_notice', 'notification', 'final_reply'],
-  interrupted: ['notification', 'crash_notice', 'final_reply'],
+  error: ['crash_notice', 'final_reply'],
+  interrupted: ['crash_notice', 'final_reply'],
 };
+
+/**
+ * The texts of a turn's system notices (notifications with `turn_id` = the trigger's id: the automatic
+ * compaction notice, a stopped or interrupted turn's notice), in the order of `turn` (phased order). REST
+ * clients get them with the turn (`TurnResult.notices`, the `turn.updated` snapshot's `notices`), not as replies.
+ */
+export function turnNotices(turn: readonly Message[], triggerId: string): string[] {
+  return turn
+    .filter((m) => m.turn_id === triggerId && messageKind(m) === 'notification')
+    .map((m) => m.content);
+}
 
 /**
  * The message that answers a finished turn, among the turn's messages (phased order): for a processed turn the
  * final reply (assistant/text from "Kesoku", `turn_id` = the trigger's id), for a failed turn the crash notice,
- * for an interrupted turn the interruption notification. Null when the turn ended without one (e.g. a queued
- * message superseded in interrupt mode, or a turn that has not ended).
+ * for an interrupted turn the partial reply it kept. Null when the turn ended without one (a stopped or
+ * superseded turn without a partial reply, or a turn that has not ended); a stopped turn's notice is among its
+ * {@link turnNotices}.
  */
 export function findReply(turn: readonly Message[], trigger: Message): Message | null {
   const kinds = REPLY_KINDS[trigger.status] ?? [];

@@ -203,9 +203,16 @@ function schemas(waitMaxS: number): Record<string, Json> {
     TurnResult: {
       type: 'object',
       description:
-        'The message in its final status (processed | interrupted | error) and its answer: the final reply, the crash notice or the interruption notification; null when the turn ended without one.',
-      required: ['message', 'reply'],
-      properties: { message: ref('Message'), reply: nullable(ref('Message')) },
+        'The message in its final status (processed | interrupted | error; `interrupted`: the turn was stopped or superseded) and its answer: the final reply, the crash notice, or the partial reply an interrupted turn kept; null when the turn ended without one (a stopped turn usually). ' +
+        '`notices`: the texts of the turn\'s system notices, in order — why a stopped turn ended ("⏹️ Stopped."), the automatic compaction notice. ' +
+        'They are the "system interaction log" of docs/message-model.md §5.3, which REST clients get live with the turn (here and in the `turn.updated` snapshot), not as a reply; ' +
+        'the Notification messages themselves are in the session history.',
+      required: ['message', 'reply', 'notices'],
+      properties: {
+        message: ref('Message'),
+        reply: nullable(ref('Message')),
+        notices: { type: 'array', items: { type: 'string' } },
+      },
       additionalProperties: false,
     },
     History: {
@@ -476,7 +483,8 @@ function schemas(waitMaxS: number): Record<string, Json> {
     TurnUpdatedEvent: {
       type: 'object',
       description:
-        'SSE `event: turn.updated`: a snapshot of the running turn, at most ~10 per second per session (the latest is always sent). `text` is the text streamed so far in this step; a `finished` snapshot with `outcome` follows the commit that ends the turn.',
+        'SSE `event: turn.updated`: a snapshot of the running turn, at most ~10 per second per session (the latest is always sent). `text` is the text streamed so far in this step; a `finished` snapshot with `outcome` follows the commit that ends the turn. ' +
+        '`notices` (present once the turn has one): the texts of the turn\'s system notices committed so far, in order (docs/message-model.md §5.3 "system interaction log", live on REST) — the automatic compaction notice, and on the `finished` snapshot of a stopped turn why it stopped ("⏹️ Stopped.").',
       required: ['session_id', 'turn_id', 'step', 'status', 'text', 'tools'],
       properties: {
         session_id: { type: 'string' },
@@ -486,6 +494,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
         text: { type: 'string' },
         tools: { type: 'array', items: ref('ToolProgress') },
         outcome: { type: 'string', enum: ['processed', 'interrupted', 'error'] },
+        notices: { type: 'array', items: { type: 'string' } },
       },
       additionalProperties: false,
     },

@@ -10,12 +10,16 @@ import { getMessage, listTurnMessages } from '../db/messages.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { EventHub } from './event-hub.ts';
-import { findReply } from './history.ts';
+import { findReply, turnNotices } from './history.ts';
 
-/** The message in its final status and the message that answers it (null when the turn ended without one). */
+/**
+ * The message in its final status, the message that answers it (null when the turn ended without one) and the
+ * texts of the turn's system notices (api/history.ts `turnNotices`: why a stopped turn ended, a compaction).
+ */
 export interface TurnEnd {
   message: Message;
   reply: Message | null;
+  notices: string[];
 }
 
 export interface WaitOptions {
@@ -51,7 +55,8 @@ export async function waitForTurnEnd(o: WaitOptions): Promise<TurnEnd | null> {
       try {
         const message = await getMessage(o.pool, o.messageId);
         if (message && isTerminalStatus(message.status)) {
-          return { message, reply: findReply(await listTurnMessages(o.pool, o.messageId), message) };
+          const turn = await listTurnMessages(o.pool, o.messageId);
+          return { message, reply: findReply(turn, message), notices: turnNotices(turn, message.id) };
         }
       } catch (err) {
         o.log.warn(

@@ -7,8 +7,8 @@
  * - The final reply's header (docs/message-model.md §6.1 "在消息卡片头部标注性能指标"): a Discord subtext line
  *   "-# ⏱ 2.1s · 🔧 1 tool · 1042 tokens".
  * - The live status line (docs/message-model.md §4.3): "💭 thought" and "🛠️ `tool` `args` ⏳", edited into ✅/❌ (⏹️ when the
- *   turn was stopped before the tool finished); the lines themselves are the kit's (adapters/kit/live-status.ts),
- *   this module writes them in Discord's Markdown.
+ *   turn was stopped before the tool finished), and a system notice's own text ("⏹️ Stopped.", §5.3); the lines
+ *   themselves are the kit's (adapters/kit/live-status.ts), this module writes them in Discord's Markdown.
  */
 import type { Attachment, TurnMetrics } from '../../domain/message.ts';
 import { metricsSummary } from '../../domain/presentation.ts';
@@ -106,12 +106,14 @@ export { oneLine, statusEntryFor } from '../kit/live-status.ts';
 /** Longest rendered entry (a bound the live status relies on to keep each message under 2000 characters). */
 export const MAX_ENTRY_LENGTH = 40 + THOUGHT_CHARS + ARGS_CHARS + SUMMARY_CHARS;
 
-/** One status line: "💭 …" or "🛠️ `name` `args` ⏳" / "… ✅ `summary`". */
+/** One status line: "💭 …", a notice's own text ("⏹️ Stopped."), or "🛠️ `name` `args` ⏳" / "… ✅ `summary`". */
 export function renderEntry(e: StatusEntry): string {
   // A ``` inside a thought would open a code block that swallows the status lines after it; other markdown in a
   // thought (bold, spoilers, links) is shown as typed.
-  if (e.kind === 'thought')
-    return `💭 ${escapeStatusText(oneLine(e.text, THOUGHT_CHARS).replace(/`{3,}/g, (run) => 'ˋ'.repeat(run.length)))}`;
+  const freeText = (text: string) =>
+    escapeStatusText(oneLine(text, THOUGHT_CHARS).replace(/`{3,}/g, (run) => 'ˋ'.repeat(run.length)));
+  if (e.kind === 'thought') return `💭 ${freeText(e.text)}`;
+  if (e.kind === 'notice') return freeText(e.text);
   const summary =
     e.summary.trim() === '' || e.state === 'running'
       ? ''

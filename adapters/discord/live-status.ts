@@ -1,10 +1,11 @@
 /**
- * The live status of one turn on Discord: one message listing the turn's thoughts (💭) and tool calls
- * (🛠️ … ⏳), edited in place to ✅/❌ as results arrive. When the next line would push the message past 2000
+ * The live status of one turn on Discord: one message listing the turn's thoughts (💭), tool calls
+ * (🛠️ … ⏳), edited in place to ✅/❌ as results arrive, and system notices ("⏹️ Stopped.", the compaction notice;
+ * docs/message-model.md §5.3 "system interaction log", `live`). When the next line would push the message past 2000
  * characters, the status continues in a new message (a "part").
  *
- * A LiveStatus is a short-lived view: the sink restores it from the stored state (Postgres, see sink.ts) for each
- * write, applies new messages, writes Discord, and stores it again, so whichever worker runs a turn's next step
+ * A LiveStatus is a short-lived view: the sink restores it from the stored state (Postgres, adapters/kit/
+ * stored-status.ts) for each write, applies new messages, writes Discord, and stores it again, so whichever worker runs a turn's next step
  * continues the same messages. The Discord id of each part is recorded through the {@link PostLedger} right after
  * Discord created it. Writes are throttled to about one per `editIntervalMs` per turn (the time of the last write
  * is stored with the state); {@link LiveStatus.write} reports when a deferred edit is due.
@@ -21,6 +22,7 @@ import type { REST } from 'discord.js';
 import type { Message } from '../../domain/message.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { applyToolResult, entryOfResult, orphanResultEntry, type ToolState } from '../kit/live-status.ts';
+import type { LiveStatusView, WriteMode } from '../kit/stored-status.ts';
 import { MAX_ENTRY_LENGTH, renderEntry, statusEntryFor, type StatusEntry } from './format.ts';
 import {
   DiscordSendError,
@@ -66,8 +68,7 @@ interface Part {
 /** Discord's error for an edit of a message older than an hour once its edits there are used up. */
 export const OLD_MESSAGE_EDIT_LIMIT = 30046;
 
-/** How {@link LiveStatus.write} treats the edit throttle. */
-export type WriteMode = 'throttled' | 'final' | 'now';
+export type { WriteMode };
 
 /** How much a running tool line can still grow (its mark and result summary). */
 const GROWTH = 160;
@@ -78,7 +79,7 @@ export function statusKey(turnId: string): string {
 }
 
 /** The live status messages of one turn in one channel (see the module comment). */
-export class LiveStatus {
+export class LiveStatus implements LiveStatusView {
   readonly turnId: string;
   readonly channelId: string;
   private readonly deps: LiveStatusDeps;
@@ -146,7 +147,7 @@ export class LiveStatus {
     };
   }
 
-  /** Adds thoughts and tool calls, and applies tool results to their calls. Unknown kinds are ignored. */
+  /** Adds thoughts, tool calls and notices, and applies tool results to their calls. Other kinds are ignored. */
   apply(messages: readonly Message[]): void {
     for (const m of messages) {
       if (m.type === 'tool_result') this.applyResult(m);

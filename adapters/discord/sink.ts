@@ -3,14 +3,19 @@
  * It needs only a REST client and the delivery records in Postgres, so any worker process can build it without
  * the gateway, and several workers can serve one turn.
  *
- * - `send`: the final reply as a direct reply to the user's message with the turn-metrics header; notifications
- *   and crash notices as plain replies (no header). Split into ≤ 2000-character chunks; the Discord id of each
- *   chunk is recorded right after it was posted, and a retry skips the recorded chunks (the nonce only covers
- *   the moment between post and record). Before a turn's last message goes out, the turn's live status is
- *   brought to its final state and typing stops, on every worker.
+ * - `send`: the final reply as a direct reply to the user's message with the turn-metrics header; crash notices
+ *   as plain replies (no header). Split into ≤ 2000-character chunks; the Discord id of each chunk is recorded
+ *   right after it was posted, and a retry skips the recorded chunks (the nonce only covers the moment between
+ *   post and record). Before a turn's last message goes out, the turn's live status is brought to its final
+ *   state and typing stops, on every worker. A notification (docs/message-model.md §5.3 "system interaction
+ *   log", `live` on Discord) is a line of the turn's live status — the stop notice also ends the tools still
+ *   running ⏹️ — posted as a status message when the turn has none yet; when the status cannot be written, the
+ *   notice goes out as a new status message of its own, so it is never lost. A notification without a turn is
+ *   a plain message.
  * - `sendFallback`: the body alone as a plain message (no reply, no header), under its own nonces and records.
  * - `presentProgress`: the turn's live status (live-status.ts), stored in Postgres and continued by whichever
- *   worker runs the next step; the status writes of one turn are serialised by a Postgres lock. Never throws.
+ *   worker runs the next step (adapters/kit/stored-status.ts); the status writes of one turn are serialised by a
+ *   Postgres lock. Never throws.
  * - `setActivity`: the typing indicator. Whether a channel should show it lives in Postgres: the worker that
  *   started it refreshes it every `typingIntervalMs` while the stored state still says so, so a stop from any
  *   worker (or the turn's last message) ends it within one interval; `typingMaxMs` bounds it regardless.
@@ -20,24 +25,18 @@
  */
 import type { REST } from 'discord.js';
 import type { ChannelSink } from '../../activities/sink.ts';
-import { ids as persistenceIds } from '../../activities/persistence.ts';
 import { messageKind } from '../../domain/message-kind.ts';
 import type { Message } from '../../domain/message.ts';
 import type { DeliveryStore } from '../../db/deliveries.ts';
 import type { SessionRow } from '../../db/sessions.ts';
 import type { Logger } from '../../infra/logger.ts';
-import type { ToolState } from '../../domain/presentation.ts';
-import { metricsHeader } from './format.ts';
+import { turnEndOf } from '../kit/live-status.ts';
+import { createStoredLiveStatus } from '../kit/stored-status.ts';
+import { metricsHeader, renderEntry } from './format.ts';
 import { discordIdOfInbound } from './ids.ts';
-import {
-  LiveStatus,
-  statusKey,
-  type LiveStatusDeps,
-  type LiveStatusState,
-  type WriteMode,
-} from './live-status.ts';
+import { LiveStatus, statusKey, type LiveStatusDeps, type LiveStatusState } from './live-status.ts';
 import { showPlace } from './reactions.ts';
-import { sendText, sendTyping } from './rest.ts';
+import { QUIET_FLAGS, sendText, sendTyping } from './rest.ts';
 import { splitMessage } from './split.ts';
 
 /** The file name of a final reply sent as an attachment. */
@@ -150,8 +149,21 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
     });
   }
   const typing = new Map<string, { timer: NodeJS.Timeout; generation: number }>();
-  /** Deferred (throttled) status writes of this process, by turn. */
-  const pending = new Map<string, { timer: NodeJS.Timeout; flush: () => Promise<void> }>();
+  /** The turns' live statuses, restored from Postgres for each write (adapters/kit/stored-status.ts). */
+  const statuses = createStoredLiveStatus<LiveStatus>({
+    store,
+    logger,
+    lockWaitMs,
+    label: 'live status',
+    restore: async (turnId, session, stored, locked) =>
+      new LiveStatus(
+        { ...statusDeps, ledger: locked },
+        turnId,
+        session.channel_id,
+        stored ? { state: stored.state as LiveStatusState, lastWriteAt: stored.lastEditAt } : null,
+        await locked.listPosts(statusKey(turnId)),
+      ),
+  });
 
   function stopLocalTyping(channelId: string, generation?: number): void {
     const t = typing.get(channelId);
@@ -166,58 +178,23 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
   }
 
   /**
-   * Restores a turn's status from Postgres under its lock, lets `change` update it, writes Discord and stores the
-   * result. A throttled edit is scheduled in this process; it re-reads the stored state when it runs.
-   * @returns the status as written
+   * A notification of a turn, as a line of the turn's live status; when the status cannot take it, as a new
+   * status message holding the notice (its own nonces and records, so a retry never posts it twice).
+   * @throws DiscordSendError when neither could be posted
    */
-  async function withStatus(
-    turnId: string,
-    session: SessionRow,
-    change: (s: LiveStatus) => void,
-    mode: WriteMode,
-  ): Promise<LiveStatus> {
-    return store.withLiveStatusLock(turnId, lockWaitMs, async (locked) => {
-      const stored = await locked.loadLiveStatus(turnId);
-      const posts = await locked.listPosts(statusKey(turnId));
-      const status = new LiveStatus(
-        { ...statusDeps, ledger: locked },
-        turnId,
-        session.channel_id,
-        stored ? { state: stored.state as LiveStatusState, lastWriteAt: stored.lastEditAt } : null,
-        posts,
-      );
-      change(status);
-      if (status.empty) return status;
-      const save = () =>
-        locked.saveLiveStatus({
-          turnId,
-          sessionId: session.id,
-          channelId: session.channel_id,
-          state: status.toState(),
-          lastEditAt: status.lastWriteAt,
-        });
-      // Stored before Discord is written: if this worker dies now, the next writer still has the new lines.
-      await save();
-      const dueInMs = await status.write(mode);
-      await save();
-      if (dueInMs !== null) schedule(turnId, session, dueInMs);
-      return status;
+  async function sendNotice(message: Message, session: SessionRow): Promise<void> {
+    if (await statuses.showNotice(message, session)) return;
+    logger.warn(
+      { turnId: message.turn_id, messageId: message.id },
+      'the live status did not take the notice; posting it as a status message of its own',
+    );
+    await sendText(rest, logger, {
+      channelId: session.channel_id,
+      content: noticeLine(message),
+      nonceKey: `notice:${message.id}`,
+      flags: QUIET_FLAGS,
+      ledger: store,
     });
-  }
-
-  function schedule(turnId: string, session: SessionRow, dueInMs: number): void {
-    if (pending.has(turnId)) return;
-    const flush = async (mode: WriteMode) => {
-      const entry = pending.get(turnId);
-      if (entry) clearTimeout(entry.timer);
-      pending.delete(turnId);
-      await withStatus(turnId, session, () => undefined, mode).catch((err: unknown) =>
-        logger.warn({ turnId, err: String(err) }, 'live status edit failed'),
-      );
-    };
-    const timer = setTimeout(() => void flush('throttled'), dueInMs);
-    timer.unref?.();
-    pending.set(turnId, { timer, flush: () => flush('now') });
   }
 
   /**
@@ -242,33 +219,13 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
     async send(message, session) {
       const channelId = session.channel_id;
       const kind = messageKind(message);
-      const turnId = message.turn_id;
-      const endsTurn =
-        turnId !== null &&
-        (kind === 'final_reply' ||
-          kind === 'crash_notice' ||
-          (kind === 'notification' && message.id === persistenceIds.notice(turnId)));
-      if (endsTurn && turnId !== null) {
+      if (turnEndOf(message) !== false) {
         await stopTypingEverywhere(channelId).catch((err: unknown) =>
           logger.warn({ channelId, err: String(err) }, 'could not record the end of typing'),
         );
-        const endState: Exclude<ToolState, 'running' | 'ok'> | null =
-          kind === 'final_reply' ? null : kind === 'crash_notice' ? 'failed' : 'interrupted';
-        const deferred = pending.get(turnId);
-        if (deferred) {
-          clearTimeout(deferred.timer);
-          pending.delete(turnId);
-        }
-        // Best effort: a status that cannot be finished must not hold the reply back.
-        await withStatus(
-          turnId,
-          session,
-          (s) => (endState ? s.markRunning(endState) : undefined),
-          'final',
-        ).catch((err: unknown) =>
-          logger.warn({ turnId, err: String(err) }, 'could not finish the live status'),
-        );
       }
+      if (kind === 'notification' && message.turn_id !== null) return sendNotice(message, session);
+      await statuses.finishTurn(message, session);
       const metrics = message.metadata?.turn_metrics;
       const header = kind === 'final_reply' && metrics ? metricsHeader(metrics) : null;
       const content = header ? `${header}\n${message.content}` : message.content;
@@ -294,21 +251,7 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
     },
 
     async presentProgress(messages: Message[], session: SessionRow) {
-      const byTurn = new Map<string, Message[]>();
-      for (const m of messages) {
-        if (m.turn_id === null) continue;
-        byTurn.set(m.turn_id, [...(byTurn.get(m.turn_id) ?? []), m]);
-      }
-      const shown: string[] = [];
-      for (const [turnId, list] of byTurn) {
-        try {
-          const status = await withStatus(turnId, session, (s) => s.apply(list), 'throttled');
-          if (!status.broken) shown.push(...list.map((m) => m.id));
-        } catch (err) {
-          logger.warn({ turnId, err: String(err) }, 'live status not updated');
-        }
-      }
-      return shown;
+      return statuses.present(messages, session);
     },
 
     async setActivity(session, active) {
@@ -339,7 +282,13 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
     async close() {
       for (const channelId of [...typing.keys()]) stopLocalTyping(channelId);
       await Promise.allSettled([...placeRefreshes.values()]);
-      await Promise.allSettled([...pending.values()].map((p) => p.flush()));
+      await statuses.close();
     },
   };
+}
+
+/** A notification as the one line of a status message of its own (the fallback of {@link createDiscordSink}). */
+function noticeLine(message: Message): string {
+  const text = message.content.trim() === '' ? '…' : message.content;
+  return renderEntry({ kind: 'notice', key: message.id, text });
 }

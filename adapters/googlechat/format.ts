@@ -124,6 +124,7 @@ function oneLine(s: string, max: number): string {
 /** One line of the intermediate card (card text: HTML subset, escaped). */
 export function renderCardEntry(e: StatusEntry): string {
   if (e.kind === 'thought') return `💭 <i>${escapeCardText(oneLine(e.text, 300))}</i>`;
+  if (e.kind === 'notice') return escapeCardText(oneLine(e.text, 300));
   const args = e.args === '{}' ? '' : ` <font color="#5f6368">${escapeCardText(oneLine(e.args, 200))}</font>`;
   const summary =
     e.summary.trim() === '' || e.state === 'running' ? '' : `<br>${escapeCardText(oneLine(e.summary, 150))}`;

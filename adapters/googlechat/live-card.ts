@@ -3,18 +3,28 @@
  * card"): ONE card message per turn listing the turn's thoughts (💭) and tool calls (🛠️ … ⏳) in a collapsible
  * section, patched in place (spaces.messages.patch, updateMask `cardsV2`) as results arrive: ⏳ → ✅/❌ (⏹️ when
  * the turn was stopped). When the lines outgrow the card, the oldest are folded into "… N earlier steps".
+ * System notices (the stop notice, the compaction notice: §5.3 "system interaction log") are lines of the card
+ * too, shown under its summary line where a folded card still shows them.
  *
  * Like Discord's live status, a LiveCard is a short-lived view restored from Postgres (live_statuses, the card's
- * message name in platform_posts under `status:<turn id>`) for each write, so any worker continues the card.
+ * message name in platform_posts under `status:<turn id>`) for each write (adapters/kit/stored-status.ts), so
+ * any worker continues the card.
  * The create carries a client-assigned id, so a retried create never makes a second card. Rendering is best
  * effort: a failed call marks the card broken for good; the turn and its final reply go on.
  */
 import type { chat_v1 } from '@googleapis/chat';
 import type { Message } from '../../domain/message.ts';
-import { toolResultState, type ToolState } from '../../domain/presentation.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { LockedStatusStore } from '../../db/deliveries.ts';
-import { statusEntryFor, type StatusEntry } from '../discord/format.ts';
+import {
+  applyToolResult,
+  entryOfResult,
+  orphanResultEntry,
+  statusEntryFor,
+  type StatusEntry,
+  type ToolState,
+} from '../kit/live-status.ts';
+import type { LiveStatusView, WriteMode } from '../kit/stored-status.ts';
 import { createMessage, updateCards, type ChatApi } from './api.ts';
 import { renderCardEntry } from './format.ts';
 import { clientMessageId } from './ids.ts';
@@ -27,8 +37,7 @@ export interface LiveCardState {
   broken: boolean;
 }
 
-/** How {@link LiveCard.write} treats the edit throttle. */
-export type WriteMode = 'throttled' | 'final' | 'now';
+export type { WriteMode };
 
 /** What a card needs to write itself. */
 export interface LiveCardDeps {
@@ -52,7 +61,7 @@ export const CARD_ID = 'kesoku-steps';
 export const CARD_TEXT_BUDGET = 24_000;
 
 /** The intermediate card of one turn (see the module comment). */
-export class LiveCard {
+export class LiveCard implements LiveStatusView {
   readonly turnId: string;
   private readonly deps: LiveCardDeps;
   private readonly entries: StatusEntry[];
@@ -99,7 +108,7 @@ export class LiveCard {
     return { entries: this.entries, sent: this.sent, broken: this.brokenFlag };
   }
 
-  /** Adds thoughts and tool calls, and applies tool results to their calls. Other kinds are ignored. */
+  /** Adds thoughts, tool calls and notices, and applies tool results to their calls. Other kinds are ignored. */
   apply(messages: readonly Message[]): void {
     for (const m of messages) {
       if (m.type === 'tool_result') this.applyResult(m);
@@ -116,33 +125,20 @@ export class LiveCard {
   }
 
   private applyResult(result: Message): void {
-    const callId = result.metadata?.tool_call_id;
-    let entry = this.entries.find(
-      (e) =>
-        (result.parent_id !== null && e.key === result.parent_id) ||
-        (e.kind === 'tool' && callId !== undefined && e.toolCallId === callId),
-    );
+    let entry = entryOfResult(new Map(this.entries.map((e) => [e.key, e])), result);
     if (!entry) {
       // The call was never shown (rendering started late): the result gets a line of its own.
-      entry = {
-        kind: 'tool',
-        key: result.parent_id ?? result.id,
-        toolCallId: null,
-        name: result.sender,
-        args: '{}',
-        state: 'running',
-        summary: '',
-      };
+      entry = orphanResultEntry(result);
       this.entries.push(entry);
     }
-    if (entry.kind !== 'tool') return;
-    entry.state = toolResultState(result);
-    entry.summary = typeof result.metadata?.tool_result === 'string' ? result.metadata.tool_result : '';
+    applyToolResult(entry, result);
   }
 
   /** The card as Chat's cardsV2 field. */
   render(): chat_v1.Schema$CardWithId[] {
-    const lines = this.entries.map(renderCardEntry);
+    const notices = this.entries.filter((e) => e.kind === 'notice').map(renderCardEntry);
+    const steps = this.entries.filter((e) => e.kind !== 'notice');
+    const lines = steps.map(renderCardEntry);
     let bytes = 0;
     let first = lines.length;
     while (first > 0) {
@@ -152,12 +148,17 @@ export class LiveCard {
       first--;
     }
     const shown = lines.slice(first);
-    const running = this.entries.filter((e) => e.kind === 'tool' && e.state === 'running').length;
-    const tools = this.entries.filter((e) => e.kind === 'tool').length;
+    const running = steps.filter((e) => e.kind === 'tool' && e.state === 'running').length;
+    const tools = steps.filter((e) => e.kind === 'tool').length;
     const summary =
-      `${running > 0 ? '⏳' : '✔️'} ${this.entries.length} ${this.entries.length === 1 ? 'step' : 'steps'}` +
+      `${running > 0 ? '⏳' : '✔️'} ${steps.length} ${steps.length === 1 ? 'step' : 'steps'}` +
       ` · ${tools} ${tools === 1 ? 'tool call' : 'tool calls'}${running > 0 ? ` · ${running} running` : ''}`;
-    const widgets: chat_v1.Schema$GoogleAppsCardV1Widget[] = [{ textParagraph: { text: summary } }];
+    // The summary and the notices stay visible when the section is folded; a card of notices alone (a turn
+    // stopped before its first step) has no summary and nothing to fold.
+    const head = steps.length === 0 ? notices : [summary, ...notices];
+    const widgets: chat_v1.Schema$GoogleAppsCardV1Widget[] = head.map((text) => ({
+      textParagraph: { text },
+    }));
     if (first > 0) widgets.push({ textParagraph: { text: `<i>… ${first} earlier steps</i>` } });
     for (const text of shown) widgets.push({ textParagraph: { text } });
     return [
@@ -167,8 +168,7 @@ export class LiveCard {
           sections: [
             {
               header: 'Thoughts and tool calls',
-              collapsible: true,
-              uncollapsibleWidgetsCount: 1,
+              ...(steps.length === 0 ? {} : { collapsible: true, uncollapsibleWidgetsCount: head.length }),
               widgets,
             },
           ],

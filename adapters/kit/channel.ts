@@ -124,4 +124,7 @@ export interface ChannelDescriptor<C = unknown> {
  *   ids it shows; it never throws. A channel that hides them (docs/message-model.md §5.3 `silent`) returns every
  *   id so they become `delivered` without being sent. `presentationFor(channel.id, message)` (adapters/kit/
  *   presentation.ts) says which.
+ * - Notifications (the §5.3 "system interaction log") come through `send`: a `live` channel renders them into the
+ *   turn's status (adapters/kit/stored-status.ts `showNotice`), falling back to a message of their own when the
+ *   status cannot be written; a `silent` channel returns without sending (delivery marks them `delivered`).
  */

@@ -1,7 +1,9 @@
 /**
  * The platform-neutral part of a turn's live status (docs/message-model.md §4.3): the lines a channel shows while
- * a turn runs — a thought (💭) or a tool call whose mark goes ⏳ → ✅/❌ (⏹️ when the turn stopped first) — and
- * how thoughts, tool calls and tool results become and update those lines. Pure: no I/O. Each channel renders
+ * a turn runs — a thought (💭), a tool call whose mark goes ⏳ → ✅/❌ (⏹️ when the turn stopped first), or a
+ * system notice (a "Notification" message: the stop notice, the automatic compaction notice; §5.3 "system
+ * interaction log", `live` on Discord and Google Chat) — and how thoughts, tool calls, tool results and
+ * notices become and update those lines. Pure: no I/O. Each channel renders
  * the lines in its own format and writes them with its own API (Discord: adapters/discord/format.ts
  * `renderEntry`, adapters/discord/live-status.ts).
  */
@@ -12,9 +14,11 @@ import { TOOL_MARK, toolResultState, type ToolState } from '../../domain/present
 
 export { TOOL_MARK, toolResultState, type ToolState };
 
-/** One line of the live status (a thought, or a tool call with its state). */
+/** One line of the live status (a thought, a system notice, or a tool call with its state). */
 export type StatusEntry =
   | { kind: 'thought'; key: string; text: string }
+  /** A notification's text as stored (it starts with its own emoji: "⏹️ Stopped.", "🔄 …"). */
+  | { kind: 'notice'; key: string; text: string }
   | {
       kind: 'tool';
       key: string;
@@ -32,8 +36,13 @@ export const THOUGHT_CHARS = 300;
 export const ARGS_CHARS = 200;
 export const SUMMARY_CHARS = 150;
 
-/** The status entry of a thought or tool_call message; null for other kinds (and blank thoughts). */
+/**
+ * The status entry of a thought, tool_call or notification message; null for other kinds (and blank thoughts
+ * and notices).
+ */
 export function statusEntryFor(m: Message): StatusEntry | null {
+  if (messageKind(m) === 'notification')
+    return m.content.trim() === '' ? null : { kind: 'notice', key: m.id, text: m.content };
   if (m.type === 'thought')
     return m.content.trim() === '' ? null : { kind: 'thought', key: m.id, text: m.content };
   if (m.type !== 'tool_call') return null;
@@ -94,11 +103,13 @@ export function oneLine(s: string, max: number): string {
 }
 
 /**
- * One line as plain text, for channels without Markdown: "💭 thought" or "🛠️ name args ⏳" / "… ✅ summary".
- * Thoughts, arguments and summaries are cut to {@link THOUGHT_CHARS}, {@link ARGS_CHARS}, {@link SUMMARY_CHARS}.
+ * One line as plain text, for channels without Markdown: "💭 thought", the notice's own text, or
+ * "🛠️ name args ⏳" / "… ✅ summary". Thoughts, notices, arguments and summaries are cut to
+ * {@link THOUGHT_CHARS}, {@link ARGS_CHARS}, {@link SUMMARY_CHARS}.
  */
 export function renderEntryPlain(e: StatusEntry): string {
   if (e.kind === 'thought') return `💭 ${oneLine(e.text, THOUGHT_CHARS)}`;
+  if (e.kind === 'notice') return oneLine(e.text, THOUGHT_CHARS);
   const summary =
     e.summary.trim() === '' || e.state === 'running' ? '' : ` ${oneLine(e.summary, SUMMARY_CHARS)}`;
   const args = e.args === '{}' ? '' : ` ${oneLine(e.args, ARGS_CHARS)}`;

@@ -2,18 +2,21 @@
  * WeChat egress: the {@link ChannelSink} the delivery activities call for sessions with chatbot id `wechat`
  * (docs/message-model.md §4.3 and §5.3, WeChat column).
  *
- * - `send`: final replies, notifications and crash notices as plain text (Markdown stripped, text.ts), in chunks
+ * - `send`: final replies and crash notices as plain text (Markdown stripped, text.ts), in chunks
  *   of at most {@link WECHAT_MAX_TEXT_BYTES} UTF-8 bytes, sent in order through the customer-service message API
  *   to the session's user (the session's channel id is the user's OpenID). Each chunk is recorded in Postgres
  *   (db/deliveries.ts `platform_posts`, key = the Kesoku message id) right after WeChat accepted it, and a retry
  *   skips the recorded chunks, so a retried delivery never sends a chunk twice — except the one chunk whose
  *   acceptance was lost in transit (the API has no idempotency key), which is sent again rather than dropped.
+ *   Notifications (the stop notice, the compaction notice: §5.3 "system interaction log", hidden on WeChat) are
+ *   not sent: `send` returns at once and the delivery activity marks them `delivered` silently.
  * - `sendFallback`: the same text under its own records (key `fallback:<id>`).
  * - `presentProgress`: thoughts, tool calls, tool output and system logs are never sent on WeChat; every id is
  *   returned as shown, so the delivery activity marks them `delivered` silently.
  * No typing indicator.
  */
 import type { ChannelSink } from '../../activities/sink.ts';
+import { presentationFor } from '../kit/presentation.ts';
 import type { DeliveryStore } from '../../db/deliveries.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { WechatApi } from './api.ts';
@@ -46,7 +49,14 @@ export function createWechatSink(o: WechatSinkOptions): ChannelSink {
   }
 
   return {
-    send: (message, session) => sendChunks(message.id, session.channel_id, message.content),
+    async send(message, session) {
+      // WeChat's column of the visibility matrix: system logs stay silent (docs/message-model.md §5.3).
+      if (presentationFor('wechat', message) === 'silent') {
+        o.logger.debug({ messageId: message.id }, 'wechat: system notice not sent (silent)');
+        return;
+      }
+      await sendChunks(message.id, session.channel_id, message.content);
+    },
     sendFallback: (message, session) =>
       sendChunks(`fallback:${message.id}`, session.channel_id, message.content),
     async presentProgress(messages) {

@@ -75,7 +75,7 @@ export function messagesRouter(d: ResolvedDeps): Router {
     });
     if (gone.signal.aborted) return;
     if (end) {
-      res.status(200).json({ message: end.message, reply: end.reply });
+      res.status(200).json({ message: end.message, reply: end.reply, notices: end.notices });
       return;
     }
     const extensions = { message_id: inbound.id };

@@ -14,6 +14,7 @@ interface Accepted {
 interface TurnResult {
   message: Message;
   reply: Message | null;
+  notices: string[];
 }
 interface History {
   revision: number;
@@ -77,6 +78,7 @@ describe('POST /v1/sessions/{id}/messages', () => {
     const res = await h.client.post<TurnResult>(messagesPath(session), { content: 'hello there', wait: 30 });
     expect(res.status).toBe(200);
     expect(res.body.message.status).toBe('processed');
+    expect(res.body.notices).toEqual([]);
     expect(res.body.reply).toMatchObject({
       role: 'assistant',
       type: 'text',
@@ -118,7 +120,7 @@ describe('POST /v1/sessions/{id}/messages', () => {
     expect(res.body.reply?.content).not.toMatch(/Fake error/);
   });
 
-  it('with wait, returns the interruption notification when the turn is stopped', async () => {
+  it('with wait, reports a stopped turn by its status and notices, without a reply', async () => {
     const session = uniqueId('s');
     const id = uniqueId('m');
     const waiting = h.client.post<TurnResult>(messagesPath(session), { id, content: 'sleep: 10', wait: 30 });
@@ -129,11 +131,14 @@ describe('POST /v1/sessions/{id}/messages', () => {
     const res = await waiting;
     expect(res.status).toBe(200);
     expect(res.body.message.status).toBe('interrupted');
-    expect(res.body.reply).toMatchObject({
-      role: 'assistant',
-      type: 'text',
+    // The stop notice is the turn's system log (docs/message-model.md §5.3, `live` on REST): it comes with the
+    // turn, not as the reply; the Notification message itself is in the history.
+    expect(res.body.reply).toBeNull();
+    expect(res.body.notices).toEqual(['⏹️ Stopped.']);
+    const history = await h.client.get<History>(messagesPath(session));
+    expect(history.body.messages.find((m) => m.id === `${id}:notice`)).toMatchObject({
       sender: 'Notification',
-      turn_id: id,
+      content: '⏹️ Stopped.',
     });
   });
 

@@ -10,7 +10,7 @@ import { createLogger } from '../../infra/logger.ts';
 import { startDiscordAdapter } from '../../adapters/discord/run.ts';
 import { createDiscordIngress } from '../../adapters/discord/ingress.ts';
 import { discordPolicy } from '../../adapters/discord/policy.ts';
-import { createDiscordRest } from '../../adapters/discord/rest.ts';
+import { QUIET_FLAGS, createDiscordRest } from '../../adapters/discord/rest.ts';
 import { snowflake } from '../fakes/discord/server.ts';
 import { fenceCount, snowflakeTime, startDiscordBench, type DiscordBench } from './harness.ts';
 import { recordHistory } from '../support/histories.ts';
@@ -226,7 +226,7 @@ describe('Discord adapter', () => {
     await bench.fake.waitFor(() => bench.repliesTo(dm, id)[0]);
   });
 
-  it('stops a slow turn on /stop: confirmation, a stop notice, the question interrupted', async () => {
+  it('stops a slow turn on /stop: confirmation, the stop notice in the live status, the question interrupted', async () => {
     const channel = bench.channels[5] as string;
     const { id } = await bench.say({ channelId: channel, content: 'sleep: 20', mentionBot: true });
     await bench.waitInbound(id, ['processing']);
@@ -243,8 +243,17 @@ describe('Discord adapter', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     const confirmation = await bench.fake.waitFor(() => bench.repliesTo(channel, stop.id)[0]);
     expect(confirmation.content).toBe('⏹️ Stopping the current turn.');
-    const notice = await bench.fake.waitFor(() => bench.repliesTo(channel, id)[0]);
-    expect(notice.content).toBe('⏹️ Stopped.');
+    // docs/message-model.md §5.3: the system log is `live` on Discord, so the notice is a line of the turn's status
+    // message (posted for it: the turn had shown nothing yet), not a reply; it ends up `delivered`.
+    const status = await bench.fake.waitFor(() =>
+      bench.fake.botMessages(channel).find((m) => m.content.includes('⏹️ Stopped.')),
+    );
+    expect(status.content).toBe('⏹️ Stopped.');
+    expect(status.flags).toBe(QUIET_FLAGS);
+    expect(status.message_reference).toBeUndefined();
+    expect(bench.repliesTo(channel, id)).toEqual([]);
+    const stored = await bench.stack.waitForStatus(`discord-${id}:notice`, ['delivered']);
+    expect(stored.sender).toBe('Notification');
     // The command itself was never queued as a message.
     const rows = await bench.stack.pool.query('SELECT id FROM messages WHERE id = $1', [
       `discord-${stop.id}`,

@@ -9,7 +9,7 @@ import { createDeliveryStore } from '../../db/deliveries.ts';
 import { createPool, type Pool } from '../../db/pool.ts';
 import type { SessionRow } from '../../db/sessions.ts';
 import { createLogger } from '../../infra/logger.ts';
-import { createDiscordRest, nonceFor } from '../../adapters/discord/rest.ts';
+import { QUIET_FLAGS, createDiscordRest, nonceFor } from '../../adapters/discord/rest.ts';
 import { createDiscordSink, type DiscordSinkOptions } from '../../adapters/discord/sink.ts';
 import { snowflake, startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.ts';
 
@@ -196,13 +196,8 @@ describe('Discord sink', () => {
     await sink.close();
   });
 
-  it('marks tools still running as stopped when the stop notice goes out, as a plain reply', async () => {
-    const channel = channels[3] as string;
-    const turn = `discord-${snowflake()}`;
-    const sink = sinkFor({ editIntervalMs: 0 });
-    const session = sessionOf(channel);
-    await sink.presentProgress?.([call(channel, turn, 1, 'sleep 60')], session);
-    const notice = msg(channel, turn, {
+  const stopNotice = (channel: string, turn: string) =>
+    msg(channel, turn, {
       id: `${turn}:notice`,
       type: 'text',
       role: 'assistant',
@@ -210,11 +205,87 @@ describe('Discord sink', () => {
       status: 'pending',
       content: '⏹️ Stopped.',
     });
-    await sink.send(notice, session);
-    expect(statusMessages(channel)[0]?.content).toBe('🛠️ `run_shell_command` `sleep 60` ⏹️');
-    const sent = fake.botMessages(channel).at(-1);
-    expect(sent?.content).toBe('⏹️ Stopped.');
-    expect(sent?.message_reference?.message_id).toBe(turn.slice('discord-'.length));
+
+  it('renders the stop notice into the live status (tools still running ⏹️), not as a reply', async () => {
+    const channel = channels[3] as string;
+    const turn = `discord-${snowflake()}`;
+    const sink = sinkFor({ editIntervalMs: 0 });
+    const session = sessionOf(channel);
+    await sink.presentProgress?.([call(channel, turn, 1, 'sleep 60')], session);
+    await sink.send(stopNotice(channel, turn), session);
+    const sent = fake.botMessages(channel);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.message_reference).toBeUndefined();
+    expect(sent[0]?.flags).toBe(QUIET_FLAGS);
+    expect(sent[0]?.content).toBe('🛠️ `run_shell_command` `sleep 60` ⏹️\n⏹️ Stopped.');
+    // A retried delivery changes nothing.
+    await sink.send(stopNotice(channel, turn), session);
+    expect(fake.botMessages(channel)).toHaveLength(1);
+    expect(fake.botMessages(channel)[0]?.content).toBe(sent[0]?.content);
+    await sink.close();
+  });
+
+  it('posts a status message holding the notice when the turn has none yet', async () => {
+    const channel = channels[9] as string;
+    const turn = `discord-${snowflake()}`;
+    const sink = sinkFor({ editIntervalMs: 0 });
+    await sink.send(stopNotice(channel, turn), sessionOf(channel));
+    const sent = fake.botMessages(channel);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.content).toBe('⏹️ Stopped.');
+    expect(sent[0]?.flags).toBe(QUIET_FLAGS);
+    expect(sent[0]?.message_reference).toBeUndefined();
+    await sink.close();
+  });
+
+  it('posts the notice as a new status message when the status message cannot be edited', async () => {
+    const channel = channels[10] as string;
+    const turn = `discord-${snowflake()}`;
+    const sink = sinkFor({ editIntervalMs: 0 });
+    const session = sessionOf(channel);
+    await sink.presentProgress?.([call(channel, turn, 1, 'sleep 60')], session);
+    fake.failNext(
+      'PATCH /channels/:id/messages/:id',
+      { kind: 'error', status: 403, code: 50001, message: 'Missing Access' },
+      1,
+    );
+    try {
+      await sink.send(stopNotice(channel, turn), session);
+    } finally {
+      fake.clearFailures();
+    }
+    const sent = fake.botMessages(channel);
+    expect(sent.map((m) => m.content)).toEqual(['🛠️ `run_shell_command` `sleep 60` ⏳', '⏹️ Stopped.']);
+    expect(sent[1]?.flags).toBe(QUIET_FLAGS);
+    // A retried delivery finds the notice posted.
+    await sink.send(stopNotice(channel, turn), session);
+    expect(fake.botMessages(channel)).toHaveLength(2);
+    await sink.close();
+  });
+
+  it('adds a compaction notice to the running turn’s status and keeps the turn going', async () => {
+    const channel = channels[11] as string;
+    const turn = `discord-${snowflake()}`;
+    const sink = sinkFor({ editIntervalMs: 0 });
+    const session = sessionOf(channel);
+    await sink.presentProgress?.([call(channel, turn, 1, 'make')], session);
+    const compacted = msg(channel, turn, {
+      id: `${turn}:1:compact`,
+      type: 'text',
+      role: 'assistant',
+      sender: 'Notification',
+      status: 'pending',
+      content: '🔄 Chat history was compacted automatically.',
+    });
+    await sink.send(compacted, session);
+    expect(statusMessages(channel).map((m) => m.content)).toEqual([
+      '🛠️ `run_shell_command` `make` ⏳\n🔄 Chat history was compacted automatically.',
+    ]);
+    await sink.presentProgress?.([result(channel, turn, 1, 'made')], session);
+    await sink.send(finalReply(channel, turn, 'Made.'), session);
+    expect(statusMessages(channel)[0]?.content).toBe(
+      '🛠️ `run_shell_command` `make` ✅ `made`\n🔄 Chat history was compacted automatically.',
+    );
     await sink.close();
   });
 

@@ -107,6 +107,65 @@ describe('Google Chat channel', () => {
     expect(intermediate.every((m) => m.status === 'delivered')).toBe(true);
   });
 
+  it('shows the stop notice in the turn’s card (the running tool ⏹️), with no message of its own', async () => {
+    const space = newSpace();
+    const thread = `${space}/threads/T7`;
+    const turnId = `googlechat-${space.slice(7)}-M7`;
+    await bench.fake.postEvent(
+      bench.endpoint,
+      messageEvent({ space, thread, messageId: 'M7', text: 'run: sleep 30' }),
+    );
+    const card = await bench.fake.waitFor(
+      () => inThread(space, thread).find((m) => cardJson(m).includes('⏳')),
+      30_000,
+    );
+    await bench.fake.postEvent(
+      bench.endpoint,
+      messageEvent({ space, thread, messageId: 'M7b', text: '/stop' }),
+    );
+    const confirmation = await bench.fake.waitFor(
+      () => inThread(space, thread).find((m) => /Stopping|Nothing is running/.test(textOf(m))),
+      30_000,
+    );
+    expect(textOf(confirmation)).toBe('⏹️ Stopping the current turn.');
+    expect((await bench.stack.waitForStatus(turnId, ['interrupted', 'processed', 'error'])).status).toBe(
+      'interrupted',
+    );
+    expect((await bench.stack.waitForStatus(`${turnId}:notice`, ['delivered'])).sender).toBe('Notification');
+    const last = cardJson(card);
+    expect(last).toContain('⏹️ Stopped.');
+    expect(last).not.toContain('⏳');
+    expect(inThread(space, thread).filter((m) => textOf(m).includes('Stopped.'))).toEqual([]);
+  });
+
+  it('posts the stop notice as a message of its own when the card cannot be patched', async () => {
+    const space = newSpace();
+    const thread = `${space}/threads/T8`;
+    const turnId = `googlechat-${space.slice(7)}-M8`;
+    await bench.fake.postEvent(
+      bench.endpoint,
+      messageEvent({ space, thread, messageId: 'M8', text: 'run: sleep 30' }),
+    );
+    const card = await bench.fake.waitFor(
+      () => inThread(space, thread).find((m) => cardJson(m).includes('⏳')),
+      30_000,
+    );
+    bench.fake.failNext('patch', { kind: 'error', status: 403 }, 10);
+    await bench.fake.postEvent(
+      bench.endpoint,
+      messageEvent({ space, thread, messageId: 'M8b', text: '/stop' }),
+    );
+    const confirmation = await bench.fake.waitFor(
+      () => inThread(space, thread).find((m) => /Stopping|Nothing is running/.test(textOf(m))),
+      30_000,
+    );
+    expect(textOf(confirmation)).toBe('⏹️ Stopping the current turn.');
+    expect((await bench.stack.waitForStatus(`${turnId}:notice`, ['delivered'])).status).toBe('delivered');
+    expect(cardJson(card)).not.toContain('Stopped.');
+    const own = inThread(space, thread).filter((m) => textOf(m) === '⏹️ Stopped.');
+    expect(own).toHaveLength(1);
+  });
+
   it('posts a reply once when the create was applied but its response lost (the retry meets ALREADY_EXISTS)', async () => {
     const space = newSpace();
     const thread = `${space}/threads/T3`;

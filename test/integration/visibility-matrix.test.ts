@@ -12,16 +12,17 @@
  * question `processed` (docs/message-model.md §4.3); the REST API leaves its `live` rows `responded` (turn
  * snapshots are not deliveries; only the final text is a message for the client).
  *
- * The `system_log` row is not produced by a tool turn: the only "Notification" messages are the automatic
- * compaction notice and a stopped turn's notice. The test asserts the turn holds none and leaves the row as a
- * todo per channel. Known gap: the Discord and Google Chat sinks send the stop notice as a message of its own
- * (adapters/discord/sink.ts and adapters/googlechat/sink.ts `send`; test/discord/adapter.test.ts "stops a slow
- * turn" sees it as a reply), while the matrix says `live` for that row, and the REST API returns it as the
- * POST's `reply` (api/openapi.ts TurnResult); code or matrix must change before that row can pass here.
+ * The `system_log` row is not produced by a tool turn (it holds no "Notification" message), so each column gets
+ * a second turn: a slow one stopped with the channel's own stop (`/stop`, or `POST …/stop` for the terminal
+ * client and REST), whose "⏹️ Stopped." notice is the system log. Its cell is checked the same way — Discord: a
+ * line of the turn's status message; Google Chat: a line of the intermediate card; WeChat: nothing sent; the
+ * terminal client: printed; REST: in the turn snapshot's `notices` (and the POST's `notices`), not its `reply` —
+ * and the notice ends `delivered` on every channel (a `pending` message, rendered or silently dropped).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../api/server.ts';
+import { getMessage } from '../../db/messages.ts';
 import { messageKind } from '../../domain/message-kind.ts';
 import type { Message } from '../../domain/message.ts';
 import {
@@ -40,6 +41,70 @@ import type { FakeReply } from '../fakes/model-server.ts';
 import { startGoogleChatBench, type GoogleChatBench } from '../googlechat/harness.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 import { startWechatBench, type WechatBench } from '../wechat/harness.ts';
+
+/** The notice of a turn stopped by the user (domain/failures.ts `presentInterruption('stop')`, locale en). */
+const STOP_NOTICE = '⏹️ Stopped.';
+/** A question the fake model answers only after this long (test/fakes/model-server.ts), so it can be stopped. */
+const SLOW_QUESTION = 'Please wait, sleep: 30';
+
+/** Polls `fn` until it returns something truthy; fails with `what` after `timeoutMs`. */
+async function until<T>(
+  fn: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits until the fake model got the slow question of `session` (the turn is running and can be stopped). */
+const slowTurnRunning = (stack: Stack, session: string) =>
+  until(
+    () => stack.requestsOf(session).some((r) => JSON.stringify(r.body ?? {}).includes(SLOW_QUESTION)),
+    'the slow model request',
+  );
+
+/**
+ * The `system_log` cell of `channel` against a stopped turn: its stored notice (`<turn>:notice`, read until it is
+ * `delivered`) and what the channel's fake received.
+ */
+async function checkSystemLog(
+  channel: Channel,
+  load: () => Promise<Message | null>,
+  received: () => Received,
+): Promise<void> {
+  const cell = VISIBILITY_MATRIX[channel].system_log;
+  const where = `${channel} × system_log (${cell})`;
+  const stored = await until(async () => {
+    const m = await load();
+    return m?.status === 'delivered' ? m : null;
+  }, `${where}: the stop notice delivered`).catch(async (err: unknown) => {
+    throw new Error(`${String(err)} (stored: ${JSON.stringify(await load())})`);
+  });
+  expect(PRESENTATION_KIND_OF[messageKind(stored)], where).toBe('system_log');
+  expect(stored.chatbot_id, where).toBe(channel);
+  expect(stored.content, where).toBe(STOP_NOTICE);
+  const got = received();
+  const inOwn = got.own.some((t) => t.includes(STOP_NOTICE));
+  const inLive = got.live.some((t) => t.includes(STOP_NOTICE));
+  switch (cell) {
+    case 'shown':
+      expect(inOwn, `${where}: a message of its own`).toBe(true);
+      break;
+    case 'live':
+      expect(inLive, `${where}: in the in-place status`).toBe(true);
+      expect(inOwn, `${where}: not a message of its own`).toBe(false);
+      break;
+    case 'silent':
+      expect(inOwn || inLive, `${where}: nothing sent`).toBe(false);
+      break;
+  }
+}
 
 /** Distinct, case-sensitive markers: each row's text appears in no other row's text. */
 const EVIDENCE: Record<Exclude<PresentationKind, 'system_log'>, string> = {
@@ -150,7 +215,7 @@ const STATUS_FLAGS = (1 << 2) | (1 << 12);
 describe('visibility matrix, discord column', () => {
   let bench: DiscordBench;
   beforeAll(async () => {
-    bench = await startDiscordBench({}, 1);
+    bench = await startDiscordBench({}, 2);
   });
   afterAll(async () => bench?.stop());
 
@@ -171,7 +236,26 @@ describe('visibility matrix, discord column', () => {
       live: status.flatMap((m) => m.history),
     });
   });
-  it.todo('system_log row on discord: drive a stop notice and check it against the matrix');
+  it('a stopped turn matches the system_log cell', async () => {
+    const channel = bench.channels[1] as string;
+    const { id } = await bench.say({ channelId: channel, content: SLOW_QUESTION, mentionBot: true });
+    await bench.waitInbound(id, ['processing']);
+    await slowTurnRunning(bench.stack, `discord:${channel}`);
+    const stop = await bench.say({ channelId: channel, content: '/stop', mentionBot: true });
+    expect(stop.outcome).toBe('command');
+    expect((await bench.waitInbound(id)).status).toBe('interrupted');
+    await checkSystemLog(
+      'discord',
+      () => getMessage(bench.stack.pool, `discord-${id}:notice`),
+      () => {
+        const all = bench.fake.botMessages(channel);
+        return {
+          own: [SLOW_QUESTION, ...all.filter((m) => m.flags !== STATUS_FLAGS).flatMap((m) => m.history)],
+          live: all.filter((m) => m.flags === STATUS_FLAGS).flatMap((m) => m.history),
+        };
+      },
+    );
+  });
 });
 
 describe('visibility matrix, google_chat column', () => {
@@ -207,7 +291,41 @@ describe('visibility matrix, google_chat column', () => {
       live: cards.flatMap((m) => m.history.map((h) => JSON.stringify(h.cardsV2 ?? []))),
     });
   });
-  it.todo('system_log row on google_chat: drive a stop notice and check it against the matrix');
+  it('a stopped turn matches the system_log cell', async () => {
+    const space = `spaces/S${randomBytes(6).toString('hex')}`;
+    const thread = `${space}/threads/T1`;
+    const session = `googlechat:${space.slice(7)}:T1`;
+    const post = async (messageId: string, text: string) =>
+      expect(
+        (await bench.fake.postEvent(bench.endpoint, messageEvent({ space, thread, messageId, text }))).status,
+      ).toBe(200);
+    await post('M1', SLOW_QUESTION);
+    const turnId = `googlechat-${space.slice(7)}-M1`;
+    await bench.stack.waitForStatus(turnId, ['processing']);
+    await slowTurnRunning(bench.stack, session);
+    await post('M2', '/stop');
+    expect((await bench.stack.waitForStatus(turnId, ['interrupted', 'processed', 'error'])).status).toBe(
+      'interrupted',
+    );
+    await checkSystemLog(
+      'google_chat',
+      () => getMessage(bench.stack.pool, `${turnId}:notice`),
+      () => {
+        const created = bench.fake.messagesIn(space);
+        return {
+          own: [
+            SLOW_QUESTION,
+            ...created
+              .filter((m) => m.cardsV2 === undefined)
+              .flatMap((m) => m.history.map((h) => h.text ?? '')),
+          ],
+          live: created
+            .filter((m) => m.cardsV2 !== undefined)
+            .flatMap((m) => m.history.map((h) => JSON.stringify(h.cardsV2 ?? []))),
+        };
+      },
+    );
+  });
 });
 
 describe('visibility matrix, wechat column', () => {
@@ -228,7 +346,23 @@ describe('visibility matrix, wechat column', () => {
     // WeChat has no in-place status: everything it got is a customer-service text.
     checkColumn('wechat', messages, { own: [QUESTION, ...bench.fake.sentTo(user)], live: [] });
   });
-  it.todo('system_log row on wechat: drive a stop notice and check it against the matrix');
+  it('a stopped turn matches the system_log cell', async () => {
+    const user = await bench.pairedUser();
+    const session = `wechat:${user}`;
+    const { msgId } = await bench.fake.push({ from: user, content: SLOW_QUESTION });
+    const turnId = `wechat-${String(msgId)}`;
+    await bench.stack.waitForStatus(turnId, ['processing'], 45_000);
+    await slowTurnRunning(bench.stack, session);
+    await bench.fake.push({ from: user, content: '/stop' });
+    expect((await bench.stack.waitForStatus(turnId, ['interrupted', 'processed', 'error'])).status).toBe(
+      'interrupted',
+    );
+    await checkSystemLog(
+      'wechat',
+      () => getMessage(bench.stack.pool, `${turnId}:notice`),
+      () => ({ own: [SLOW_QUESTION, ...bench.fake.sentTo(user)], live: [] }),
+    );
+  });
 });
 
 describe('visibility matrix, cli and api columns', () => {
@@ -314,5 +448,83 @@ describe('visibility matrix, cli and api columns', () => {
       stream.close();
     }
   });
-  it.todo('system_log row on cli and api: drive a stop notice and check it against the matrix');
+  const stopSession = async (session: string) => {
+    const res = await fetch(`${api.url}/v1/sessions/${session}/stop`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { stopped: boolean }).stopped).toBe(true);
+  };
+
+  it('cli: a stopped turn matches the system_log cell', async () => {
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', api.url, '--timeout', '50'], { keepStdinOpen: true });
+    try {
+      cli.write(`${SLOW_QUESTION}\n`);
+      await slowTurnRunning(stack, session);
+      await stopSession(session);
+      await cli.waitFor(STOP_NOTICE);
+      const question = await until(
+        async () => (await restMessages(session)).find((m) => m.content === SLOW_QUESTION),
+        'the question',
+      );
+      await checkSystemLog(
+        'cli',
+        async () => (await restMessages(session)).find((m) => m.id === `${question.id}:notice`) ?? null,
+        // The terminal shows what the user typed; everything else it printed comes from the client.
+        () => ({ own: [SLOW_QUESTION, cli.output()], live: [] }),
+      );
+    } finally {
+      cli.write('/quit\n');
+      expect(await cli.exit(30_000), cli.output()).toBe(0);
+    }
+  });
+
+  it('api: a stopped turn matches the system_log cell', async () => {
+    const session = uniqueId('api');
+    const post = (content: string, wait: number) =>
+      fetch(`${api.url}/v1/sessions/${session}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content, wait }),
+      });
+    // The event stream needs a session: a first turn creates it.
+    stack.script(session, { kind: 'text', text: 'warmed up' });
+    expect((await post('warm up', 30)).status).toBe(200);
+    const stream = await openEvents(api.url, `/v1/sessions/${session}/events`);
+    try {
+      const waiting = post(SLOW_QUESTION, 60);
+      await slowTurnRunning(stack, session);
+      await stopSession(session);
+      const res = await waiting;
+      expect(res.status).toBe(200);
+      const result = (await res.json()) as { message: Message; reply: Message | null; notices: string[] };
+      expect(result.message.status).toBe('interrupted');
+      // The client learns why from the turn (its notices), not from a reply.
+      expect(result.notices).toEqual([STOP_NOTICE]);
+      await stream.until((evs) =>
+        evs.some(
+          (e) =>
+            e.event === 'turn.updated' &&
+            (e.data as Json).turn_id === result.message.id &&
+            (e.data as Json).status === 'finished',
+        ),
+      );
+      await checkSystemLog(
+        'api',
+        async () => (await restMessages(session)).find((m) => m.id === `${result.message.id}:notice`) ?? null,
+        () => ({
+          own: [result.message.content, result.reply?.content ?? ''],
+          live: stream.events.filter((e) => e.event === 'turn.updated').map((e) => JSON.stringify(e.data)),
+        }),
+      );
+      const finished = stream.events.find(
+        (e) =>
+          e.event === 'turn.updated' &&
+          (e.data as Json).turn_id === result.message.id &&
+          (e.data as Json).status === 'finished',
+      );
+      expect(finished?.data).toMatchObject({ outcome: 'interrupted', notices: [STOP_NOTICE] });
+    } finally {
+      stream.close();
+    }
+  });
 });

@@ -144,6 +144,32 @@ describe('Google Chat intermediate card', () => {
     expect(after).toContain('❌');
   });
 
+  it('shows notices under the summary, outside the folded lines; a card of notices alone folds nothing', () => {
+    const notice = msg({ id: 't:notice', type: 'text', sender: 'Notification', content: '⏹️ Stopped.' });
+    const c = card();
+    c.apply([
+      msg({
+        id: 'call',
+        type: 'tool_call',
+        metadata: { tool_name: 'run_shell_command', tool_call_id: 'c1', tool_arguments: { command: 'ls' } },
+      }),
+      notice,
+    ]);
+    c.markRunning('interrupted');
+    const section = c.render()[0]?.card?.sections?.[0];
+    const texts = (section?.widgets ?? []).map((w) => w.textParagraph?.text ?? '');
+    expect(texts[0]).toMatch(/^✔️ 1 step · 1 tool call$/);
+    expect(texts[1]).toBe('⏹️ Stopped.');
+    expect(texts[2]).toContain('⏹️');
+    expect(section?.uncollapsibleWidgetsCount).toBe(2);
+
+    const alone = card();
+    alone.apply([notice]);
+    const only = alone.render()[0]?.card?.sections?.[0];
+    expect((only?.widgets ?? []).map((w) => w.textParagraph?.text)).toEqual(['⏹️ Stopped.']);
+    expect(only?.collapsible).toBeUndefined();
+  });
+
   it('folds the oldest lines when they outgrow the card', () => {
     const c = card();
     c.apply(
