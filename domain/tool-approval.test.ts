@@ -17,8 +17,10 @@ describe('approval policy', () => {
     expect(policyAsks('off', 'run_shell_command')).toBe(false);
   });
 
-  it('the REST API defaults to writes; the terminal and chat channels without an approval control to off', () => {
-    expect(defaultApprovalPolicy('discord')).toBe('off');
+  it('the REST API and Discord (buttons) default to writes; the terminal and chats without buttons to off', () => {
+    expect(defaultApprovalPolicy('discord')).toBe('writes');
+    expect(defaultApprovalPolicy('googlechat')).toBe('off');
+    expect(defaultApprovalPolicy('wechat')).toBe('off');
     expect(defaultApprovalPolicy('api')).toBe('writes');
     expect(defaultApprovalPolicy('cli')).toBe('off');
   });

@@ -88,6 +88,8 @@ export interface DiscordChannelContext {
   message_channel_id?: string;
   /** True when the message started the thread `thread_id` (DISCORD_THREADS): it lives in `channel_id`. */
   started_thread?: boolean;
+  /** The author's user id: the requester who may decide the turn's tool calls (./approvals.ts). */
+  author_id?: string;
 }
 
 /**
@@ -268,6 +270,7 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
       guild_id: m.guildId,
       message_id: m.id,
       message_channel_id: m.channelId,
+      author_id: m.author.id,
       ...(m.isThread ? { thread_id: m.channelId } : {}),
       ...(thread !== null ? { thread_id: thread, started_thread: true } : {}),
     };

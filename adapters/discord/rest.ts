@@ -110,6 +110,8 @@ interface CreateBody {
   allowed_mentions: { parse: never[]; replied_user?: boolean };
   message_reference?: { message_id: string; channel_id: string; fail_if_not_exists: false };
   flags?: number;
+  /** Message components (buttons), on the last chunk of a {@link sendText}. */
+  components?: unknown[];
   /** With an uploaded file: its description (`id` is the index of `files[n]` in the multipart body). */
   attachments?: { id: number; filename: string }[];
 }
@@ -226,6 +228,8 @@ export interface SendTextInput {
   ledger?: PostLedger;
   /** A file uploaded with the first chunk (a long reply sent as an attachment). */
   file?: UploadFile;
+  /** Message components (e.g. the approval buttons), attached to the last chunk. */
+  components?: unknown[];
 }
 
 /**
@@ -258,6 +262,7 @@ export async function sendText(rest: REST, logger: Logger, input: SendTextInput)
       allowed_mentions: reference ? { parse: [], replied_user: input.pingReplied ?? false } : { parse: [] },
       ...(reference ? { message_reference: reference } : {}),
       ...(input.flags !== undefined ? { flags: input.flags } : {}),
+      ...(input.components && i === chunks.length - 1 ? { components: input.components } : {}),
     };
     let created: PostedMessage;
     try {

@@ -11,6 +11,7 @@
  * - `sendFallback`: the body alone as a plain message (no reply, no header), under its own nonces and records.
  * - `presentProgress`: the turn's live status (live-status.ts), stored in Postgres and continued by whichever
  *   worker runs the next step; the status writes of one turn are serialised by a Postgres lock. Never throws.
+ * - `askApproval`, `showApprovalOutcome`: the approval message of a tool call, with its buttons (approvals.ts).
  * - `setActivity`: the typing indicator. Whether a channel should show it lives in Postgres: the worker that
  *   started it refreshes it every `typingIntervalMs` while the stored state still says so, so a stop from any
  *   worker (or the turn's last message) ends it within one interval; `typingMaxMs` bounds it regardless.
@@ -27,6 +28,7 @@ import type { DeliveryStore } from '../../db/deliveries.ts';
 import type { SessionRow } from '../../db/sessions.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { ToolState } from '../../domain/presentation.ts';
+import { postApprovalAsk, showApprovalOutcome } from './approvals.ts';
 import { metricsHeader } from './format.ts';
 import { discordIdOfInbound } from './ids.ts';
 import {
@@ -334,6 +336,17 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
       await sendTyping(rest, channelId).catch((err: unknown) =>
         logger.debug({ channelId, err: String(err) }, 'typing failed'),
       );
+    },
+
+    // Tool-call approval: the message with the buttons, replying to the requester; its edit once decided
+    // (./approvals.ts).
+    async askApproval(call, approval, session) {
+      const replyTo = await replyTarget(call);
+      await postApprovalAsk(rest, logger, store, { channelId: session.channel_id, replyTo, call, approval });
+    },
+
+    async showApprovalOutcome(call, approval, session) {
+      await showApprovalOutcome(rest, store, session.channel_id, call, approval);
     },
 
     async close() {

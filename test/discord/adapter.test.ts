@@ -198,6 +198,7 @@ describe('Discord adapter', () => {
       message_id: id,
       message_channel_id: bench.threadId,
       thread_id: bench.threadId,
+      author_id: bench.alice.id,
     });
     await bench.fake.waitFor(() => bench.repliesTo(bench.threadId, id)[0]);
   });
