@@ -209,7 +209,8 @@ export function askOf(call: Message, approval: ToolApproval): ApprovalAsk {
 
 /**
  * Posts the approval message of a waiting call into `channelId`, replying to (and pinging) the requester's
- * message `replyTo`; at most once per call: the posted id is recorded under {@link approvalPostKey} and a
+ * message `replyTo`; without one (a message that started a thread is not replied to), the message starts with
+ * a mention of `requesterId` that pings them. At most once per call: the posted id is recorded under {@link approvalPostKey} and a
  * repeated call finds it (the nonce covers the moment between post and record).
  * @throws DiscordSendError (a SinkError)
  */
@@ -217,16 +218,24 @@ export async function postApprovalAsk(
   rest: REST,
   logger: Logger,
   ledger: PostLedger,
-  input: { channelId: string; replyTo: string | null; call: Message; approval: ToolApproval },
+  input: {
+    channelId: string;
+    replyTo: string | null;
+    requesterId?: string | null;
+    call: Message;
+    approval: ToolApproval;
+  },
 ): Promise<void> {
   const key = approvalPostKey(input.call.id);
   if ((await ledger.listPosts(key)).has(0)) return;
   const payload = approvalMessage(askOf(input.call, input.approval));
   if (payload.components.length > 0 && !approvalCustomId('always', input.call.id))
     logger.warn({ callId: input.call.id }, 'tool call id too long for Discord buttons');
+  const mention = input.replyTo ? null : (input.requesterId ?? null);
   await sendText(rest, logger, {
     channelId: input.channelId,
-    content: payload.content,
+    content: mention ? `<@${mention}> ${payload.content}` : payload.content,
+    ...(mention ? { mentionUsers: [mention] } : {}),
     nonceKey: key,
     replyTo: input.replyTo,
     pingReplied: true,
@@ -292,12 +301,15 @@ export interface ApprovalButtonsDeps {
   deferAfterMs?: number;
 }
 
-/** The Discord user id of whoever sent the turn's trigger (its `channel_context.author_id`), or null. */
-async function requesterOf(pool: Pool, call: Message): Promise<string | null> {
-  if (!call.turn_id) return null;
-  const trigger = await getMessage(pool, call.turn_id).catch(() => null);
+/** The Discord user id of whoever sent a turn's trigger (its `channel_context.author_id`), or null. */
+export function authorIdOf(trigger: Message | null): string | null {
   const ctx = trigger?.metadata?.channel_context as { author_id?: unknown } | undefined;
   return typeof ctx?.author_id === 'string' ? ctx.author_id : null;
+}
+
+async function requesterOf(pool: Pool, call: Message): Promise<string | null> {
+  if (!call.turn_id) return null;
+  return authorIdOf(await getMessage(pool, call.turn_id).catch(() => null));
 }
 
 const approvalOfMessage = (m: Message | null): ToolApproval | undefined =>

@@ -28,7 +28,7 @@ import type { DeliveryStore } from '../../db/deliveries.ts';
 import type { SessionRow } from '../../db/sessions.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { ToolState } from '../../domain/presentation.ts';
-import { postApprovalAsk, showApprovalOutcome } from './approvals.ts';
+import { authorIdOf, postApprovalAsk, showApprovalOutcome } from './approvals.ts';
 import { metricsHeader } from './format.ts';
 import { discordIdOfInbound } from './ids.ts';
 import {
@@ -342,7 +342,16 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
     // (./approvals.ts).
     async askApproval(call, approval, session) {
       const replyTo = await replyTarget(call);
-      await postApprovalAsk(rest, logger, store, { channelId: session.channel_id, replyTo, call, approval });
+      const trigger =
+        !replyTo && call.turn_id ? await opts.loadMessage?.(call.turn_id).catch(() => null) : null;
+      const requesterId = authorIdOf(trigger ?? null);
+      await postApprovalAsk(rest, logger, store, {
+        channelId: session.channel_id,
+        replyTo,
+        requesterId,
+        call,
+        approval,
+      });
     },
 
     async showApprovalOutcome(call, approval, session) {

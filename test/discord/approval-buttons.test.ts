@@ -229,3 +229,43 @@ describe('Discord approval buttons', () => {
     );
   }, 90_000);
 });
+
+describe('Discord approval buttons in a thread (DISCORD_THREADS)', () => {
+  it('the message mentions the requester (a thread is not a reply) and her click decides', async () => {
+    const threads = await startDiscordBench({ DISCORD_THREADS: 'true' }, 2, {
+      stack: { approvals: { timeoutS: 600 } },
+    });
+    try {
+      const channel = threads.channels[1] as string;
+      const { id } = await threads.say({
+        channelId: channel,
+        content: 'run: echo ran >> runs.txt',
+        mentionBot: true,
+      });
+      const thread = id; // a thread started from a message has the message's id
+      const message = await threads.fake.waitFor(
+        () => threads.fake.botMessages(thread).find((m) => m.content.startsWith(`<@${threads.alice.id}> 🔐`)),
+        30_000,
+        'the approval message in the thread',
+      );
+      expect(message.message_reference).toBeUndefined();
+      expect(message.allowed_mentions).toEqual({ parse: [], users: [threads.alice.id] });
+      const custom = buttonsOf(message).approve as string;
+      const click = threads.fake.gateway.clickButton({
+        messageId: message.id,
+        customId: custom,
+        author: threads.alice,
+      });
+      const answer = await threads.fake.waitFor(() => {
+        const x = threads.fake.gateway.interaction(click.id);
+        return x && x.callbacks.length > 0 ? x : undefined;
+      });
+      expect(answer.callbacks[0]?.type).toBe(7);
+      expect((await threads.waitInbound(id)).status).toBe('processed');
+      const p = path.join(workspaceDirFor(threads.stack.dataDir, `discord:${thread}`), 'runs.txt');
+      expect(fs.readFileSync(p, 'utf8')).toBe('ran\n');
+    } finally {
+      await threads.stop();
+    }
+  }, 120_000);
+});
