@@ -6,7 +6,7 @@
  * A call that waits gets one message with Approve / Deny / Always buttons replying to the requester; a click by
  * the requester or a DISCORD_APPROVERS user decides it (callback 7 edits the message, buttons removed); anyone
  * else gets an ephemeral refusal and the call keeps waiting; a late click shows the recorded outcome; `/stop`
- * edits the message too.
+ * edits the message too, and so does a timeout.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -230,42 +230,68 @@ describe('Discord approval buttons', () => {
   }, 90_000);
 });
 
-describe('Discord approval buttons in a thread (DISCORD_THREADS)', () => {
-  it('the message mentions the requester (a thread is not a reply) and her click decides', async () => {
-    const threads = await startDiscordBench({ DISCORD_THREADS: 'true' }, 2, {
-      stack: { approvals: { timeoutS: 600 } },
+describe('Discord approval buttons in a thread (DISCORD_THREADS), short timeout', () => {
+  let threads: DiscordBench;
+  beforeAll(async () => {
+    threads = await startDiscordBench({ DISCORD_THREADS: 'true' }, 2, {
+      stack: { approvals: { timeoutS: 8 } },
     });
-    try {
-      const channel = threads.channels[1] as string;
-      const { id } = await threads.say({
-        channelId: channel,
-        content: 'run: echo ran >> runs.txt',
-        mentionBot: true,
-      });
-      const thread = id; // a thread started from a message has the message's id
-      const message = await threads.fake.waitFor(
-        () => threads.fake.botMessages(thread).find((m) => m.content.startsWith(`<@${threads.alice.id}> 🔐`)),
-        30_000,
-        'the approval message in the thread',
-      );
-      expect(message.message_reference).toBeUndefined();
-      expect(message.allowed_mentions).toEqual({ parse: [], users: [threads.alice.id] });
-      const custom = buttonsOf(message).approve as string;
-      const click = threads.fake.gateway.clickButton({
-        messageId: message.id,
-        customId: custom,
-        author: threads.alice,
-      });
-      const answer = await threads.fake.waitFor(() => {
-        const x = threads.fake.gateway.interaction(click.id);
-        return x && x.callbacks.length > 0 ? x : undefined;
-      });
-      expect(answer.callbacks[0]?.type).toBe(7);
-      expect((await threads.waitInbound(id)).status).toBe('processed');
-      const p = path.join(workspaceDirFor(threads.stack.dataDir, `discord:${thread}`), 'runs.txt');
-      expect(fs.readFileSync(p, 'utf8')).toBe('ran\n');
-    } finally {
-      await threads.stop();
-    }
-  }, 120_000);
+  });
+  afterAll(async () => threads?.stop());
+
+  it('the message mentions the requester (a thread is not a reply) and her click decides', async () => {
+    const channel = threads.channels[1] as string;
+    const { id } = await threads.say({
+      channelId: channel,
+      content: 'run: echo ran >> runs.txt',
+      mentionBot: true,
+    });
+    const thread = id; // a thread started from a message has the message's id
+    const message = await threads.fake.waitFor(
+      () => threads.fake.botMessages(thread).find((m) => m.content.startsWith(`<@${threads.alice.id}> 🔐`)),
+      30_000,
+      'the approval message in the thread',
+    );
+    expect(message.message_reference).toBeUndefined();
+    expect(message.allowed_mentions).toEqual({ parse: [], users: [threads.alice.id] });
+    const custom = buttonsOf(message).approve as string;
+    const click = threads.fake.gateway.clickButton({
+      messageId: message.id,
+      customId: custom,
+      author: threads.alice,
+    });
+    const answer = await threads.fake.waitFor(() => {
+      const x = threads.fake.gateway.interaction(click.id);
+      return x && x.callbacks.length > 0 ? x : undefined;
+    });
+    expect(answer.callbacks[0]?.type).toBe(7);
+    expect((await threads.waitInbound(id)).status).toBe('processed');
+    const p = path.join(workspaceDirFor(threads.stack.dataDir, `discord:${thread}`), 'runs.txt');
+    expect(fs.readFileSync(p, 'utf8')).toBe('ran\n');
+  }, 60_000);
+
+  it('a timeout counts as deny and the message is edited to say so', async () => {
+    const channel = threads.channels[0] as string;
+    const { id } = await threads.say({
+      channelId: channel,
+      content: 'run: echo ran >> runs.txt',
+      mentionBot: true,
+    });
+    const message = await threads.fake.waitFor(
+      () => threads.fake.botMessages(id).find((m) => m.content.includes('🔐')),
+      30_000,
+      'the approval message in the thread',
+    );
+    const edited = await threads.fake.waitFor(
+      () => threads.fake.messages.find((m) => m.id === message.id && m.content.includes('⌛')),
+      30_000,
+      'the edit after the timeout',
+    );
+    expect(edited.content).toContain('⌛ Nobody decided in time: not run.');
+    expect(edited.components ?? []).toEqual([]);
+    expect((await threads.waitInbound(id)).status).toBe('processed');
+    const msgs = await threads.stack.messages(`discord:${id}`);
+    expect(approvalOf(msgs.find((m) => m.type === 'tool_call'))).toMatchObject({ state: 'timed_out' });
+    expect(msgs.find((m) => m.type === 'tool_result')?.content).toMatch(/nobody approved this command/);
+  }, 60_000);
 });
