@@ -17,9 +17,9 @@ describe('approval policy', () => {
     expect(policyAsks('off', 'run_shell_command')).toBe(false);
   });
 
-  it('the REST API and Discord (buttons) default to writes; the terminal and chats without buttons to off', () => {
+  it('the REST API, Discord and Google Chat (buttons) default to writes; the terminal and WeChat to off', () => {
     expect(defaultApprovalPolicy('discord')).toBe('writes');
-    expect(defaultApprovalPolicy('googlechat')).toBe('off');
+    expect(defaultApprovalPolicy('google_chat')).toBe('writes');
     expect(defaultApprovalPolicy('wechat')).toBe('off');
     expect(defaultApprovalPolicy('api')).toBe('writes');
     expect(defaultApprovalPolicy('cli')).toBe('off');
