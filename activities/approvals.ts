@@ -6,8 +6,10 @@
  * The policy of a session is, first to last: the session's own (PATCH /v1/sessions/{id} `approval`, `/approval`),
  * the worker's `KESOKU_TOOL_APPROVAL`, the channel's default ({@link defaultApprovalPolicy}).
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ApprovalActivities, ApprovalCheck } from './contracts.ts';
+import { isPermanentSinkError, type ChannelSink } from './sink.ts';
 import { resultIdOf } from './tools/activities.ts';
 import { toolResult } from '../domain/factories.ts';
 import { failureType } from '../domain/failures.ts';
@@ -21,6 +23,8 @@ import {
 } from '../domain/tool-approval.ts';
 import { addApprovePattern, getApprovalSettings, writeApproval } from '../db/approvals.ts';
 import { commit, getMessage, getMessages } from '../db/messages.ts';
+import type { Message } from '../domain/message.ts';
+import { getSession } from '../db/sessions.ts';
 import { publishTurnEvent } from '../db/notify.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
@@ -39,6 +43,27 @@ export interface ApprovalDeps {
   pool: Pool;
   logger: Logger;
   settings?: ApprovalSettings;
+  /**
+   * The channel sinks by chatbot id (as for delivery): a sink with `askApproval` gets each call that waits, so
+   * the channel's people can decide where they talk (Discord's buttons), and `showApprovalOutcome` each decision.
+   */
+  sinks?: Record<string, ChannelSink>;
+}
+
+/**
+ * How many attempts of `requestApprovals` a channel's failure to post the approval request fails (so the activity
+ * is retried and the request is posted later); from this attempt on, the failure is logged and the call waits
+ * anyway (it can still be decided over REST, and a channel outage must not fail the turn).
+ */
+export const APPROVAL_ASK_ATTEMPTS = 4;
+
+/** The attempt number of the running activity; Infinity outside an activity (nothing to retry). */
+function activityAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }
 
 /** Default of `KESOKU_APPROVAL_TIMEOUT_S`, in seconds. */
@@ -48,6 +73,49 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
   const { pool, logger } = deps;
   const timeoutS = deps.settings?.timeoutS ?? DEFAULT_APPROVAL_TIMEOUT_S;
   const globalPatterns = deps.settings?.autoApprove ?? [];
+
+  /**
+   * Posts the approval request of each waiting call in its channel (ChannelSink.askApproval). Why here, in the
+   * activity, and not in the adapter on the `approval_requested` NOTIFY: the activity is retried by Temporal on
+   * any worker until it succeeds, also after a worker crash or a deploy, while a NOTIFY reaches only the adapter
+   * processes listening at that moment (none during a restart; every one of them on a cluster). The sink records
+   * the posted message in Postgres (platform_posts, key `approval:<call id>`) and skips what is recorded, so the
+   * request goes out once however often this runs (retries, continue-as-new, several workers).
+   * @throws ApplicationFailure (retryable) when a transient failure should be retried (early attempts only)
+   */
+  async function askInChannel(sessionId: string, asked: { call: Message; approval: ToolApproval }[]) {
+    if (asked.length === 0) return;
+    const session = await getSession(pool, sessionId);
+    const sink = session ? deps.sinks?.[session.chatbot_id] : undefined;
+    if (!session || !sink?.askApproval) return;
+    for (const { call, approval } of asked) {
+      try {
+        await sink.askApproval(call, approval, session);
+      } catch (err) {
+        if (!isPermanentSinkError(err) && activityAttempt() < APPROVAL_ASK_ATTEMPTS)
+          throw ApplicationFailure.retryable(
+            `the approval request of ${call.id} could not be posted: ${err instanceof Error ? err.message : String(err)}`,
+            'ApprovalAskFailed',
+          );
+        logger.warn(
+          { sessionId, messageId: call.id, err: String(err) },
+          'approval request not posted in the channel; it waits and can be decided over REST',
+        );
+      }
+    }
+  }
+
+  /** Shows a decision where the request was posted (ChannelSink.showApprovalOutcome). Best effort. */
+  async function showOutcome(sessionId: string, call: Message, approval: ToolApproval) {
+    try {
+      const session = await getSession(pool, sessionId);
+      const sink = session ? deps.sinks?.[session.chatbot_id] : undefined;
+      if (session && sink?.showApprovalOutcome) await sink.showApprovalOutcome(call, approval, session);
+    } catch (err) {
+      logger.warn({ sessionId, messageId: call.id, err: String(err) }, 'approval outcome not shown');
+    }
+  }
+
   return {
     async requestApprovals({ sessionId, turnId, step, callIds }) {
       const settings = await getApprovalSettings(pool, sessionId);
@@ -55,11 +123,13 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
         throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, failureType('tool'));
       const calls = await getMessages(pool, callIds);
       const checks: ApprovalCheck[] = [];
+      const asked: { call: Message; approval: ToolApproval }[] = [];
       for (const call of calls) {
         if (call.type !== 'tool_call' || call.session_id !== sessionId) continue;
         const name = call.metadata?.tool_name ?? call.sender;
         const existing = (call.metadata as { approval?: ToolApproval } | null)?.approval;
         if (existing) {
+          if (existing.state === 'pending') asked.push({ call, approval: existing });
           checks.push({
             callId: call.id,
             name,
@@ -104,6 +174,7 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
           ...(stored.expires_at ? { expiresAt: stored.expires_at } : {}),
         });
         if (stored.state === 'pending') {
+          asked.push({ call, approval: stored });
           logger.info({ sessionId, turnId, messageId: call.id, tool: name }, 'tool call waits for approval');
           void publishTurnEvent(pool, {
             s: sessionId,
@@ -117,6 +188,7 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
           }).catch(() => undefined);
         }
       }
+      await askInChannel(sessionId, asked);
       return { calls: checks, timeoutS };
     },
 
@@ -134,7 +206,10 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
         ...(pattern ? { pattern } : {}),
       };
       const { changed } = await writeApproval(pool, sessionId, callId, record, ['pending']);
-      if (changed) logger.info({ sessionId, messageId: callId, state, by }, 'tool call approval decided');
+      if (changed) {
+        logger.info({ sessionId, messageId: callId, state, by }, 'tool call approval decided');
+        await showOutcome(sessionId, call, record);
+      }
       return { changed };
     },
 

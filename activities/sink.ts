@@ -5,6 +5,7 @@
  */
 import type { Message } from '../domain/message.ts';
 import type { SessionRow } from '../db/sessions.ts';
+import type { ToolApproval } from '../domain/tool-approval.ts';
 
 /**
  * Whether retrying the same send can help: `permanent` = the channel refused the message for good (deleted
@@ -78,6 +79,21 @@ export interface ChannelSink {
    * it. docs/message-model.md §4.2: `delivered` means printed, and only the client knows when that happened.
    */
   acknowledgedByClient?: boolean;
+  /**
+   * Asks the channel's people to decide tool call `call`, which waits for approval (`approval.state` is
+   * `pending`): e.g. Discord posts a message with Approve / Deny / Always buttons replying to the requester.
+   * Called by the `requestApprovals` activity, again on its retries and after a continue-as-new: must post at
+   * most once per call id (the delivery records in Postgres, as for `send`). Optional: a channel without it is
+   * decided over REST only.
+   * @throws SinkError
+   */
+  askApproval?(call: Message, approval: ToolApproval, session: SessionRow): Promise<void>;
+  /**
+   * Shows how the approval of `call` ended (`approval.state` is no longer `pending`) on what {@link askApproval}
+   * posted, e.g. the Discord message edited to "⌛ timed out" with its buttons removed. Nothing when nothing was
+   * posted. Best effort. @throws SinkError
+   */
+  showApprovalOutcome?(call: Message, approval: ToolApproval, session: SessionRow): Promise<void>;
 }
 
 /** The REST API's sink: clients read replies from Postgres and the SSE stream, so there is nothing to send. */

@@ -17,8 +17,10 @@ describe('approval policy', () => {
     expect(policyAsks('off', 'run_shell_command')).toBe(false);
   });
 
-  it('the REST API defaults to writes; the terminal and chat channels without an approval control to off', () => {
-    expect(defaultApprovalPolicy('discord')).toBe('off');
+  it('the REST API, Discord and Google Chat (buttons) default to writes; the terminal and WeChat to off', () => {
+    expect(defaultApprovalPolicy('discord')).toBe('writes');
+    expect(defaultApprovalPolicy('google_chat')).toBe('writes');
+    expect(defaultApprovalPolicy('wechat')).toBe('off');
     expect(defaultApprovalPolicy('api')).toBe('writes');
     expect(defaultApprovalPolicy('cli')).toBe('off');
   });

@@ -65,16 +65,20 @@ export function isApprovalDecision(v: unknown): v is ApprovalDecision {
 
 /**
  * Chatbots whose people can decide an approval where they talk: the REST API (`POST …/tool-calls/{callId}/approval`,
- * the `approval_requested` event). The terminal client (`cli`) prompts too, but is the host's own user.
+ * the `approval_requested` event), Discord (a message with Approve / Deny / Always buttons, for the requester and
+ * DISCORD_APPROVERS: adapters/discord/approvals.ts) and Google Chat (a card with the same buttons, for the
+ * requester and GOOGLE_CHAT_APPROVERS: adapters/googlechat/approvals.ts). The terminal client (`cli`) prompts too, but is the host's
+ * own user.
  */
-const DECIDING_CHATBOTS: ReadonlySet<string> = new Set(['api']);
+const DECIDING_CHATBOTS: ReadonlySet<string> = new Set(['api', 'discord', 'google_chat']);
 
 /**
  * The policy of a chatbot when neither `KESOKU_TOOL_APPROVAL` nor the session sets one: `writes` for the REST
- * API, whose callers may be anyone the operator gave a token and who can answer the request; `off` for the local
- * terminal (the person at the keyboard runs the agent as themselves and watches every command) and for chat
- * channels, which have no in-channel approve/deny control yet — there a request could only time out. An operator
- * who wants chat commands approved sets `KESOKU_TOOL_APPROVAL=writes` and decides over REST or the Web UI.
+ * API, Discord and Google Chat, whose people may be anyone the operator let in (a token, a pairing, a guild) and who can
+ * answer the request where they are; `off` for the local terminal (the person at the keyboard runs the agent as
+ * themselves and watches every command) and for the chat channels without an in-channel approve/deny control
+ * (WeChat) — there a request could only time out. An operator who wants their commands approved sets
+ * `KESOKU_TOOL_APPROVAL=writes` and decides over REST or the Web UI.
  */
 export function defaultApprovalPolicy(chatbotId: string): ApprovalPolicy {
   return DECIDING_CHATBOTS.has(chatbotId) ? 'writes' : 'off';

@@ -143,7 +143,12 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
       secretNames: channelSecretKeys(),
     }),
     ...createDeliveryActivities({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
-    ...createApprovalActivities({ pool: s.pool, logger: s.logger, settings: s.approvals }),
+    ...createApprovalActivities({
+      pool: s.pool,
+      logger: s.logger,
+      settings: s.approvals,
+      sinks: s.sinks ?? {},
+    }),
   };
   return Worker.create({
     connection: s.connection,

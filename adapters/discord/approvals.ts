@@ -1,13 +1,30 @@
 /**
- * Tool-call approval on Discord, the platform-neutral part: the message with Approve / Deny / Always buttons
- * (message components, as the REST payload), the buttons' custom ids, who may click them (the person whose
- * message started the turn, or an id in DISCORD_APPROVERS), and what a click does — the decision goes to the
- * session (update `decideApproval`, by `discord:<user id>`) and the message is edited to show it, or the clicker
- * gets a refusal only they see.
+ * Tool-call approval on Discord: the message with Approve / Deny / Always buttons (message components), the
+ * buttons' custom ids, who may click them (the person whose message started the turn, or an id in
+ * DISCORD_APPROVERS), and what a click does — the decision goes to the session (update `decideApproval`, by
+ * `discord:<user id>`) and the message is edited to show it, or the clicker gets a refusal only they see.
  *
- * Not wired yet: posting the message when a call starts waiting, and the `interactionCreate` listener, belong in
- * adapters/discord/run.ts and ingress.ts (see README "Tool approval").
+ * - Asking ({@link postApprovalAsk}, the sink's `askApproval`): the `requestApprovals` activity hands each call
+ *   that starts waiting to the Discord sink, which posts the message as a reply to the requester's message (the
+ *   reply pings them) under the nonce and delivery-record key `approval:<call id>`, so retries, a continue-as-new
+ *   and several workers post it once (activities/approvals.ts says why the activity, not the NOTIFY).
+ * - Clicks ({@link createApprovalButtons}): the adapter's INTERACTION_CREATE listener (run.ts) hands a button
+ *   click (type 3, MESSAGE_COMPONENT) here. Everything it needs is read from Postgres by the call id in the
+ *   custom id (the tool_call message, its approval record, the turn's trigger and its author), so any adapter
+ *   process can answer any click, also after a restart. Answers: callback type 7 (UPDATE_MESSAGE: the decision,
+ *   buttons removed), or type 4 with flag 64 (EPHEMERAL) for a refusal. A click that comes too late (decided,
+ *   timed out, stopped) updates the message to the recorded outcome.
+ * - Outcome ({@link showApprovalOutcome}, the sink's `showApprovalOutcome`): when the workflow records how the
+ *   approval ended (any decider, the timeout, a stop), the recorded message is edited to show it.
  */
+import { Routes, type REST } from 'discord.js';
+import type { Message } from '../../domain/message.ts';
+import type { ToolApproval } from '../../domain/tool-approval.ts';
+import { getMessage } from '../../db/messages.ts';
+import type { Pool } from '../../db/pool.ts';
+import type { Logger } from '../../infra/logger.ts';
+import { SessionClientError } from '../../infra/session-client.ts';
+import { sendText, toSendError, type PostLedger } from './rest.ts';
 import type { ApprovalDecision } from '../../domain/tool-approval.ts';
 
 /** Prefix of the buttons' custom ids: `kesoku:approval:<decision>:<tool_call message id>` (≤ 100 characters). */
@@ -90,13 +107,50 @@ export function decidedMessage(
   decision: ApprovalDecision,
   userId: string,
 ): { content: string; components: []; allowed_mentions: { parse: [] } } {
-  const answer =
-    decision === 'deny' ? '❌ Denied' : decision === 'always' ? '✅ Approved (always)' : '✅ Approved';
-  return {
-    content: `${describe(a)}\n${answer} by <@${userId}>.`,
-    components: [],
-    allowed_mentions: { parse: [] },
-  };
+  return outcomeMessage(a, {
+    state: decision === 'deny' ? 'denied' : 'approved',
+    by: `discord:${userId}`,
+    decision,
+  });
+}
+
+/** Who decided, for people: a Discord mention for `discord:<id>`, the principal otherwise. */
+function decider(by: string | undefined): string {
+  if (by === undefined || by === '') return 'someone';
+  if (by.startsWith('discord:')) return `<@${by.slice('discord:'.length)}>`;
+  return `\`${by.replaceAll('`', "'")}\``;
+}
+
+/**
+ * The message once the approval ended (`approval.state` not `pending`): the question, how it ended, no buttons.
+ * Approved: "✅ Approved by <@id>" (`(always)` for an always, "by the pattern `p`" for an auto-approval); denied:
+ * "❌ Denied by …"; timed out: "⌛ Nobody decided in time: not run."; cancelled: "⏹️ Not decided: the turn ended."
+ */
+export function outcomeMessage(
+  a: ApprovalAsk,
+  approval: Pick<ToolApproval, 'state' | 'by' | 'decision' | 'pattern'>,
+): { content: string; components: []; allowed_mentions: { parse: [] } } {
+  let answer: string;
+  switch (approval.state) {
+    case 'approved':
+      answer =
+        approval.by === 'pattern'
+          ? `✅ Approved by the pattern \`${approval.pattern ?? ''}\`.`
+          : `${approval.decision === 'always' ? '✅ Approved (always)' : '✅ Approved'} by ${decider(approval.by)}.`;
+      break;
+    case 'denied':
+      answer = `❌ Denied by ${decider(approval.by)}.`;
+      break;
+    case 'timed_out':
+      answer = '⌛ Nobody decided in time: not run.';
+      break;
+    case 'cancelled':
+      answer = '⏹️ Not decided: the turn ended.';
+      break;
+    default:
+      answer = '⏳ Waiting for a decision.';
+  }
+  return { content: `${describe(a)}\n${answer}`, components: [], allowed_mentions: { parse: [] } };
 }
 
 /** Whether `userId` may decide: the person whose message started the turn, or a configured approver. */
@@ -136,4 +190,252 @@ export async function handleApprovalClick(input: {
     throw err;
   }
   return { kind: 'decided', edit: decidedMessage(input.ask, input.decision, input.userId) };
+}
+
+/** The delivery-record (and nonce) key of the approval message of tool call `callId`. */
+export function approvalPostKey(callId: string): string {
+  return `approval:${callId}`;
+}
+
+/** The ask of a stored tool_call message and its approval record. */
+export function askOf(call: Message, approval: ToolApproval): ApprovalAsk {
+  return {
+    callId: call.id,
+    toolName: call.metadata?.tool_name ?? call.sender,
+    subject: approval.subject,
+    expiresAt: approval.expires_at ?? '',
+  };
+}
+
+/**
+ * Posts the approval message of a waiting call into `channelId`, replying to (and pinging) the requester's
+ * message `replyTo`; without one (a message that started a thread is not replied to), the message starts with
+ * a mention of `requesterId` that pings them. At most once per call: the posted id is recorded under {@link approvalPostKey} and a
+ * repeated call finds it (the nonce covers the moment between post and record).
+ * @throws DiscordSendError (a SinkError)
+ */
+export async function postApprovalAsk(
+  rest: REST,
+  logger: Logger,
+  ledger: PostLedger,
+  input: {
+    channelId: string;
+    replyTo: string | null;
+    requesterId?: string | null;
+    call: Message;
+    approval: ToolApproval;
+  },
+): Promise<void> {
+  const key = approvalPostKey(input.call.id);
+  if ((await ledger.listPosts(key)).has(0)) return;
+  const payload = approvalMessage(askOf(input.call, input.approval));
+  if (payload.components.length > 0 && !approvalCustomId('always', input.call.id))
+    logger.warn({ callId: input.call.id }, 'tool call id too long for Discord buttons');
+  const mention = input.replyTo ? null : (input.requesterId ?? null);
+  await sendText(rest, logger, {
+    channelId: input.channelId,
+    content: mention ? `<@${mention}> ${payload.content}` : payload.content,
+    ...(mention ? { mentionUsers: [mention] } : {}),
+    nonceKey: key,
+    replyTo: input.replyTo,
+    pingReplied: true,
+    components: payload.components,
+    ledger,
+  });
+}
+
+/**
+ * Edits the approval message of `call` (when one was posted: {@link approvalPostKey}) to show how its approval
+ * ended, buttons removed. Nothing when the record is still pending or nothing was posted.
+ * @throws DiscordSendError
+ */
+export async function showApprovalOutcome(
+  rest: REST,
+  ledger: PostLedger,
+  channelId: string,
+  call: Message,
+  approval: ToolApproval,
+): Promise<void> {
+  if (approval.state === 'pending') return;
+  const posted = (await ledger.listPosts(approvalPostKey(call.id))).get(0);
+  if (posted === undefined) return;
+  try {
+    await rest.patch(Routes.channelMessage(channelId, posted), {
+      body: outcomeMessage(askOf(call, approval), approval),
+    });
+  } catch (err) {
+    throw toSendError(err, 'edit approval message');
+  }
+}
+
+/** Interaction callback types and the ephemeral flag used by the buttons. */
+const CALLBACK = { message: 4, deferredUpdate: 6, updateMessage: 7 } as const;
+const EPHEMERAL = 1 << 6;
+
+/** A button click (INTERACTION_CREATE type 3) as the adapter hands it over: no discord.js objects. */
+export interface ButtonClick {
+  interactionId: string;
+  token: string;
+  applicationId: string;
+  customId: string;
+  /** The clicker. */
+  userId: string;
+  /** The message that carries the button. */
+  messageId: string;
+  channelId: string;
+}
+
+/** What {@link createApprovalButtons} needs. */
+export interface ApprovalButtonsDeps {
+  rest: REST;
+  pool: Pool;
+  logger: Logger;
+  /** DISCORD_APPROVERS: user ids who may decide any call, besides the requester. */
+  approvers: readonly string[];
+  /** The session update `decideApproval` (infra/session-client.ts); absent: clicks are refused with a note. */
+  decide?: (
+    sessionId: string,
+    input: { callId: string; decision: ApprovalDecision; by: string },
+  ) => Promise<unknown>;
+  /** How long a decision may take before the click is acknowledged first (callback 6), ms. Default 2000. */
+  deferAfterMs?: number;
+}
+
+/**
+ * The Discord user id of whoever sent a turn's trigger (its `metadata.sender_id`, the ingress's `senderId`), or
+ * null.
+ */
+export function authorIdOf(trigger: Message | null): string | null {
+  const id = trigger?.metadata?.sender_id;
+  return typeof id === 'string' ? id : null;
+}
+
+async function requesterOf(pool: Pool, call: Message): Promise<string | null> {
+  if (!call.turn_id) return null;
+  return authorIdOf(await getMessage(pool, call.turn_id).catch(() => null));
+}
+
+const approvalOfMessage = (m: Message | null): ToolApproval | undefined =>
+  (m?.metadata as { approval?: ToolApproval } | null)?.approval;
+
+/**
+ * The click handler of the approval buttons (see the module comment). `handle` answers the interaction and
+ * never throws (failures are logged; the clicker then sees Discord's "interaction failed").
+ * @returns `handles(customId)`: whether a component is an approval button; `handle(click)`
+ */
+export function createApprovalButtons(deps: ApprovalButtonsDeps): {
+  handles(customId: string): boolean;
+  handle(click: ButtonClick): Promise<void>;
+} {
+  const { rest, pool, logger } = deps;
+  const deferAfterMs = deps.deferAfterMs ?? 2000;
+
+  async function callback(c: ButtonClick, type: number, data?: Record<string, unknown>): Promise<void> {
+    await rest.post(Routes.interactionCallback(c.interactionId, c.token), {
+      auth: false,
+      body: { type, ...(data ? { data } : {}) },
+    });
+  }
+
+  /** The answers of one click; after a deferral (type 6) they go through the interaction's webhook. */
+  function answerer(c: ButtonClick, deferred: () => boolean) {
+    return {
+      /** A note only the clicker sees. */
+      async refuse(content: string): Promise<void> {
+        const data = { content, flags: EPHEMERAL, allowed_mentions: { parse: [] } };
+        if (!deferred()) return callback(c, CALLBACK.message, data);
+        await rest.post(Routes.webhook(c.applicationId, c.token), { auth: false, body: data });
+      },
+      /** The message's new look. */
+      async update(edit: Record<string, unknown>): Promise<void> {
+        if (!deferred()) return callback(c, CALLBACK.updateMessage, edit);
+        await rest.patch(Routes.webhookMessage(c.applicationId, c.token, '@original'), {
+          auth: false,
+          body: edit,
+        });
+      },
+    };
+  }
+
+  async function run(c: ButtonClick, answer: ReturnType<typeof answerer>): Promise<void> {
+    const parsed = parseApprovalCustomId(c.customId);
+    if (!parsed) return;
+    const call = await getMessage(pool, parsed.callId);
+    const approval = approvalOfMessage(call);
+    if (!call || call.type !== 'tool_call' || !approval)
+      return answer.refuse('⚠️ This approval request is unknown here.');
+    const outcome = await handleApprovalClick({
+      ask: askOf(call, approval),
+      decision: parsed.decision,
+      userId: c.userId,
+      requesterId: await requesterOf(pool, call),
+      approvers: deps.approvers,
+      decide: async (callId, decision, by) => {
+        if (!deps.decide) throw new Error('approvals cannot be decided from this process');
+        try {
+          await deps.decide(call.session_id, { callId, decision, by });
+        } catch (err) {
+          // No session run to take it (the turn ended without recording its wait): nothing waits any more.
+          if (err instanceof SessionClientError && err.kind === 'not_found')
+            throw new SessionClientError('not_pending', err.message);
+          throw err;
+        }
+      },
+    });
+    if (outcome.kind === 'refused') {
+      logger.info(
+        { callId: call.id, userId: c.userId },
+        'approval click refused: not the requester or an approver',
+      );
+      return answer.refuse(outcome.reply);
+    }
+    if (outcome.kind === 'decided') {
+      logger.info(
+        { callId: call.id, userId: c.userId, decision: parsed.decision },
+        'approval decided on Discord',
+      );
+      return answer.update(outcome.edit);
+    }
+    // Too late (decided, timed out, stopped): show what the record says. The workflow records the end of a wait
+    // a moment after it; until then the clicker gets a note.
+    const now = approvalOfMessage(await getMessage(pool, call.id)) ?? approval;
+    if (now.state === 'pending') return answer.refuse(outcome.reply);
+    return answer.update(outcomeMessage(askOf(call, now), now));
+  }
+
+  return {
+    handles: (customId) => parseApprovalCustomId(customId) !== null,
+    async handle(c) {
+      // A decision normally takes well under a second; when it does not, the click is acknowledged (type 6,
+      // within Discord's 3 s) and the message is edited through the interaction's webhook afterwards.
+      let deferred = false;
+      let acked: Promise<void> = Promise.resolve();
+      const timer = setTimeout(() => {
+        deferred = true;
+        acked = callback(c, CALLBACK.deferredUpdate).catch((err: unknown) =>
+          logger.warn({ err: String(err) }, 'approval click not acknowledged'),
+        );
+      }, deferAfterMs);
+      const answer = answerer(c, () => deferred);
+      /** Answers once the acknowledgement (if one was started) went out. */
+      const settled = async (send: () => Promise<void>) => {
+        clearTimeout(timer);
+        await acked;
+        await send();
+      };
+      try {
+        await run(c, {
+          refuse: (content) => settled(() => answer.refuse(content)),
+          update: (edit) => settled(() => answer.update(edit)),
+        });
+      } catch (err) {
+        logger.warn({ customId: c.customId, userId: c.userId, err: String(err) }, 'approval click failed');
+        await settled(() => answer.refuse('⚠️ The decision could not be sent; please try again.')).catch(
+          () => undefined,
+        );
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
 }

@@ -21,7 +21,7 @@ export const discordChannel: ChannelDescriptor<DiscordSettings> = {
     lengthUnit: 'utf16',
     markdown: 'discord',
     attachments: true,
-    buttons: false,
+    buttons: true,
   },
   platformMessageIdKey: 'discord_message_id',
   configSchema: discordConfigSchema,

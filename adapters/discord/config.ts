@@ -14,6 +14,11 @@ export const discordConfigSchema = z.object({
   DISCORD_ALLOWED_GUILDS: list,
   DISCORD_ALLOWED_CHANNELS: list,
   DISCORD_ALLOWED_USERS: list,
+  /**
+   * User ids (comma list) who may decide any tool call waiting for approval with the message's buttons, besides
+   * the person whose message started the turn (./approvals.ts).
+   */
+  DISCORD_APPROVERS: list,
   /** Explicit opt-in to open Discord access (everyone may talk to the agent); default: pairing. */
   DISCORD_ALLOW_ALL: flag,
   DISCORD_RESPOND: z

@@ -107,9 +107,11 @@ interface CreateBody {
   content: string;
   nonce: string;
   enforce_nonce: true;
-  allowed_mentions: { parse: never[]; replied_user?: boolean };
+  allowed_mentions: { parse: never[]; replied_user?: boolean; users?: string[] };
   message_reference?: { message_id: string; channel_id: string; fail_if_not_exists: false };
   flags?: number;
+  /** Message components (buttons), on the last chunk of a {@link sendText}. */
+  components?: unknown[];
   /** With an uploaded file: its description (`id` is the index of `files[n]` in the multipart body). */
   attachments?: { id: number; filename: string }[];
 }
@@ -226,6 +228,10 @@ export interface SendTextInput {
   ledger?: PostLedger;
   /** A file uploaded with the first chunk (a long reply sent as an attachment). */
   file?: UploadFile;
+  /** Message components (e.g. the approval buttons), attached to the last chunk. */
+  components?: unknown[];
+  /** User ids whose `<@id>` mentions in the content may ping them (`allowed_mentions.users`); default none. */
+  mentionUsers?: string[];
 }
 
 /**
@@ -255,9 +261,14 @@ export async function sendText(rest: REST, logger: Logger, input: SendTextInput)
       content: chunk,
       nonce: nonceFor(input.nonceKey, i),
       enforce_nonce: true,
-      allowed_mentions: reference ? { parse: [], replied_user: input.pingReplied ?? false } : { parse: [] },
+      allowed_mentions: {
+        parse: [],
+        ...(reference ? { replied_user: input.pingReplied ?? false } : {}),
+        ...(input.mentionUsers?.length ? { users: input.mentionUsers } : {}),
+      },
       ...(reference ? { message_reference: reference } : {}),
       ...(input.flags !== undefined ? { flags: input.flags } : {}),
+      ...(input.components && i === chunks.length - 1 ? { components: input.components } : {}),
     };
     let created: PostedMessage;
     try {
@@ -272,7 +283,13 @@ export async function sendText(rest: REST, logger: Logger, input: SendTextInput)
       created = await createMessage(
         rest,
         input.channelId,
-        { ...plain, allowed_mentions: { parse: [] } },
+        {
+          ...plain,
+          allowed_mentions: {
+            parse: [],
+            ...(input.mentionUsers?.length ? { users: input.mentionUsers } : {}),
+          },
+        },
         undefined,
         i === 0 ? input.file : undefined,
       );

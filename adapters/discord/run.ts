@@ -25,6 +25,7 @@ import {
 } from './ingress.ts';
 import { watchEditsAndDeletes } from './changes.ts';
 import { createAppCommands, fromInteraction, type AppCommandExtension } from './app-commands.ts';
+import { createApprovalButtons } from './approvals.ts';
 import { createCatchUp } from './catch-up.ts';
 import { conversationChannelOf, createConversations } from './conversations.ts';
 import type { GatewayFatalError } from './gateway-health.ts';
@@ -46,7 +47,7 @@ export function discordEnabled(config: Pick<DiscordSettings, 'DISCORD_TOKEN'>): 
 export interface DiscordAdapterDeps {
   config: DiscordConfig;
   sessions: Pick<SessionClient, 'submit' | 'stop' | 'compact' | 'setTitle' | 'setMode'> &
-    Partial<Pick<SessionClient, 'state' | 'editQueued' | 'withdrawQueued'>>;
+    Partial<Pick<SessionClient, 'state' | 'editQueued' | 'withdrawQueued' | 'decideApproval'>>;
   pool: Pool;
   logger: Logger;
   /** How long to wait for the gateway's READY, ms. Default 60 s. */
@@ -178,9 +179,30 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     extensions: deps.appCommands,
     sessionOf: async (channelId) => (await conversations.current(channelId)).sessionId,
   });
+  // Approval buttons (message components): who clicked, the decision, the message's edit (./approvals.ts).
+  const decideApproval = s.decideApproval?.bind(s);
+  const buttons = createApprovalButtons({
+    rest: client.rest,
+    pool,
+    logger,
+    approvers: config.DISCORD_APPROVERS,
+    ...(decideApproval ? { decide: (sessionId, input) => decideApproval(sessionId, input) } : {}),
+  });
   client.on(Events.InteractionCreate, (interaction) => {
-    if (!accepting || !interaction.isChatInputCommand()) return;
-    const task = commands.handle(fromInteraction(interaction));
+    if (!accepting) return;
+    let task: Promise<unknown>;
+    if (interaction.isChatInputCommand()) task = commands.handle(fromInteraction(interaction));
+    else if (interaction.isButton() && buttons.handles(interaction.customId))
+      task = buttons.handle({
+        interactionId: interaction.id,
+        token: interaction.token,
+        applicationId: interaction.applicationId,
+        customId: interaction.customId,
+        userId: interaction.user.id,
+        messageId: interaction.message.id,
+        channelId: interaction.channelId,
+      });
+    else return;
     inFlight.add(task);
     void task.finally(() => inFlight.delete(task));
   });

@@ -16,6 +16,7 @@
  * - `presentProgress`: the turn's live status (live-status.ts), stored in Postgres and continued by whichever
  *   worker runs the next step (adapters/kit/stored-status.ts); the status writes of one turn are serialised by a
  *   Postgres lock. Never throws.
+ * - `askApproval`, `showApprovalOutcome`: the approval message of a tool call, with its buttons (approvals.ts).
  * - `setActivity`: the typing indicator. Whether a channel should show it lives in Postgres: the worker that
  *   started it refreshes it every `typingIntervalMs` while the stored state still says so, so a stop from any
  *   worker (or the turn's last message) ends it within one interval; `typingMaxMs` bounds it regardless.
@@ -32,6 +33,7 @@ import type { SessionRow } from '../../db/sessions.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { turnEndOf } from '../kit/live-status.ts';
 import { createStoredLiveStatus } from '../kit/stored-status.ts';
+import { authorIdOf, postApprovalAsk, showApprovalOutcome } from './approvals.ts';
 import { metricsHeader, renderEntry } from './format.ts';
 import { discordIdOfInbound } from './ids.ts';
 import { LiveStatus, statusKey, type LiveStatusDeps, type LiveStatusState } from './live-status.ts';
@@ -277,6 +279,26 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
       await sendTyping(rest, channelId).catch((err: unknown) =>
         logger.debug({ channelId, err: String(err) }, 'typing failed'),
       );
+    },
+
+    // Tool-call approval: the message with the buttons, replying to the requester; its edit once decided
+    // (./approvals.ts).
+    async askApproval(call, approval, session) {
+      const replyTo = await replyTarget(call);
+      const trigger =
+        !replyTo && call.turn_id ? await opts.loadMessage?.(call.turn_id).catch(() => null) : null;
+      const requesterId = authorIdOf(trigger ?? null);
+      await postApprovalAsk(rest, logger, store, {
+        channelId: session.channel_id,
+        replyTo,
+        requesterId,
+        call,
+        approval,
+      });
+    },
+
+    async showApprovalOutcome(call, approval, session) {
+      await showApprovalOutcome(rest, store, session.channel_id, call, approval);
     },
 
     async close() {

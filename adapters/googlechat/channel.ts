@@ -3,7 +3,8 @@
  *
  * `start` opens the app's endpoint — its own HTTP listener on GOOGLE_CHAT_HOST:GOOGLE_CHAT_PORT, POST
  * GOOGLE_CHAT_PATH — which checks the bearer token of every request (auth.ts; 401 with nothing stored when it
- * fails), acknowledges the event at once with an empty JSON object and handles it afterwards (ingress.ts);
+ * fails), acknowledges the event at once with an empty JSON object and handles it afterwards (ingress.ts) — except
+ * a click on a tool-call approval card's button, which is answered in the response (approvals.ts);
  * answers go out asynchronously through the Chat REST API (sink.ts). `createSink` is the REST-only sink for
  * worker processes without the endpoint.
  */
@@ -18,6 +19,7 @@ import type { ChannelContext, ChannelDescriptor, RunningChannel } from '../kit/c
 import { createChatAccess, warnOpenAccess } from '../kit/access.ts';
 import { accessPolicy } from '../../domain/access-policy.ts';
 import { createChatApi, type ChatApi } from './api.ts';
+import { createApprovalClicks, withApprovalCards } from './approvals.ts';
 import { ChatTokenError, createTokenVerifier } from './auth.ts';
 import { googleChatConfigSchema, tokenCheckOf, type GoogleChatConfig } from './config.ts';
 import { GOOGLE_CHAT_CHATBOT_ID, GOOGLE_CHAT_SESSION_PREFIX } from './ids.ts';
@@ -38,11 +40,10 @@ function apiOf(config: GoogleChatConfig): ChatApi {
 }
 
 function sinkOf(ctx: Omit<ChannelContext<GoogleChatConfig>, 'sessions'>, api: ChatApi): GoogleChatSink {
-  return createGoogleChatSink({
-    api,
-    logger: ctx.logger.child({ component: 'google_chat' }),
-    store: createDeliveryStore(ctx.pool),
-  });
+  const store = createDeliveryStore(ctx.pool);
+  const sink = createGoogleChatSink({ api, logger: ctx.logger.child({ component: 'google_chat' }), store });
+  // Tool-call approval cards with buttons (./approvals.ts).
+  return withApprovalCards(sink, { api, store, pool: ctx.pool });
 }
 
 /** Options of {@link startGoogleChat} beyond the channel context (tests, metrics). */
@@ -99,6 +100,14 @@ export async function startGoogleChat(
     attachments: { dataDir: ctx.dataDir, maxBytes: config.GOOGLE_CHAT_ATTACHMENT_MAX_BYTES },
   });
 
+  const approvalClicks = createApprovalClicks({
+    api,
+    pool,
+    logger,
+    approvers: config.GOOGLE_CHAT_APPROVERS,
+    decide: (sessionId, input) => s.decideApproval(sessionId, input),
+  });
+
   const inFlight = new Set<Promise<unknown>>();
   let accepting = true;
   const app = express();
@@ -131,9 +140,18 @@ export async function startGoogleChat(
         res.status(503).json({ error: 'shutting down' });
         return;
       }
+      const event: ChatEvent = parsed.data;
+      // A click on an approval card's button is answered in the response: the card updated, or a private note.
+      if (approvalClicks.handles(event)) {
+        const task = approvalClicks.handle(event).then((body) => {
+          res.status(200).json(body);
+        });
+        inFlight.add(task);
+        void task.finally(() => inFlight.delete(task));
+        return;
+      }
       // Acknowledged at once: the answer goes out through the REST API.
       res.status(200).json({});
-      const event: ChatEvent = parsed.data;
       const task = ingress.accept(event).then((outcome) => {
         logger.debug(
           { type: event.type, message: event.message?.name, outcome },
@@ -185,7 +203,7 @@ export const googleChatChannel: ChannelDescriptor<GoogleChatConfig> = {
     markdown: 'google_chat',
     // Received: uploaded files are stored in the session's workspace, Drive files passed on as links.
     attachments: true,
-    buttons: false,
+    buttons: true,
   },
   configSchema: googleChatConfigSchema,
   // The key itself lives in the file GOOGLE_CHAT_CREDENTIALS_FILE names; no variable holds a secret.

@@ -72,6 +72,11 @@ export const googleChatConfigSchema = z.object({
   }),
   GOOGLE_CHAT_ALLOWED_SPACES: list.transform((l) => l.map(spaceId)),
   GOOGLE_CHAT_ALLOWED_USERS: list.transform((l) => l.map(userId)),
+  /**
+   * Users (`123` or `users/123`, comma list) who may decide any tool call waiting for approval with the card's
+   * buttons, besides the person who asked (./approvals.ts). Stored as `123`.
+   */
+  GOOGLE_CHAT_APPROVERS: list.transform((l) => l.map(userId)),
   /** Explicit opt-in to open access (everyone who can reach the app may talk to the agent). */
   GOOGLE_CHAT_ALLOW_ALL: flag,
   /** Largest attachment downloaded, bytes (default 25 MiB); larger files are refused with a message. */

@@ -255,6 +255,8 @@ export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChat
           : {}),
       }),
       sender: displayName.slice(0, 128) || userId,
+      // In a shared space one person's message never interrupts another person's turn (docs/message-flow.md).
+      senderId: sender.name,
       receivedAt: at.toISOString(),
       ...(attachments.length > 0 ? { attachments } : {}),
       replyTo: message.name,

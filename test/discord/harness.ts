@@ -21,7 +21,7 @@ import {
   type FakeMessage,
   type InjectOptions,
 } from '../fakes/discord/server.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack, type StackOptions } from '../support/stack.ts';
 
 export interface DiscordBench {
   fake: FakeDiscord;
@@ -53,7 +53,11 @@ export async function startDiscordBench(
     | Record<string, string>
     | ((ids: { aliceId: string; guildId: string; channels: string[] }) => Record<string, string>) = {},
   channelCount = 12,
-  more: { fake?: FakeDiscordOptions; adapter?: Partial<DiscordAdapterDeps> } = {},
+  more: {
+    fake?: FakeDiscordOptions;
+    adapter?: Partial<DiscordAdapterDeps>;
+    stack?: Omit<StackOptions, 'sinks'>;
+  } = {},
 ): Promise<DiscordBench> {
   const alice = { id: snowflake(), username: 'alice', global_name: 'Alice' };
   const mallory = { id: snowflake(), username: 'mallory', global_name: 'Mallory' };
@@ -72,7 +76,7 @@ export async function startDiscordBench(
     ...more.fake,
   });
   const sinks: Record<string, ChannelSink> = {};
-  const stack = await startStack({ sinks });
+  const stack = await startStack({ ...more.stack, sinks });
   // Alice is a paired user (as after `npm run kesoku -- pairing approve`), so she may talk under the default
   // access (pairing); Mallory is a stranger.
   await stack.pool.query(

@@ -9,7 +9,7 @@ import type { GoogleChatConfig } from '../../adapters/googlechat/config.ts';
 import type { RunningChannel } from '../../adapters/kit/channel.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { startFakeGoogleChat, type FakeGoogleChat } from '../fakes/googlechat/server.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack, type StackOptions } from '../support/stack.ts';
 
 export interface GoogleChatBench {
   fake: FakeGoogleChat;
@@ -22,10 +22,13 @@ export interface GoogleChatBench {
 }
 
 /** `env`: extra channel variables (access lists by default allow user `users/1001`, Alice). */
-export async function startGoogleChatBench(env: Record<string, string> = {}): Promise<GoogleChatBench> {
+export async function startGoogleChatBench(
+  env: Record<string, string> = {},
+  stackOptions: Omit<StackOptions, 'sinks'> = {},
+): Promise<GoogleChatBench> {
   const fake = await startFakeGoogleChat();
   const sinks: Record<string, ChannelSink> = {};
-  const stack = await startStack({ sinks });
+  const stack = await startStack({ ...stackOptions, sinks });
   const config = googleChatChannel.configSchema.parse({
     GOOGLE_CHAT_CREDENTIALS_FILE: fake.credentialsFile,
     GOOGLE_CHAT_AUDIENCE: fake.projectNumber,

@@ -5,6 +5,7 @@ import {
   approvalCustomId,
   approvalMessage,
   handleApprovalClick,
+  outcomeMessage,
   parseApprovalCustomId,
 } from '../../adapters/discord/approvals.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
@@ -77,5 +78,25 @@ describe('discord approval buttons', () => {
       },
     });
     expect(late).toMatchObject({ kind: 'not_pending' });
+  });
+
+  it('the edit once the wait ended says how, for every ending, and removes the buttons', () => {
+    const text = (a: Parameters<typeof outcomeMessage>[1]) => {
+      const m = outcomeMessage(ask, a);
+      expect(m.components).toEqual([]);
+      expect(m.allowed_mentions).toEqual({ parse: [] });
+      expect(m.content).toContain('rm -rf build');
+      return m.content.split('\n').at(-1);
+    };
+    expect(text({ state: 'approved', by: 'discord:42', decision: 'approve' })).toBe('✅ Approved by <@42>.');
+    expect(text({ state: 'approved', by: 'discord:42', decision: 'always' })).toBe(
+      '✅ Approved (always) by <@42>.',
+    );
+    expect(text({ state: 'approved', by: 'pattern', pattern: 'rm *' })).toBe(
+      '✅ Approved by the pattern `rm *`.',
+    );
+    expect(text({ state: 'denied', by: 'api:alice', decision: 'deny' })).toBe('❌ Denied by `api:alice`.');
+    expect(text({ state: 'timed_out', by: 'timeout' })).toBe('⌛ Nobody decided in time: not run.');
+    expect(text({ state: 'cancelled', by: 'stop' })).toBe('⏹️ Not decided: the turn ended.');
   });
 });

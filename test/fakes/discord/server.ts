@@ -19,6 +19,12 @@
  * message); multipart creates (`payload_json` + `files[n]`, kept in {@link FakeMessage.files}); threads started
  * from a message (`POST /channels/{id}/messages/{id}/threads`: the thread gets the message's id, THREAD_CREATE is
  * dispatched, a second start answers 400/160004).
+ *
+ * Message components: a create or edit may carry `components` (kept, sent back in the message object);
+ * {@link FakeGatewayControl.clickButton} dispatches INTERACTION_CREATE type 3 (MESSAGE_COMPONENT, with the message
+ * and `data.custom_id`), and the callback answers type 4 (a new message; flag 64 = ephemeral), 6 (deferred update)
+ * or 7 (UPDATE_MESSAGE: the clicked message gets the callback's content and components, recorded in its history);
+ * `PATCH /webhooks/{app}/{token}/messages/@original` of a component interaction edits the clicked message.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -105,6 +111,8 @@ export interface FakeMessage {
   files?: { name: string; content: string }[];
   /** The bot's own reactions on it, in the order they were added. */
   reactions?: string[];
+  /** Message components (action rows of buttons) as last created or edited; absent: none. */
+  components?: unknown[];
 }
 
 /** What the next matching call(s) get instead of a normal answer. */
@@ -226,12 +234,15 @@ export interface FakeAppCommand {
   [field: string]: unknown;
 }
 
-/** A slash-command interaction the fake dispatched, and how the bot answered it. */
+/** An interaction the fake dispatched (a slash command, or a button click), and how the bot answered it. */
 export interface FakeInteraction {
   id: string;
   token: string;
   channelId: string;
+  /** The command's name; for a button click its custom id. */
   name: string;
+  /** A button click: the message whose button was clicked (types 6/7 and `@original` edit it). */
+  messageId?: string;
   dispatchedAt: number;
   /** Interaction callbacks in arrival order: type 4 (message), 5 (deferred), … with the time since dispatch. */
   callbacks: { type: number; data?: Record<string, unknown>; afterMs: number }[];
@@ -273,6 +284,19 @@ export interface FakeGatewayControl {
   commands(guildId?: string): FakeAppCommand[] | undefined;
   /** Dispatches INTERACTION_CREATE for slash command `name`. */
   injectCommand(opts: InjectCommandOptions): FakeInteraction;
+  /**
+   * Dispatches INTERACTION_CREATE type 3 (MESSAGE_COMPONENT): `author` clicks the button `customId` of bot message
+   * `messageId` (Discord sends the whole message and `data: {custom_id, component_type: 2}`). `stale`: the click
+   * comes from a client that still shows a button the message no longer has (a late click).
+   * @throws when the message has no such button (and the click is not `stale`)
+   */
+  clickButton(opts: {
+    messageId: string;
+    customId: string;
+    author: InjectOptions['author'];
+    nick?: string;
+    stale?: boolean;
+  }): FakeInteraction;
   interaction(id: string): FakeInteraction | undefined;
 }
 
@@ -490,6 +514,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
         edited_timestamp: null,
         history: [content],
         ...(uploads.length > 0 ? { files: uploads } : {}),
+        ...(Array.isArray(b.components) && b.components.length > 0 ? { components: b.components } : {}),
       };
       messages.push(created);
       if (nonce !== undefined) nonces.set(`${bot.id}:${String(nonce)}`, { message: created, at: Date.now() });
@@ -522,6 +547,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
         message.history.push(b.content);
       }
       if (typeof b.flags === 'number') message.flags = b.flags;
+      if (Array.isArray(b.components)) message.components = b.components;
       message.edited_timestamp = new Date().toISOString();
       return send(200, wire(message));
     }
@@ -696,7 +722,13 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
         const type = typeof b.type === 'number' ? b.type : 0;
         const data = (b.data ?? undefined) as Record<string, unknown> | undefined;
         it.callbacks.push({ type, ...(data ? { data } : {}), afterMs });
-        if (type === 4 || type === 5) {
+        const clicked = it.messageId ? messages.find((x) => x.id === it.messageId) : undefined;
+        if ((type === 6 || type === 7) && !clicked)
+          return { status: 400, body: { message: 'Interaction has no message to update', code: 50035 } };
+        if (clicked && (type === 6 || type === 7)) {
+          it.response = clicked;
+          if (type === 7) applyEdit(clicked, data ?? {});
+        } else if (type === 4 || type === 5) {
           const content = type === 4 && typeof data?.content === 'string' ? data.content : '';
           it.response = botMessage(it.channelId, content, typeof data?.flags === 'number' ? data.flags : 0);
         }
@@ -709,20 +741,30 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
         const b = body ?? {};
         if (m[3] && method === 'PATCH') {
           if (!it.response) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
-          if (typeof b.content === 'string') {
-            it.response.content = b.content;
-            it.response.history.push(b.content);
-          }
-          it.response.edited_timestamp = new Date().toISOString();
+          applyEdit(it.response, b);
           return { status: 200, body: wire(it.response) };
         }
         if (!m[3] && method === 'POST') {
-          const followup = botMessage(it.channelId, typeof b.content === 'string' ? b.content : '', 0);
+          const followup = botMessage(
+            it.channelId,
+            typeof b.content === 'string' ? b.content : '',
+            typeof b.flags === 'number' ? b.flags : 0,
+          );
           it.followups.push(followup);
           return { status: 200, body: wire(followup) };
         }
       }
       return null;
+    }
+
+    /** An edit through an interaction (UPDATE_MESSAGE, `@original`): content and components. */
+    function applyEdit(message: FakeMessage, b: Record<string, unknown>): void {
+      if (typeof b.content === 'string') {
+        message.content = b.content;
+        message.history.push(b.content);
+      }
+      if (Array.isArray(b.components)) message.components = b.components;
+      message.edited_timestamp = new Date().toISOString();
     }
 
     function botMessage(channelId: string, content: string, flags: number): FakeMessage {
@@ -828,6 +870,72 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       return it;
     }
 
+    function clickButton(o: {
+      messageId: string;
+      customId: string;
+      author: InjectOptions['author'];
+      nick?: string;
+      stale?: boolean;
+    }): FakeInteraction {
+      const message = messages.find((x) => x.id === o.messageId);
+      if (!message) throw new Error(`fake discord: no message ${o.messageId}`);
+      const buttons = (message.components ?? []).flatMap(
+        (row) => ((row as { components?: unknown[] }).components ?? []) as { custom_id?: string }[],
+      );
+      if (!o.stale && !buttons.some((b) => b.custom_id === o.customId))
+        throw new Error(`fake discord: message ${o.messageId} has no button ${o.customId}`);
+      const channel = channels.get(message.channel_id);
+      const user = userObject(o.author);
+      const id = snowflake();
+      const interactionToken = `itoken-${id}-${Math.random().toString(36).slice(2)}`;
+      const guildId = typeof channel?.guild_id === 'string' ? channel.guild_id : undefined;
+      const payload: Record<string, unknown> = {
+        id,
+        application_id: applicationId,
+        type: 3,
+        data: { custom_id: o.customId, component_type: 2 },
+        message: wire(message),
+        channel_id: message.channel_id,
+        channel,
+        token: interactionToken,
+        version: 1,
+        app_permissions: '1071698660929',
+        locale: 'en-US',
+        entitlements: [],
+        authorizing_integration_owners: { '0': guildId ?? user.id },
+        context: guildId ? 0 : 1,
+        attachment_size_limit: 10_485_760,
+      };
+      if (guildId) {
+        payload.guild_id = guildId;
+        payload.guild_locale = 'en-US';
+        payload.member = {
+          user,
+          nick: o.nick ?? null,
+          roles: [],
+          joined_at: new Date().toISOString(),
+          deaf: false,
+          mute: false,
+          flags: 0,
+          permissions: '1071698660929',
+        };
+      } else payload.user = user;
+      const it: FakeInteraction = {
+        id,
+        token: interactionToken,
+        channelId: message.channel_id,
+        name: o.customId,
+        messageId: message.id,
+        dispatchedAt: Date.now(),
+        callbacks: [],
+        response: null,
+        followups: [],
+      };
+      interactions.set(id, it);
+      dispatchAll('INTERACTION_CREATE', payload);
+      return it;
+    }
+
     function dispatchAll(event: string, data: unknown): void {
       let delivered = 0;
       for (const conn of sockets) {
@@ -853,6 +961,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       dispatchAll,
       commands: (guildId) => registered.get(guildId ?? 'global'),
       injectCommand,
+      clickButton,
       interaction: (id) => interactions.get(id),
     };
     return { identifies, newSession, resume, route, history, oldEditRefused, control };
@@ -1196,6 +1305,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       attachments: [],
       embeds: [],
       pinned: false,
+      components: x.components ?? [],
       type: x.message_reference?.message_id ? 19 : 0,
       flags: x.flags,
       ...(x.nonce !== undefined ? { nonce: x.nonce } : {}),

@@ -16,6 +16,10 @@
  *   with its Content-Type and Content-Length; without `alt=media` the Media resource as JSON). Requests without a
  *   token the fake issued get 401 UNAUTHENTICATED. Errors use Google's JSON error format.
  *
+ * A MESSAGE event posted through {@link FakeGoogleChat.postEvent} is kept as the user's message, so
+ * `spaces.messages.get` finds it (its `sender`) as on Chat; {@link cardClickedEvent} builds the CARD_CLICKED event
+ * of a click on a card button.
+ *
  * Every API and token call is recorded in {@link FakeGoogleChat.calls}; {@link FakeGoogleChat.failNext} makes the
  * next N calls of a route fail, either before anything happens or after the write was applied (the response is
  * lost to the client: a retry must not post twice).
@@ -176,6 +180,8 @@ export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
 
   const calls: FakeCall[] = [];
   const messages = new Map<string, FakeChatMessage>();
+  /** Users' messages from posted MESSAGE events, by name (only `spaces.messages.get` reads them). */
+  const userMessages = new Map<string, Record<string, unknown>>();
   const accessTokens = new Set<string>();
   const media = new Map<string, { contentType: string; bytes: Buffer }>();
   const failures = new Map<FakeRoute, { failure: FakeFailure; left: number }>();
@@ -288,6 +294,8 @@ export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
         const failure = takeFailure('get');
         if (failure)
           return googleError(res, failure.status, STATUS_NAMES[failure.status] ?? 'UNKNOWN', 'injected');
+        const fromUser = userMessages.get(name);
+        if (!m && fromUser) return sendJson(res, 200, fromUser);
         return m ? sendJson(res, 200, resource(m)) : googleError(res, 404, 'NOT_FOUND', `${name} not found`);
       }
       if (req.method === 'PATCH') {
@@ -382,6 +390,9 @@ export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
         .sign(opts.foreignKey ? foreignKeys.privateKey : chatKeys.privateKey);
     },
     async postEvent(endpoint, event, tokenOpt = {}) {
+      const posted = event as { type?: unknown; message?: { name?: unknown } };
+      if (posted.type === 'MESSAGE' && typeof posted.message?.name === 'string')
+        userMessages.set(posted.message.name, posted.message as Record<string, unknown>);
       const tokenValue =
         tokenOpt === null ? null : typeof tokenOpt === 'string' ? tokenOpt : await fake.signToken(tokenOpt);
       const res = await fetch(endpoint, {
@@ -467,5 +478,31 @@ export function messageEvent(o: {
       space,
       ...(o.attachments ? { attachment: o.attachments } : {}),
     },
+  };
+}
+
+/**
+ * A CARD_CLICKED event as Chat sends it to an HTTP app when `user` clicks the button of `message` whose
+ * `onClick.action` is `{function, parameters}`: `action.actionMethodName` + `action.parameters` (the legacy form)
+ * and `common.invokedFunction` + `common.parameters`.
+ */
+export function cardClickedEvent(o: {
+  message: FakeChatMessage;
+  user?: { name: string; displayName: string };
+  function: string;
+  parameters: Record<string, string>;
+}): Record<string, unknown> {
+  const user = o.user ?? { name: 'users/1001', displayName: 'Alice' };
+  return {
+    type: 'CARD_CLICKED',
+    eventTime: new Date().toISOString(),
+    space: { name: o.message.space.name, type: 'ROOM', spaceType: 'SPACE' },
+    user: { ...user, type: 'HUMAN' },
+    message: { name: o.message.name, thread: o.message.thread, space: o.message.space },
+    action: {
+      actionMethodName: o.function,
+      parameters: Object.entries(o.parameters).map(([key, value]) => ({ key, value })),
+    },
+    common: { invokedFunction: o.function, parameters: o.parameters },
   };
 }
