@@ -221,9 +221,11 @@ describe('Discord approval buttons', () => {
     );
     expect(edited.content).toContain('⏹️ Not decided: the turn ended.');
     expect(edited.components ?? []).toEqual([]);
-    // The stop notice still answers Alice's message (the approval message is not the answer).
+    // The stop notice is shown in the turn's live status (the visibility matrix's system_log row), not in the
+    // approval message.
     await bench.fake.waitFor(
-      () => bench.repliesTo(channel, id).find((m) => !m.content.startsWith('🔐')),
+      () =>
+        bench.fake.botMessages(channel).find((m) => m.id !== message.id && m.content.includes('⏹️ Stopped.')),
       20_000,
       'the stop notice',
     );
