@@ -282,6 +282,10 @@ describe('WeChat channel', () => {
     bench.stack.script(sessionOf(user), { kind: 'text', text: 'Noted.' });
     const first = await bench.fake.push({ from: user, content: 'remember the word plum' });
     await untilReplied(user, first.msgId as string);
+    // The reply is sent a moment before the workflow ends the turn: wait for idle so /status has one answer.
+    await expect
+      .poll(async () => (await bench.stack.sessions.state(sessionOf(user))).status, { timeout: 15_000 })
+      .toBe('idle');
     const answers = (n: number) =>
       bench.fake.waitFor(() => bench.fake.sentTo(user).length >= n, 10_000, `answer ${n}`);
 
