@@ -5,7 +5,8 @@
  *
  * A waiting call is asked about in one plain text to the follower; the follower answers by typing `/approve`,
  * `/deny` or `/always` (the oldest waiting call is decided, by `wechat:<OpenID>`) and is told what was decided;
- * a decision taken elsewhere (REST) is told in a short text; a typed answer with nothing waiting says so.
+ * a decision taken elsewhere (REST) or the end of the turn (`/stop`) is told in a short text; a typed answer with
+ * nothing waiting says so.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -158,4 +159,20 @@ describe('WeChat typed approvals', () => {
     for (const f of ['again.txt', 'third.txt']) expect(fs.existsSync(path.join(workspace, f)), f).toBe(true);
     expect(bench.fake.sentTo(user).filter((t) => t.startsWith('🔐'))).toHaveLength(2);
   }, 120_000);
+
+  it('/stop while waiting ends the turn; the follower is told the call was not run', async () => {
+    const { user, session, inbound } = await ask('echo ran >> runs.txt');
+    await bench.fake.push({ from: user, content: '/stop' });
+    expect(await settled(inbound)).toBe('interrupted');
+    const sent = await texts(user, 3);
+    expect(sent).toContain('⏹️ Stopping the current turn.');
+    expect(sent).toContain(
+      '⏹️ No longer waiting (the turn ended), not run: run_shell_command: echo ran >> runs.txt',
+    );
+    const msgs = await bench.stack.messages(session);
+    expect(approvalOf(msgs.find((m) => m.type === 'tool_call'))).toMatchObject({ state: 'cancelled' });
+    expect(linesOf(session)).toEqual([]);
+    await bench.fake.push({ from: user, content: '/approve' });
+    expect((await texts(user, 4))[3]).toBe('Nothing is waiting for your approval.');
+  }, 90_000);
 });
