@@ -70,7 +70,11 @@ export function approvalAskText(
   const name = toolNameOf(call);
   const waitS = (Date.parse(approval.expires_at ?? '') - Date.parse(approval.requested_at)) / 1000;
   const pattern = alwaysPatternFor(name, approval.subject);
-  const patternText = Array.from(pattern).length > 80 ? '' : ` (${pattern})`;
+  // An `/always` of a compound command approves exactly that command again (alwaysPatternFor).
+  const later =
+    pattern === approval.subject.trim()
+      ? 'this same call'
+      : `calls like it${Array.from(pattern).length > 80 ? '' : ` (${pattern})`}`;
   const timeout =
     Number.isFinite(waitS) && waitS > 0 ? `\nNo answer within ${presentWait(waitS)} counts as /deny.` : '';
   return fitting(
@@ -79,7 +83,7 @@ export function approvalAskText(
     maxBytes,
     (desc) =>
       `🔐 Approval needed: ${desc}\n` +
-      `Reply /approve to run it, /deny to refuse, or /always to run it and, from now on, calls like it${patternText} without asking.` +
+      `Reply /approve to run it, /deny to refuse, or /always to run it and, from now on, ${later} without asking.` +
       timeout,
   );
 }

@@ -29,6 +29,12 @@ describe('WeChat approval request text', () => {
     );
   });
 
+  it('says an /always of a compound command approves that same command', () => {
+    expect(approvalAskText(call(), asked('ls; rm -rf ~'))).toContain(
+      'or /always to run it and, from now on, this same call without asking.',
+    );
+  });
+
   it('shortens a long command to fit the byte limit', () => {
     const text = approvalAskText(call(), asked(`echo ${'长'.repeat(3000)}`));
     expect(Buffer.byteLength(text, 'utf8')).toBeLessThanOrEqual(WECHAT_MAX_TEXT_BYTES);
