@@ -17,12 +17,13 @@ describe('approval policy', () => {
     expect(policyAsks('off', 'run_shell_command')).toBe(false);
   });
 
-  it('the REST API, Discord and Google Chat (buttons) default to writes; the terminal and WeChat to off', () => {
+  it('the REST API and the chat channels (buttons, typed /approve on WeChat) default to writes; the terminal to off', () => {
     expect(defaultApprovalPolicy('discord')).toBe('writes');
     expect(defaultApprovalPolicy('google_chat')).toBe('writes');
-    expect(defaultApprovalPolicy('wechat')).toBe('off');
+    expect(defaultApprovalPolicy('wechat')).toBe('writes');
     expect(defaultApprovalPolicy('api')).toBe('writes');
     expect(defaultApprovalPolicy('cli')).toBe('off');
+    expect(defaultApprovalPolicy('some_new_channel')).toBe('off');
   });
 
   it('the subject is the command of a shell call and `<tool> <path>` of a file call', () => {

@@ -66,19 +66,19 @@ export function isApprovalDecision(v: unknown): v is ApprovalDecision {
 /**
  * Chatbots whose people can decide an approval where they talk: the REST API (`POST …/tool-calls/{callId}/approval`,
  * the `approval_requested` event), Discord (a message with Approve / Deny / Always buttons, for the requester and
- * DISCORD_APPROVERS: adapters/discord/approvals.ts) and Google Chat (a card with the same buttons, for the
- * requester and GOOGLE_CHAT_APPROVERS: adapters/googlechat/approvals.ts). The terminal client (`cli`) prompts too, but is the host's
- * own user.
+ * DISCORD_APPROVERS: adapters/discord/approvals.ts), Google Chat (a card with the same buttons, for the
+ * requester and GOOGLE_CHAT_APPROVERS: adapters/googlechat/approvals.ts) and WeChat (a text naming the call,
+ * answered by typing `/approve`, `/deny` or `/always`: adapters/wechat/approvals.ts). The terminal client (`cli`)
+ * prompts too, but is the host's own user.
  */
-const DECIDING_CHATBOTS: ReadonlySet<string> = new Set(['api', 'discord', 'google_chat']);
+const DECIDING_CHATBOTS: ReadonlySet<string> = new Set(['api', 'discord', 'google_chat', 'wechat']);
 
 /**
  * The policy of a chatbot when neither `KESOKU_TOOL_APPROVAL` nor the session sets one: `writes` for the REST
- * API, Discord and Google Chat, whose people may be anyone the operator let in (a token, a pairing, a guild) and who can
- * answer the request where they are; `off` for the local terminal (the person at the keyboard runs the agent as
- * themselves and watches every command) and for the chat channels without an in-channel approve/deny control
- * (WeChat) — there a request could only time out. An operator who wants their commands approved sets
- * `KESOKU_TOOL_APPROVAL=writes` and decides over REST or the Web UI.
+ * API and the chat channels (Discord, Google Chat, WeChat), whose people may be anyone the operator let in (a
+ * token, a pairing, a guild) and who can answer the request where they are; `off` for the local terminal (the
+ * person at the keyboard runs the agent as themselves and watches every command) and for any chatbot not listed
+ * in {@link DECIDING_CHATBOTS}, where a request could only time out.
  */
 export function defaultApprovalPolicy(chatbotId: string): ApprovalPolicy {
   return DECIDING_CHATBOTS.has(chatbotId) ? 'writes' : 'off';

@@ -15,9 +15,10 @@
 import { commandUsage, parseChatCommand, type ParsedCommand } from './commands.ts';
 import { presentFailure, presentQueueFull, type SessionLocale } from '../../domain/failures.ts';
 import { LIMITS } from '../../domain/inbound.ts';
-import type { ApprovalPolicy } from '../../domain/tool-approval.ts';
+import type { ApprovalDecision, ApprovalPolicy } from '../../domain/tool-approval.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import type { SessionState } from '../../workflows/definitions.ts';
+import type { TypedDecision } from './typed-approvals.ts';
 
 /** Commands that act on the session, each with an entry in {@link SESSION_COMMAND_HANDLERS}. */
 export type SessionCommand = Exclude<ParsedCommand, { name: 'usage' | 'local' | 'unknown' }>;
@@ -46,6 +47,16 @@ export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle
      * delivery of the same command start one conversation, not two.
      */
     newConversation?(sessionId: string, key?: string): Promise<void>;
+    /**
+     * `/approve`, `/deny`, `/always` (adapters/kit/typed-approvals.ts `APPROVAL_COMMANDS`, a channel's `local`
+     * commands): decides the session's oldest call waiting for approval on behalf of `sender` (the platform user
+     * who typed the command); `updateId` makes a repeated delivery decide once.
+     */
+    decidePending?(
+      sessionId: string,
+      decision: ApprovalDecision,
+      o: { updateId?: string; sender?: string },
+    ): Promise<TypedDecision>;
   };
 
 /** What a handler runs against: the session, and the update id that makes a repeated command run once. */
@@ -54,6 +65,8 @@ export interface CommandRun {
   sessionId: string;
   /** `{updateId}` when the channel derived one from the platform's message id, else `{}`. */
   opts: { updateId?: string };
+  /** The platform id of the user who sent the command, when the channel passed it. */
+  sender?: string;
 }
 
 /** Runs one command; resolves to the answer text. May throw: the dispatcher turns errors into text. */
@@ -134,6 +147,8 @@ export function presentHelp(sessions: CommandSessions): string {
   ];
   if (sessions.setLocale) lines.push('`/locale en|zh` language of notices and error messages');
   if (sessions.setApproval) lines.push('`/approval off|writes|all` which tool calls ask you first');
+  if (sessions.decidePending)
+    lines.push('`/approve`, `/deny`, `/always` answer the oldest tool call waiting for your approval');
   if (sessions.newConversation) lines.push('`/new` start a new conversation (the agent forgets this one)');
   if (sessions.state) lines.push('`/status` show what the agent is doing');
   lines.push('`/help` this list');
@@ -185,7 +200,8 @@ export function parseCommand(
 
 /**
  * Runs `cmd` on session `sessionId` with the handlers of `local` for the channel's own commands. `updateId`
- * (from the platform's message id) makes a repeated delivery of the same command message run it once.
+ * (from the platform's message id) makes a repeated delivery of the same command message run it once; `sender`
+ * is the platform id of who sent it (for commands that act for a person, `/approve`).
  * @returns the answer to show (never throws: a missing session and failed operations become text)
  */
 export async function runCommand(
@@ -194,8 +210,14 @@ export async function runCommand(
   cmd: ChatCommand,
   updateId?: string,
   local: Readonly<Record<string, LocalCommandHandler>> = CHAT_LOCAL_COMMANDS,
+  sender?: string,
 ): Promise<string> {
-  const run: CommandRun = { sessions, sessionId, opts: updateId === undefined ? {} : { updateId } };
+  const run: CommandRun = {
+    sessions,
+    sessionId,
+    opts: updateId === undefined ? {} : { updateId },
+    ...(sender === undefined ? {} : { sender }),
+  };
   try {
     if (cmd.name === 'usage') return cmd.text;
     if (cmd.name === 'local') {
@@ -240,9 +262,10 @@ export interface CommandDispatcher {
   /**
    * Runs the command `text` is on session `sessionId`.
    * @param updateId derived from the platform's message id, so a re-delivered command runs once
+   * @param sender the platform id of the user who sent it
    * @returns the answer text, or null when `text` is no command (the caller submits it as a message); never throws
    */
-  dispatch(text: string, sessionId: string, updateId?: string): Promise<string | null>;
+  dispatch(text: string, sessionId: string, updateId?: string, sender?: string): Promise<string | null>;
 }
 
 /**
@@ -259,9 +282,9 @@ export function createCommandDispatcher(o: {
   const parse = (text: string) => parseCommand(text, names);
   return {
     parse,
-    async dispatch(text, sessionId, updateId) {
+    async dispatch(text, sessionId, updateId, sender) {
       const cmd = parse(text);
-      return cmd === null ? null : runCommand(o.sessions, sessionId, cmd, updateId, local);
+      return cmd === null ? null : runCommand(o.sessions, sessionId, cmd, updateId, local, sender);
     },
   };
 }

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { ChannelDescriptor, ChannelContext, RunningChannel } from '../kit/channel.ts';
 import { createChatAccess, warnOpenAccess } from '../kit/access.ts';
 import { createDeliveryStore } from '../../db/deliveries.ts';
+import { setApprovalPolicy } from '../../db/approvals.ts';
 import { setLocale } from '../../db/sessions.ts';
 import { accessPolicy } from '../../domain/access-policy.ts';
 import { ConfigError } from '../../infra/config.ts';
@@ -28,6 +29,8 @@ import {
   wechatSessionAddress,
   type WechatIngressDeps,
 } from './ingress.ts';
+import { decideOldestPending } from '../kit/typed-approvals.ts';
+import { wechatDecider } from './approvals.ts';
 import { createWechatSink } from './sink.ts';
 import { WECHAT_MAX_TEXT_BYTES } from './text.ts';
 
@@ -77,6 +80,18 @@ async function start(ctx: ChannelContext<WechatConfig>): Promise<RunningChannel>
       if (!(await setLocale(pool, sessionId, locale)))
         throw new SessionClientError('not_found', `no session ${sessionId}`);
       return { locale };
+    },
+    async setApproval(sessionId, policy) {
+      if (!(await setApprovalPolicy(pool, sessionId, policy)))
+        throw new SessionClientError('not_found', `no session ${sessionId}`);
+    },
+    // `/approve`, `/deny`, `/always`: one-to-one chat, the follower is the requester; no other check.
+    async decidePending(sessionId, decision, { updateId, sender }) {
+      const openId = sender ?? /^wechat:([^:]+)/.exec(sessionId)?.[1] ?? 'unknown';
+      return decideOldestPending({ pool, decide: (...a) => s.decideApproval(...a) }, sessionId, decision, {
+        by: wechatDecider(openId),
+        ...(updateId === undefined ? {} : { updateId }),
+      });
     },
   };
   const ingress = createWechatIngress({

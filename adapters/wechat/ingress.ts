@@ -9,11 +9,14 @@
  *    de-duplicates by message id as the last line (a re-push can never make a second message).
  * 2. Access (adapters/kit/access.ts): one-to-one chats only, so the OpenID is both the user and the channel. An
  *    allowed user goes on; a stranger in pairing mode is sent a pairing code; anyone else gets no answer.
- * 3. A message that is wholly a chat command (`/stop`, `/compact`, `/title …`, `/mode …`, `/locale …`, `/new`,
- *    `/status`, `/help`; adapters/discord/commands.ts) runs on the session (update id from the MsgId, so a re-pushed
- *    command runs once) and is answered. `/new` moves the user to a new conversation (session
- *    `wechat:<OpenID>:<n>`, adapters/kit/conversations.ts) when the channel passes `addressOf` and
- *    `sessions.newConversation`.
+ * 3. A message that is wholly a chat command (`/stop`, `/compact`, `/title …`, `/mode …`, `/locale …`,
+ *    `/approval …`, `/new`, `/status`, `/help`, and `/approve`, `/deny`, `/always`; adapters/kit/commands.ts and
+ *    command-dispatch.ts) runs on the session (update id from the MsgId, so a re-pushed command runs once) and is
+ *    answered. `/new` moves the user to a new conversation (session `wechat:<OpenID>:<n>`,
+ *    adapters/kit/conversations.ts) when the channel passes `addressOf` and `sessions.newConversation`.
+ *    `/approve`, `/deny`, `/always` decide the oldest tool call of the session waiting for approval
+ *    (adapters/kit/typed-approvals.ts, `sessions.decidePending`) on behalf of the follower, who is the requester
+ *    in this one-to-one chat; the answer names the call (approvals.ts has the request side).
  * 4. Text (and a voice message's speech recognition result, when the account has recognition on) is submitted to
  *    session `wechat:<OpenID>` as InboundMessage `{id: "wechat-<MsgId>", sender: OpenID, receivedAt: CreateTime,
  *    channelContext: {open_id, msg_id, account}}`; a refused submission is told to the user.
@@ -32,6 +35,7 @@ import {
   presentSessionError,
   type CommandSessions,
 } from '../kit/command-dispatch.ts';
+import { APPROVAL_COMMANDS } from '../kit/typed-approvals.ts';
 import { getMessage } from '../../db/messages.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { AccessPolicy, ChatPlace } from '../../domain/access-policy.ts';
@@ -116,7 +120,7 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
   const access = deps.access ?? createChatAccess({ policy: deps.policy, pool: null, logger });
   const seen = new Map<string, number>();
   const tails = new Map<string, Promise<unknown>>();
-  const commands = createCommandDispatcher({ sessions });
+  const commands = createCommandDispatcher({ sessions, local: APPROVAL_COMMANDS });
   const counts = Object.fromEntries(
     (
       [
@@ -196,7 +200,7 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
       return 'unsupported';
     }
     const address = await addressOf(openId);
-    const reply = await commands.dispatch(text, address.sessionId, `wechat-command-${p.MsgId}`);
+    const reply = await commands.dispatch(text, address.sessionId, `wechat-command-${p.MsgId}`, openId);
     if (reply !== null) {
       await answer(openId, reply);
       return 'command';

@@ -13,7 +13,7 @@ import {
   type FakeWechat,
   type FakeWechatOptions,
 } from '../fakes/wechat/server.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack, type StackOptions } from '../support/stack.ts';
 
 export interface WechatBench {
   fake: FakeWechat;
@@ -28,14 +28,15 @@ export interface WechatBench {
 
 export const benchLogger = () => createLogger('wechat-test', process.env.KESOKU_TEST_LOG ?? 'silent');
 
-/** `env` is extra channel configuration. */
+/** `env` is extra channel configuration; `stackOptions` go to the stack (e.g. `approvals`). */
 export async function startWechatBench(
   env: Record<string, string> = {},
   fakeOptions: FakeWechatOptions = {},
+  stackOptions: Omit<StackOptions, 'sinks'> = {},
 ): Promise<WechatBench> {
   const fake = await startFakeWechat({ answerTimeoutMs: 5000, ...fakeOptions });
   const sinks: Record<string, ChannelSink> = {};
-  const stack = await startStack({ sinks });
+  const stack = await startStack({ ...stackOptions, sinks });
   let channel: RunningChannel;
   try {
     const config = wechatChannel.configSchema.parse({
