@@ -72,6 +72,12 @@ function schemas(waitMaxS: number): Record<string, Json> {
           type: 'string',
           description: 'On 504: the accepted message that is still being processed.',
         },
+        pending_approvals: {
+          type: 'array',
+          description:
+            "On 504: the session's tool calls waiting for approval (as in GET session); the turn goes on once they are decided with POST …/tool-calls/{callId}/approval.",
+          items: ref('PendingApproval'),
+        },
         temporal: { type: 'boolean', description: 'On 503: whether Temporal answered.' },
         postgres: { type: 'boolean', description: 'On 503: whether Postgres answered.' },
       },
@@ -565,7 +571,7 @@ const RESPONSES: Record<string, Json> = {
   InternalError: problem('An unexpected error; the log has details under the request id.'),
   Unavailable: problem('Temporal or Postgres is not answering; nothing was accepted.'),
   GatewayTimeout: problem(
-    '`wait` ran out; the message stays accepted (`message_id`) and will still be answered.',
+    '`wait` ran out; the message stays accepted (`message_id`) and will still be answered. When the session waits for a tool-call approval, `detail` names the call and `pending_approvals` lists the waiting calls.',
   ),
 };
 

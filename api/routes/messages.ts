@@ -9,6 +9,7 @@ import type { Attachment } from '../../domain/message.ts';
 import { attachmentDirFor, safeFileName } from '../../infra/workspace.ts';
 import { Router, type Request, type Response } from 'express';
 import { getMessage } from '../../db/messages.ts';
+import { listPendingApprovals, type PendingApprovalRow } from '../../db/approvals.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { InboundMessage, SubmitResult } from '../../workflows/definitions.ts';
 import type { SessionRow } from '../../db/sessions.ts';
@@ -84,8 +85,11 @@ export function messagesRouter(d: ResolvedDeps): Router {
         extensions,
       });
     }
-    const detail = `the turn did not end within ${body.wait} s; the message stays accepted and will be answered`;
-    throw new HttpProblem('wait_timeout', detail, { extensions });
+    const pending = await listPendingApprovals(d.pool, sessionId).catch(() => []);
+    const detail = `the turn did not end within ${body.wait} s${waitingFor(sessionId, pending)}; the message stays accepted and will be answered`;
+    throw new HttpProblem('wait_timeout', detail, {
+      extensions: { ...extensions, pending_approvals: pending },
+    });
   });
 
   router.get('/v1/sessions/:sessionId/messages', async (req: SessionRequest, res: Response) => {
@@ -99,6 +103,27 @@ export function messagesRouter(d: ResolvedDeps): Router {
   });
 
   return router;
+}
+
+/** How much of a tool call's subject a wait-timeout detail quotes, in characters. */
+const SUBJECT_QUOTE_MAX = 80;
+
+/**
+ * The part of a wait-timeout detail naming what the session waits for: the first tool call waiting for
+ * approval and the route that decides it ("" when none waits).
+ */
+function waitingFor(sessionId: string, pending: PendingApprovalRow[]): string {
+  const first = pending[0];
+  if (!first) return '';
+  const subject =
+    first.subject.length > SUBJECT_QUOTE_MAX
+      ? `${first.subject.slice(0, SUBJECT_QUOTE_MAX)}…`
+      : first.subject;
+  const more = pending.length > 1 ? ` (and ${pending.length - 1} more, see pending_approvals)` : '';
+  return (
+    `: it is waiting for approval of ${first.tool_name} \`${subject}\`${more}; decide with ` +
+    `POST /v1/sessions/${sessionId}/tool-calls/${first.call_id}/approval {"decision":"approve"} (or "deny")`
+  );
 }
 
 /**
