@@ -561,7 +561,7 @@ const RESPONSES: Record<string, Json> = {
       'non-admins): both answer the same. A session exists once its first message was accepted.',
   ),
   Conflict: problem(
-    "The message id is already used by another session, or `channel` is not the existing session's chatbot.",
+    "The message id is already used by another session or with other content or attachments, or `channel` is not the existing session's chatbot.",
   ),
   PayloadTooLarge: problem(`The body is over ${API_LIMITS.bodyBytes} bytes.`),
   UnsupportedMediaType: problem('The body is not application/json.'),
@@ -667,8 +667,8 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           operationId: 'postMessage',
           summary: 'Send a message (the first message creates the session)',
           description:
-            'Accepted messages are stored as `pending_agent` before the answer, so a GET right after shows them. A repeated `id` answers ' +
-            'with the stored message and queues nothing. With `wait`, the answer comes when the turn ended (200) or the time ran out (504).',
+            'Accepted messages are stored as `pending_agent` before the answer, so a GET right after shows them. A repeated `id` with the same ' +
+            'content and attachments answers 202 with the stored message (`duplicate: true`) and queues nothing; with other content or attachments it answers 409. With `wait`, the answer comes when the turn ended (200) or the time ran out (504).',
           requestBody: { required: true, content: json(ref('PostMessageRequest')) },
           responses: {
             '200': { description: 'With `wait`: the turn ended.', content: json(ref('TurnResult')) },

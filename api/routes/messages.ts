@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Attachment } from '../../domain/message.ts';
+import type { Attachment, Message } from '../../domain/message.ts';
 import { attachmentDirFor, safeFileName } from '../../infra/workspace.ts';
 import { Router, type Request, type Response } from 'express';
 import { getMessage } from '../../db/messages.ts';
@@ -51,11 +51,16 @@ export function messagesRouter(d: ResolvedDeps): Router {
     checkInbound(inbound);
     const existing = await authorizeSubmit(d.pool, callerOf(res), sessionId);
     const address = addressFor(sessionId, existing, body.channel);
+    // A repeated id is an idempotent retry only with the same content: refuse another one before its
+    // attachment files could replace the first message's (checked again after the submit for a concurrent use).
+    if (body.id !== undefined)
+      rejectChangedRepeat(sessionId, await getMessage(d.pool, inbound.id), inbound, false);
     if (body.attachments?.some((a) => a.data !== undefined)) {
       inbound.attachments = await storeAttachments(d, sessionId, inbound.id, body.attachments);
     }
     const log = contextOf(res).log.child({ sessionId, messageId: inbound.id });
     const accepted = await submit(d, address, inbound, body.id !== undefined);
+    if (accepted.duplicate) rejectChangedRepeat(sessionId, accepted.message, inbound, true);
     log.info({ queuePosition: accepted.queue_position, duplicate: accepted.duplicate }, 'message accepted');
     if (!body.wait) {
       const { message, queue_position, duplicate } = accepted;
@@ -148,6 +153,47 @@ function addressFor(
 }
 
 /**
+ * An attachment list for comparing two submissions: `name`, `content_type`, `url`, plus (`staged`) `size` and
+ * `path` as stored — before the files are stored only the fields the client chose can be compared.
+ */
+function attachmentKey(list: Attachment[] | undefined, staged: boolean): string {
+  return JSON.stringify(
+    (list ?? []).map((a) => [
+      a.name,
+      a.content_type ?? null,
+      a.url ?? null,
+      ...(staged ? [a.size ?? null, a.path ?? null] : []),
+    ]),
+  );
+}
+
+/**
+ * Message ids are idempotency keys: a repeat is acknowledged only when it carries what the first one did.
+ * @param stored the message stored under the id (null: none yet; one of another session is left to the
+ *   foreign-id check)
+ * @param staged whether `inbound`'s attachments already carry the paths and sizes of their stored files
+ * @throws HttpProblem conflict (409, `message_id` extension) when `stored` is in the session and its content or
+ *   attachments differ from `inbound`'s
+ */
+function rejectChangedRepeat(
+  sessionId: string,
+  stored: Message | null,
+  inbound: InboundMessage,
+  staged: boolean,
+): void {
+  if (!stored || stored.session_id !== sessionId) return;
+  const storedAttachments = (stored.metadata as { attachments?: Attachment[] } | null)?.attachments;
+  const sameContent = stored.content === inbound.content;
+  if (sameContent && attachmentKey(storedAttachments, staged) === attachmentKey(inbound.attachments, staged))
+    return;
+  throw new HttpProblem(
+    'conflict',
+    `message id ${inbound.id} was already used with different ${sameContent ? 'attachments' : 'content'}; a repeated id must carry the same message (use a new id for a new message)`,
+    { extensions: { message_id: inbound.id } },
+  );
+}
+
+/**
  * The inbound message for a request body: a new UUID when no id is given, sender "api" by default. Attachment
  * bytes (`data`) never go into the message; see {@link storeAttachments}.
  */
@@ -164,9 +210,11 @@ function toInbound(body: PostMessageBody): InboundMessage {
 /**
  * Writes the attachments sent with `data` into the session's workspace, `attachments/<message id>/<n>-<name>`,
  * before the message is submitted, so the agent's tools can open them and the model activity can read them.
- * Writing the same message again (a repeated id) overwrites the same files with the same bytes.
+ * Writing the same message again (a repeated id) finds the same files with the same bytes; other bytes under a
+ * repeated id are a 409 and never replace the first message's files.
  * @returns the attachment records for the message (name, content_type, size, path; `url` kept for references)
- * @throws HttpProblem validation when the server has no data directory, or a file exceeds the size limit
+ * @throws HttpProblem validation when the server has no data directory, or a file exceeds the size limit;
+ *   conflict when a file of this message id already holds other bytes
  */
 async function storeAttachments(
   d: ResolvedDeps,
@@ -199,10 +247,34 @@ async function storeAttachments(
     }
     const file = path.join(dir, `${i}-${safeFileName(a.name)}`);
     await fs.mkdir(dir, { recursive: true });
-    await fs.writeFile(file, bytes);
+    await placeOnce(file, bytes, messageId);
     out.push({ ...record, size: bytes.length, path: file });
   }
   return out;
+}
+
+/**
+ * Puts `bytes` at `file` unless it exists: written to a temporary name, then hard-linked into place (atomic, and
+ * refused when the name is taken), so concurrent requests of one message id never replace each other's file.
+ * @throws HttpProblem conflict (409) when `file` exists with other bytes
+ */
+async function placeOnce(file: string, bytes: Buffer, messageId: string): Promise<void> {
+  const temporary = `${file}.${randomUUID()}.part`;
+  await fs.writeFile(temporary, bytes);
+  try {
+    await fs.link(temporary, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    if (!bytes.equals(await fs.readFile(file))) {
+      throw new HttpProblem(
+        'conflict',
+        `message id ${messageId} was already used with different attachments; a repeated id must carry the same message (use a new id for a new message)`,
+        { extensions: { message_id: messageId } },
+      );
+    }
+  } finally {
+    await fs.rm(temporary, { force: true });
+  }
 }
 
 /**
