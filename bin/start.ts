@@ -3,6 +3,7 @@
  * (when DATABASE_URL / TEMPORAL_ADDRESS are unset), migrations, a Temporal worker, the REST API, and every chat
  * channel its configuration enables (adapters/registry.ts). Prints the URLs; Ctrl-C stops every part.
  */
+import { chatCommand } from '../adapters/cli/options.ts';
 import { channelSecretKeys, loadChannelConfigs } from '../adapters/registry.ts';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
@@ -51,7 +52,7 @@ runProcess('kesoku', logger, async () => {
         : `  Temporal         ${infra.temporal.address} (external)`,
       `  Postgres         ${infra.postgres.source === 'embedded' ? 'embedded, data in ' + cfg.KESOKU_DATA_DIR : 'DATABASE_URL'}`,
       ...chat.bannerLines(),
-      '  Terminal chat    npm run chat',
+      `  Terminal chat    ${chatCommand(api.url)}`,
       'Press Ctrl-C to stop.',
       '',
     ];
