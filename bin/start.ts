@@ -35,7 +35,11 @@ runProcess('kesoku', logger, async () => {
     // Stopped in reverse: API, worker (drained while the channels can still take its deliveries), channels.
     const chat = await startChannelsService(channels, cfg, infra, logger);
     services.push(chat);
-    services.push(await startWorkerService(cfg, infra, logger, chat.sinks));
+    services.push(
+      await startWorkerService(cfg, infra, logger, chat.sinks, {
+        onDrain: (notice) => process.stderr.write(`kesoku: ${notice}\n`),
+      }),
+    );
     const api = await startApiService(cfg, infra, logger, { components: chat.health });
     services.push(api);
     const metrics = await startMetricsService(cfg, logger, {

@@ -306,12 +306,31 @@ export function llmOrWarn(cfg: Config, logger: Logger): LlmConfig | null {
   }
 }
 
-/** Runs a worker on the `kesoku` task queue until stopped. */
+/**
+ * What a stopping worker waits for, for the person who pressed Ctrl-C: null when nothing runs.
+ * @param running activities in flight (tool commands, model calls, writes)
+ * @param drainS seconds they are given before they are cancelled (KESOKU_WORKER_DRAIN_S)
+ */
+export function drainNotice(running: number, drainS: number): string | null {
+  if (running <= 0) return null;
+  const what =
+    running === 1
+      ? '1 running tool command or model call'
+      : `${running} running tool commands or model calls`;
+  return `waiting for ${what} to finish (up to ${drainS} s); press Ctrl-C again to exit now`;
+}
+
+/**
+ * Runs a worker on the `kesoku` task queue until stopped.
+ * @param opts.onDrain told, when the worker stops while activities run, what it waits for ({@link drainNotice});
+ *   default: an info log line
+ */
 export async function startWorkerService(
   cfg: Config,
   infra: Infrastructure,
   logger: Logger,
   sinks: Record<string, ChannelSink> = {},
+  opts: { onDrain?: (notice: string) => void } = {},
 ): Promise<Service> {
   // Session workflows set Kesoku's search attributes when they start: make sure the namespace has them before
   // polling, or stop here with the command to add them (never a rejected start per message).
@@ -358,7 +377,14 @@ export async function startWorkerService(
   return {
     name: 'worker',
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      if (worker.getState() === 'RUNNING') {
+        const notice = drainNotice(
+          worker.getStatus().numInFlightNonLocalActivities,
+          cfg.KESOKU_WORKER_DRAIN_S,
+        );
+        if (notice) (opts.onDrain ?? ((text: string) => logger.info(text)))(notice);
+        worker.shutdown();
+      }
       await running.catch(() => undefined);
       await connection.close();
     },
