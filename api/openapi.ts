@@ -714,6 +714,8 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
         post: {
           operationId: 'stopTurn',
           summary: 'Cancel the running turn (never waits in the queue)',
+          description:
+            'Before the session has a message, `{"stopped": false}` for an id the caller may create (the id is then claimed for the caller, as its first message would claim it).',
           responses: {
             '200': { description: 'Whether a turn was running.', content: json(ref('StopResult')) },
             ...withSession,
@@ -787,7 +789,8 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           description:
             'Frames: `event: turn.committed` + `id: <revision>` + `data: TurnCommittedEvent`; `event: turn.updated` + `data: TurnUpdatedEvent`; ' +
             'a `: ping` comment every 15 s. With `Last-Event-ID: N` (or `after_revision=N`) the stream starts with everything committed after N; ' +
-            'without it nothing historical is sent (read GET messages first).',
+            'without it nothing historical is sent (read GET messages first). A session id with no message yet can be watched before its first message ' +
+            "(the id is claimed for the caller, as its first message would claim it; the stream starts at revision 0); another principal's or a chat channel's id is a 404.",
           parameters: [
             {
               name: 'Last-Event-ID',
