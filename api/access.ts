@@ -44,7 +44,10 @@ export function callerOf(res: Response): Principal {
 }
 
 const notFound = (sessionId: string) =>
-  new HttpProblem('session_not_found', `session ${sessionId} does not exist`);
+  new HttpProblem(
+    'session_not_found',
+    `session ${sessionId} does not exist; a session is created by its first message (POST /v1/sessions/${sessionId}/messages)`,
+  );
 
 /** The principal that owns `sessionId`, or null when no principal does. */
 export async function sessionOwner(pool: Pool, sessionId: string): Promise<string | null> {

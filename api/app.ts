@@ -13,7 +13,7 @@ import { codecRouter, CODEC_PATH, type CodecOptions } from './routes/codec.ts';
 import { contextOf, requestContext } from './context.ts';
 import type { EventHub } from './event-hub.ts';
 import type { HealthStatus } from './health.ts';
-import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problems.ts';
+import { EXPECTED_5XX_KINDS, HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problems.ts';
 import { adminRouter } from './routes/admin.ts';
 import { deliveriesRouter } from './routes/deliveries.ts';
 import { eventsRouter } from './routes/events.ts';
@@ -113,15 +113,21 @@ export function createApp(deps: AppDeps): Application {
   return app;
 }
 
-/** The error middleware: every error becomes a problem; 5xx causes are logged with their raw text. */
+/**
+ * The error middleware: every error becomes a problem; 5xx causes are logged with their raw text at error level,
+ * but for the expected outcomes of {@link EXPECTED_5XX_KINDS} (info, no stack).
+ */
 function problemResponder() {
   return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const problem = toProblem(err, API_LIMITS.bodyBytes);
     const { requestId, log } = contextOf(res);
-    if (problem.status >= 500)
+    if (problem.status >= 500 && !EXPECTED_5XX_KINDS.has(problem.kind))
       log.error({ err: problem.cause ?? err, problem: problem.kind }, 'request failed');
     else
-      log.info({ problem: problem.kind, status: problem.status, detail: problem.detail }, 'request rejected');
+      log.info(
+        { problem: problem.kind, status: problem.status, detail: problem.detail },
+        problem.status >= 500 ? 'request ended without a result' : 'request rejected',
+      );
     if (res.headersSent) {
       res.end();
       return;

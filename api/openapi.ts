@@ -72,6 +72,12 @@ function schemas(waitMaxS: number): Record<string, Json> {
           type: 'string',
           description: 'On 504: the accepted message that is still being processed.',
         },
+        pending_approvals: {
+          type: 'array',
+          description:
+            "On 504: the session's tool calls waiting for approval (as in GET session); the turn goes on once they are decided with POST …/tool-calls/{callId}/approval.",
+          items: ref('PendingApproval'),
+        },
         temporal: { type: 'boolean', description: 'On 503: whether Temporal answered.' },
         postgres: { type: 'boolean', description: 'On 503: whether Postgres answered.' },
       },
@@ -565,7 +571,7 @@ const RESPONSES: Record<string, Json> = {
       'non-admins): both answer the same. A session exists once its first message was accepted.',
   ),
   Conflict: problem(
-    "The message id is already used by another session, or `channel` is not the existing session's chatbot.",
+    "The message id is already used by another session or with other content or attachments, or `channel` is not the existing session's chatbot.",
   ),
   PayloadTooLarge: problem(`The body is over ${API_LIMITS.bodyBytes} bytes.`),
   UnsupportedMediaType: problem('The body is not application/json.'),
@@ -575,7 +581,7 @@ const RESPONSES: Record<string, Json> = {
   InternalError: problem('An unexpected error; the log has details under the request id.'),
   Unavailable: problem('Temporal or Postgres is not answering; nothing was accepted.'),
   GatewayTimeout: problem(
-    '`wait` ran out; the message stays accepted (`message_id`) and will still be answered.',
+    '`wait` ran out; the message stays accepted (`message_id`) and will still be answered. When the session waits for a tool-call approval, `detail` names the call and `pending_approvals` lists the waiting calls.',
   ),
 };
 
@@ -671,8 +677,8 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           operationId: 'postMessage',
           summary: 'Send a message (the first message creates the session)',
           description:
-            'Accepted messages are stored as `pending_agent` before the answer, so a GET right after shows them. A repeated `id` answers ' +
-            'with the stored message and queues nothing. With `wait`, the answer comes when the turn ended (200) or the time ran out (504).',
+            'Accepted messages are stored as `pending_agent` before the answer, so a GET right after shows them. A repeated `id` with the same ' +
+            'content and attachments answers 202 with the stored message (`duplicate: true`) and queues nothing; with other content or attachments it answers 409. With `wait`, the answer comes when the turn ended (200) or the time ran out (504).',
           requestBody: { required: true, content: json(ref('PostMessageRequest')) },
           responses: {
             '200': { description: 'With `wait`: the turn ended.', content: json(ref('TurnResult')) },
@@ -718,6 +724,8 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
         post: {
           operationId: 'stopTurn',
           summary: 'Cancel the running turn (never waits in the queue)',
+          description:
+            'Before the session has a message, `{"stopped": false}` for an id the caller may create (the id is then claimed for the caller, as its first message would claim it).',
           responses: {
             '200': { description: 'Whether a turn was running.', content: json(ref('StopResult')) },
             ...withSession,
@@ -791,7 +799,8 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           description:
             'Frames: `event: turn.committed` + `id: <revision>` + `data: TurnCommittedEvent`; `event: turn.updated` + `data: TurnUpdatedEvent`; ' +
             'a `: ping` comment every 15 s. With `Last-Event-ID: N` (or `after_revision=N`) the stream starts with everything committed after N; ' +
-            'without it nothing historical is sent (read GET messages first).',
+            'without it nothing historical is sent (read GET messages first). A session id with no message yet can be watched before its first message ' +
+            "(the id is claimed for the caller, as its first message would claim it; the stream starts at revision 0); another principal's or a chat channel's id is a 404.",
           parameters: [
             {
               name: 'Last-Event-ID',

@@ -127,6 +127,23 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return false;
 }
 
+/** True when `raw` (the body text the JSON parser kept on its error) is valid JSON after all. */
+function isValidJson(raw: unknown): boolean {
+  if (typeof raw !== 'string') return false;
+  try {
+    JSON.parse(raw);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Expected outcomes answered with a 5xx: logged at info without a stack, since nothing failed (a `wait` that
+ * ended before the turn did; the message stays accepted).
+ */
+export const EXPECTED_5XX_KINDS: ReadonlySet<ProblemKind> = new Set<ProblemKind>(['wait_timeout']);
+
 /**
  * Maps any error a request can raise to a problem. Unknown errors become 500 with a generic detail.
  * - body parser: `entity.parse.failed` → 400, `entity.too.large` → 413, unsupported charset/encoding → 415
@@ -182,7 +199,14 @@ export function toProblem(err: unknown, limitBytes: number): HttpProblem {
   if (bodyError && typeof bodyError.type === 'string' && typeof bodyError.status === 'number') {
     switch (bodyError.type) {
       case 'entity.parse.failed':
-        return new HttpProblem('bad_request', 'the request body is not valid JSON', { cause: err });
+        // The parser's strict mode refuses valid JSON that is not an object or array (`null`, `"x"`, `3`).
+        return new HttpProblem(
+          'bad_request',
+          isValidJson((err as { body?: unknown }).body)
+            ? 'the request body must be a JSON object'
+            : 'the request body is not valid JSON',
+          { cause: err },
+        );
       case 'entity.verify.failed':
         return new HttpProblem('bad_request', 'the request body is not valid UTF-8', { cause: err });
       case 'entity.too.large':

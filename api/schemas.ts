@@ -91,7 +91,7 @@ export function postMessageSchema(waitMaxS: number = API_LIMITS.waitMaxS) {
       .regex(MESSAGE_ID_PATTERN, 'must be 1-128 characters of A-Z a-z 0-9 _ . @ - (not "." or "..")')
       .optional()
       .describe(
-        'Client-chosen message id, the idempotency key: a repeated id returns the stored message and queues nothing.',
+        'Client-chosen message id, the idempotency key: a repeated id with the same content and attachments returns the stored message (`duplicate: true`) and queues nothing; with other content or attachments it is a 409.',
       ),
     sender: z
       .string()

@@ -3,6 +3,7 @@
  * (when DATABASE_URL / TEMPORAL_ADDRESS are unset), migrations, a Temporal worker, the REST API, and every chat
  * channel its configuration enables (adapters/registry.ts). Prints the URLs; Ctrl-C stops every part.
  */
+import { chatCommand } from '../adapters/cli/options.ts';
 import { channelSecretKeys, loadChannelConfigs } from '../adapters/registry.ts';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
@@ -34,7 +35,11 @@ runProcess('kesoku', logger, async () => {
     // Stopped in reverse: API, worker (drained while the channels can still take its deliveries), channels.
     const chat = await startChannelsService(channels, cfg, infra, logger);
     services.push(chat);
-    services.push(await startWorkerService(cfg, infra, logger, chat.sinks));
+    services.push(
+      await startWorkerService(cfg, infra, logger, chat.sinks, {
+        onDrain: (notice) => process.stderr.write(`kesoku: ${notice}\n`),
+      }),
+    );
     const api = await startApiService(cfg, infra, logger, { components: chat.health });
     services.push(api);
     const metrics = await startMetricsService(cfg, logger, {
@@ -51,7 +56,7 @@ runProcess('kesoku', logger, async () => {
         : `  Temporal         ${infra.temporal.address} (external)`,
       `  Postgres         ${infra.postgres.source === 'embedded' ? 'embedded, data in ' + cfg.KESOKU_DATA_DIR : 'DATABASE_URL'}`,
       ...chat.bannerLines(),
-      '  Terminal chat    npm run chat',
+      `  Terminal chat    ${chatCommand(api.url)}`,
       'Press Ctrl-C to stop.',
       '',
     ];

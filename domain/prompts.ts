@@ -2,6 +2,7 @@
  * The fixed prompts Kesoku sends to the model. Pure text; the system prompt is injected as the system
  * instruction at preparation time (docs/message-model.md §3 "系统提示词", a virtual record never stored).
  */
+import { sanitizeTitle } from './session-settings.ts';
 
 /** docs/message-model.md §3 "系统提示词" (`# System Instructions\nYou are Kesoku...`). */
 export function systemPrompt(opts: { workspaceDir: string; now: string; tools: readonly string[] }): string {
@@ -32,7 +33,11 @@ export const AUTO_COMPACTION_PROMPT =
   "earlier messages in your context: the user's goals and requests, decisions and their reasons, the facts, " +
   'files, commands and tool results that still matter, what is finished and what is still open. Do not call tools.';
 
-/** Cleans a model-written title: first line, no quotes or "Title:" prefix, at most 80 characters. */
+/**
+ * Cleans a model-written title: first line, no quotes or "Title:" prefix, at most 80 characters, and made valid
+ * by the session title rule (domain/session-settings.ts: no control characters, storable), so a generated title
+ * is always one the user could have set.
+ */
 export function cleanTitle(raw: string): string | null {
   const line = raw
     .split('\n')
@@ -44,6 +49,7 @@ export function cleanTitle(raw: string): string | null {
     .replace(/^["'`“”«]+|["'`“”»]+$/g, '')
     .replace(/[.。!！]+$/, '')
     .trim();
-  if (!t) return null;
-  return Array.from(t).slice(0, 80).join('');
+  const safe = t ? sanitizeTitle(t) : null;
+  if (!safe) return null;
+  return Array.from(safe).slice(0, 80).join('').trim() || null;
 }

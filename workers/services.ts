@@ -8,6 +8,7 @@ import { capabilitiesOf } from '../adapters/registry.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
 import { connectTemporal } from '../infra/temporal-connection.ts';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { ChannelSink } from '../activities/delivery.ts';
@@ -60,6 +61,45 @@ export function sandboxSettingsFrom(cfg: Config): SandboxSettings {
 }
 
 /**
+ * Activity failure types that are an expected outcome, not a fault: `StaleTurnError` is a step whose commit was
+ * refused because the user stopped or interrupted the turn (db/messages.ts guardTurn). The SDK logs them as
+ * "Activity failed" at WARN with the stack; Kesoku logs them at INFO with the type and message only.
+ */
+export const EXPECTED_ACTIVITY_FAILURE_TYPES: ReadonlySet<string> = new Set(['StaleTurnError']);
+
+/**
+ * How one Temporal SDK log entry is written: the pino method and fields. An `error` in the metadata becomes
+ * pino's `err` (message and stack), but an "Activity failed" of an {@link EXPECTED_ACTIVITY_FAILURE_TYPES} type
+ * is written at info as `failure: {type, message}` (no stack).
+ * @param level the SDK's level name (TRACE, DEBUG, INFO, WARN, ERROR)
+ */
+export function sdkLogLine(
+  level: string,
+  message: string,
+  meta: Record<string, unknown>,
+): { method: 'trace' | 'debug' | 'info' | 'warn' | 'error'; fields: Record<string, unknown> } {
+  const { error, ...rest } = meta;
+  // By name, not instanceof: the SDK may load its own copy of @temporalio/common.
+  const failure =
+    error instanceof Error && error.name === 'ApplicationFailure' ? (error as ApplicationFailure) : null;
+  if (message === 'Activity failed' && failure && EXPECTED_ACTIVITY_FAILURE_TYPES.has(failure.type ?? '')) {
+    return { method: 'info', fields: { ...rest, failure: { type: failure.type, message: failure.message } } };
+  }
+  const fields = error === undefined ? rest : { ...rest, err: error };
+  const method =
+    level === 'TRACE'
+      ? 'trace'
+      : level === 'DEBUG'
+        ? 'debug'
+        : level === 'INFO'
+          ? 'info'
+          : level === 'WARN'
+            ? 'warn'
+            : 'error';
+  return { method, fields };
+}
+
+/**
  * Routes the Temporal SDK's own logs (worker state, activity failures, workflow `log` calls such as "turn
  * failed") into `logger` as JSON lines under `temporal: true`, at WARN unless Kesoku logs at info/debug/trace.
  * An `error` in the entry's metadata becomes pino's `err` (message and stack). Call once, before the first
@@ -73,19 +113,8 @@ export function installTemporalLogging(
   const sdkLevel = level === 'debug' || level === 'trace' ? 'DEBUG' : level === 'info' ? 'INFO' : 'WARN';
   const sdk = logger.child({ temporal: true });
   const write = new DefaultLogger(sdkLevel, (entry) => {
-    const { error, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
-    const fields = error === undefined ? meta : { ...meta, err: error };
-    const method =
-      entry.level === 'TRACE'
-        ? 'trace'
-        : entry.level === 'DEBUG'
-          ? 'debug'
-          : entry.level === 'INFO'
-            ? 'info'
-            : entry.level === 'WARN'
-              ? 'warn'
-              : 'error';
-    sdk[method](fields, entry.message);
+    const line = sdkLogLine(entry.level, entry.message, (entry.meta ?? {}) as Record<string, unknown>);
+    sdk[line.method](line.fields, entry.message);
   });
   try {
     // Core (Rust) logs are forwarded to the same logger instead of being printed to the console.
@@ -306,12 +335,31 @@ export function llmOrWarn(cfg: Config, logger: Logger): LlmConfig | null {
   }
 }
 
-/** Runs a worker on the `kesoku` task queue until stopped. */
+/**
+ * What a stopping worker waits for, for the person who pressed Ctrl-C: null when nothing runs.
+ * @param running activities in flight (tool commands, model calls, writes)
+ * @param drainS seconds they are given before they are cancelled (KESOKU_WORKER_DRAIN_S)
+ */
+export function drainNotice(running: number, drainS: number): string | null {
+  if (running <= 0) return null;
+  const what =
+    running === 1
+      ? '1 running tool command or model call'
+      : `${running} running tool commands or model calls`;
+  return `waiting for ${what} to finish (up to ${drainS} s); press Ctrl-C again to exit now`;
+}
+
+/**
+ * Runs a worker on the `kesoku` task queue until stopped.
+ * @param opts.onDrain told, when the worker stops while activities run, what it waits for ({@link drainNotice});
+ *   default: an info log line
+ */
 export async function startWorkerService(
   cfg: Config,
   infra: Infrastructure,
   logger: Logger,
   sinks: Record<string, ChannelSink> = {},
+  opts: { onDrain?: (notice: string) => void } = {},
 ): Promise<Service> {
   // Session workflows set Kesoku's search attributes when they start: make sure the namespace has them before
   // polling, or stop here with the command to add them (never a rejected start per message).
@@ -358,7 +406,14 @@ export async function startWorkerService(
   return {
     name: 'worker',
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      if (worker.getState() === 'RUNNING') {
+        const notice = drainNotice(
+          worker.getStatus().numInFlightNonLocalActivities,
+          cfg.KESOKU_WORKER_DRAIN_S,
+        );
+        if (notice) (opts.onDrain ?? ((text: string) => logger.info(text)))(notice);
+        worker.shutdown();
+      }
       await running.catch(() => undefined);
       await connection.close();
     },

@@ -68,6 +68,27 @@ export function tokenFromList(list: string): string | undefined {
   return (entries.find((e) => e.name === 'admin') ?? entries[0])?.token;
 }
 
+/** The API the client talks to when neither `--url`, `KESOKU_API_URL` nor `KESOKU_API_PORT` says otherwise. */
+export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
+
+/**
+ * The command that starts the terminal client on `url` (and joins `session`): `--url` is named only when the URL
+ * is not {@link DEFAULT_API_URL}, so the command works as printed whatever the environment of the next shell.
+ * Session ids (domain/inbound.ts ID_PATTERN) and http URLs without spaces need no shell quoting; others are quoted.
+ */
+export function chatCommand(url: string, session?: string): string {
+  const base = url.replace(/\/+$/, '');
+  const args = [
+    ...(session !== undefined ? ['--session', shellWord(session)] : []),
+    ...(base !== DEFAULT_API_URL ? ['--url', shellWord(base)] : []),
+  ];
+  return args.length > 0 ? `npm run chat -- ${args.join(' ')}` : 'npm run chat';
+}
+
+function shellWord(s: string): string {
+  return /^[A-Za-z0-9_.:@/%+=,-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
 /** A fresh session id: `cli-<yyyymmdd>-<6 hex>`. */
 export function newSessionId(now: Date = new Date()): string {
   const date = now.toISOString().slice(0, 10).replaceAll('-', '');

@@ -38,6 +38,7 @@ import {
   renderUserLine,
   type RenderOptions,
 } from './render.ts';
+import { chatCommand } from './options.ts';
 import { Screen, type LiveMode, type Output } from './screen.ts';
 import { parseChatCommand } from '../kit/commands.ts';
 import {
@@ -581,7 +582,9 @@ class ChatRepl {
       `${s.bold('Kesoku')} ${s.dim('·')} session ${s.bold(this.sessionId)} ${s.dim(`· ${clean(about)}`)}`,
     );
     const help = this.interactive ? ' · /help for commands' : '';
-    this.note(`API ${this.api.baseUrl} · resume with: npm run chat -- --session ${this.sessionId}${help}`);
+    this.note(
+      `API ${this.api.baseUrl} · resume with: ${chatCommand(this.api.baseUrl, this.sessionId)}${help}`,
+    );
   }
 
   private note(text: string, level: 'info' | 'warn' | 'error' = 'info'): void {
@@ -608,7 +611,7 @@ class ChatRepl {
     this.quitting = true;
     this.follower?.close();
     this.screen.detach();
-    if (this.interactive) this.note(`bye — resume with: npm run chat -- --session ${this.sessionId}`);
+    if (this.interactive) this.note(`bye — resume with: ${chatCommand(this.api.baseUrl, this.sessionId)}`);
     this.quitSignal.abort();
     this.rl?.close();
   }

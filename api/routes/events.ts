@@ -12,7 +12,7 @@
  *     : ping
  */
 import { Router, type Request, type Response } from 'express';
-import { callerOf, requireSessionRowFor } from '../access.ts';
+import { authorizeSubmit, callerOf } from '../access.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import type { EventSink, HubEvent, Subscription } from '../event-hub.ts';
@@ -27,7 +27,11 @@ export function sseFrame(e: HubEvent): string {
   return `event: ${e.event}\n${id}data: ${JSON.stringify(e.data)}\n\n`;
 }
 
-/** The SSE route. Validation and the 404 check happen before the stream opens (problems are still possible). */
+/**
+ * The SSE route. Validation and the 404 check happen before the stream opens (problems are still possible). A
+ * session id without a session yet is claimed for the caller (api/access.ts authorizeSubmit) and watched from
+ * revision 0; another principal's or a chat channel's id is a 404 as always.
+ */
 export function eventsRouter(d: ResolvedDeps): Router {
   const router = Router();
   checkSessionIdParam(router);
@@ -39,7 +43,10 @@ export function eventsRouter(d: ResolvedDeps): Router {
       lastEventId !== undefined && lastEventId.trim() !== ''
         ? intQuery(lastEventId.trim(), 'Last-Event-ID', 0, Number.MAX_SAFE_INTEGER)
         : intQuery(req.query.after_revision, 'after_revision', 0, Number.MAX_SAFE_INTEGER);
-    const session = await requireSessionRowFor(d.pool, callerOf(res), sessionId);
+    // A session that has no message yet can be watched before its first message: the id is claimed for the
+    // caller as its first message would claim it (404 when it is another principal's or a chat channel's), and
+    // the stream starts at revision 0, so the first message's commit is its first event.
+    const session = await authorizeSubmit(d.pool, callerOf(res), sessionId);
     if (d.events.closed) throw new HttpProblem('unavailable', 'the server is shutting down');
 
     const log = contextOf(res).log.child({ sessionId });
@@ -73,7 +80,7 @@ export function eventsRouter(d: ResolvedDeps): Router {
     try {
       subscription = await d.events.subscribe(sessionId, sink, {
         afterRevision,
-        currentRevision: session.revision,
+        currentRevision: session?.revision ?? 0,
       });
       if (gone) subscription.close();
       log.debug({ afterRevision }, 'event stream opened');

@@ -5,10 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Attachment } from '../../domain/message.ts';
+import type { Attachment, Message } from '../../domain/message.ts';
 import { attachmentDirFor, safeFileName } from '../../infra/workspace.ts';
 import { Router, type Request, type Response } from 'express';
 import { getMessage } from '../../db/messages.ts';
+import { listPendingApprovals, type PendingApprovalRow } from '../../db/approvals.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { InboundMessage, SubmitResult } from '../../workflows/definitions.ts';
 import type { SessionRow } from '../../db/sessions.ts';
@@ -50,11 +51,16 @@ export function messagesRouter(d: ResolvedDeps): Router {
     checkInbound(inbound);
     const existing = await authorizeSubmit(d.pool, callerOf(res), sessionId);
     const address = addressFor(sessionId, existing, body.channel);
+    // A repeated id is an idempotent retry only with the same content: refuse another one before its
+    // attachment files could replace the first message's (checked again after the submit for a concurrent use).
+    if (body.id !== undefined)
+      rejectChangedRepeat(sessionId, await getMessage(d.pool, inbound.id), inbound, false);
     if (body.attachments?.some((a) => a.data !== undefined)) {
       inbound.attachments = await storeAttachments(d, sessionId, inbound.id, body.attachments);
     }
     const log = contextOf(res).log.child({ sessionId, messageId: inbound.id });
     const accepted = await submit(d, address, inbound, body.id !== undefined);
+    if (accepted.duplicate) rejectChangedRepeat(sessionId, accepted.message, inbound, true);
     log.info({ queuePosition: accepted.queue_position, duplicate: accepted.duplicate }, 'message accepted');
     if (!body.wait) {
       const { message, queue_position, duplicate } = accepted;
@@ -84,8 +90,11 @@ export function messagesRouter(d: ResolvedDeps): Router {
         extensions,
       });
     }
-    const detail = `the turn did not end within ${body.wait} s; the message stays accepted and will be answered`;
-    throw new HttpProblem('wait_timeout', detail, { extensions });
+    const pending = await listPendingApprovals(d.pool, sessionId).catch(() => []);
+    const detail = `the turn did not end within ${body.wait} s${waitingFor(sessionId, pending)}; the message stays accepted and will be answered`;
+    throw new HttpProblem('wait_timeout', detail, {
+      extensions: { ...extensions, pending_approvals: pending },
+    });
   });
 
   router.get('/v1/sessions/:sessionId/messages', async (req: SessionRequest, res: Response) => {
@@ -99,6 +108,27 @@ export function messagesRouter(d: ResolvedDeps): Router {
   });
 
   return router;
+}
+
+/** How much of a tool call's subject a wait-timeout detail quotes, in characters. */
+const SUBJECT_QUOTE_MAX = 80;
+
+/**
+ * The part of a wait-timeout detail naming what the session waits for: the first tool call waiting for
+ * approval and the route that decides it ("" when none waits).
+ */
+function waitingFor(sessionId: string, pending: PendingApprovalRow[]): string {
+  const first = pending[0];
+  if (!first) return '';
+  const subject =
+    first.subject.length > SUBJECT_QUOTE_MAX
+      ? `${first.subject.slice(0, SUBJECT_QUOTE_MAX)}…`
+      : first.subject;
+  const more = pending.length > 1 ? ` (and ${pending.length - 1} more, see pending_approvals)` : '';
+  return (
+    `: it is waiting for approval of ${first.tool_name} \`${subject}\`${more}; decide with ` +
+    `POST /v1/sessions/${sessionId}/tool-calls/${first.call_id}/approval {"decision":"approve"} (or "deny")`
+  );
 }
 
 /**
@@ -123,6 +153,47 @@ function addressFor(
 }
 
 /**
+ * An attachment list for comparing two submissions: `name`, `content_type`, `url`, plus (`staged`) `size` and
+ * `path` as stored — before the files are stored only the fields the client chose can be compared.
+ */
+function attachmentKey(list: Attachment[] | undefined, staged: boolean): string {
+  return JSON.stringify(
+    (list ?? []).map((a) => [
+      a.name,
+      a.content_type ?? null,
+      a.url ?? null,
+      ...(staged ? [a.size ?? null, a.path ?? null] : []),
+    ]),
+  );
+}
+
+/**
+ * Message ids are idempotency keys: a repeat is acknowledged only when it carries what the first one did.
+ * @param stored the message stored under the id (null: none yet; one of another session is left to the
+ *   foreign-id check)
+ * @param staged whether `inbound`'s attachments already carry the paths and sizes of their stored files
+ * @throws HttpProblem conflict (409, `message_id` extension) when `stored` is in the session and its content or
+ *   attachments differ from `inbound`'s
+ */
+function rejectChangedRepeat(
+  sessionId: string,
+  stored: Message | null,
+  inbound: InboundMessage,
+  staged: boolean,
+): void {
+  if (!stored || stored.session_id !== sessionId) return;
+  const storedAttachments = (stored.metadata as { attachments?: Attachment[] } | null)?.attachments;
+  const sameContent = stored.content === inbound.content;
+  if (sameContent && attachmentKey(storedAttachments, staged) === attachmentKey(inbound.attachments, staged))
+    return;
+  throw new HttpProblem(
+    'conflict',
+    `message id ${inbound.id} was already used with different ${sameContent ? 'attachments' : 'content'}; a repeated id must carry the same message (use a new id for a new message)`,
+    { extensions: { message_id: inbound.id } },
+  );
+}
+
+/**
  * The inbound message for a request body: a new UUID when no id is given, sender "api" by default. Attachment
  * bytes (`data`) never go into the message; see {@link storeAttachments}.
  */
@@ -139,9 +210,11 @@ function toInbound(body: PostMessageBody): InboundMessage {
 /**
  * Writes the attachments sent with `data` into the session's workspace, `attachments/<message id>/<n>-<name>`,
  * before the message is submitted, so the agent's tools can open them and the model activity can read them.
- * Writing the same message again (a repeated id) overwrites the same files with the same bytes.
+ * Writing the same message again (a repeated id) finds the same files with the same bytes; other bytes under a
+ * repeated id are a 409 and never replace the first message's files.
  * @returns the attachment records for the message (name, content_type, size, path; `url` kept for references)
- * @throws HttpProblem validation when the server has no data directory, or a file exceeds the size limit
+ * @throws HttpProblem validation when the server has no data directory, or a file exceeds the size limit;
+ *   conflict when a file of this message id already holds other bytes
  */
 async function storeAttachments(
   d: ResolvedDeps,
@@ -174,10 +247,34 @@ async function storeAttachments(
     }
     const file = path.join(dir, `${i}-${safeFileName(a.name)}`);
     await fs.mkdir(dir, { recursive: true });
-    await fs.writeFile(file, bytes);
+    await placeOnce(file, bytes, messageId);
     out.push({ ...record, size: bytes.length, path: file });
   }
   return out;
+}
+
+/**
+ * Puts `bytes` at `file` unless it exists: written to a temporary name, then hard-linked into place (atomic, and
+ * refused when the name is taken), so concurrent requests of one message id never replace each other's file.
+ * @throws HttpProblem conflict (409) when `file` exists with other bytes
+ */
+async function placeOnce(file: string, bytes: Buffer, messageId: string): Promise<void> {
+  const temporary = `${file}.${randomUUID()}.part`;
+  await fs.writeFile(temporary, bytes);
+  try {
+    await fs.link(temporary, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    if (!bytes.equals(await fs.readFile(file))) {
+      throw new HttpProblem(
+        'conflict',
+        `message id ${messageId} was already used with different attachments; a repeated id must carry the same message (use a new id for a new message)`,
+        { extensions: { message_id: messageId } },
+      );
+    }
+  } finally {
+    await fs.rm(temporary, { force: true });
+  }
 }
 
 /**

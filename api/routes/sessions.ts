@@ -11,7 +11,7 @@ import { presentSessionWithApprovals } from './approvals.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import { API_LIMITS, cursorQuery, intQuery, parseBody, patchSessionSchema, requireJson } from '../schemas.ts';
-import { callerOf, requireSessionFor } from '../access.ts';
+import { authorizeSubmit, callerOf, requireSessionFor } from '../access.ts';
 import { checkSessionIdParam, presentSessionSummary, withTemporalDeadline } from './common.ts';
 
 type SessionRequest = Request<{ sessionId: string }>;
@@ -71,7 +71,14 @@ export function sessionsRouter(d: ResolvedDeps): Router {
 
   router.post('/v1/sessions/:sessionId/stop', async (req: SessionRequest, res: Response) => {
     const { sessionId } = req.params;
-    const address = addressOf(await requireSessionFor(d.pool, callerOf(res), sessionId));
+    // Before its first message a session the caller may create has nothing to stop (the id is claimed for the
+    // caller, as its first message would claim it); another principal's id stays a 404.
+    const row = await authorizeSubmit(d.pool, callerOf(res), sessionId);
+    if (!row) {
+      res.status(200).json({ stopped: false });
+      return;
+    }
+    const address = addressOf(row);
     const { stopped } = await temporal(() => d.sessions.stop(address));
     contextOf(res).log.info({ sessionId, stopped }, 'stop requested');
     res.status(200).json({ stopped });

@@ -88,6 +88,24 @@ describe('tool-call approval over REST', () => {
     }
   });
 
+  it('a wait that ends on a call waiting for approval: the 504 names the call and how to decide it', async () => {
+    const session = uniqueId('s');
+    const res = await h.client.post(`/v1/sessions/${session}/messages`, {
+      content: 'run: echo waits-for-you',
+      wait: 5,
+    });
+    const problem = expectProblem(res, 504, 'wait-timeout');
+    const pending = problem.pending_approvals as PendingJson[];
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ tool_name: 'run_shell_command', subject: 'echo waits-for-you' });
+    const route = `/v1/sessions/${session}/tool-calls/${pending[0]?.call_id}/approval`;
+    expect(problem.detail).toContain('waiting for approval of run_shell_command `echo waits-for-you`');
+    expect(problem.detail).toContain(`POST ${route}`);
+    expect((await h.client.post(route, { decision: 'approve' })).status).toBe(200);
+    const messages = await waitTurnEnd(session, problem.message_id as string);
+    expect(messages.find((m) => m.id === problem.message_id)?.status).toBe('processed');
+  });
+
   it('answers 404 for an unknown call, 400 for a bad decision and 404 for another session', async () => {
     const session = uniqueId('s');
     await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 });

@@ -35,6 +35,39 @@ describe('request handling', () => {
     expectProblem(res, 400, 'bad-request');
   });
 
+  it('answers valid JSON that is not an object (null, a string) with "must be a JSON object"', async () => {
+    const session = uniqueId('s');
+    await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 });
+    for (const body of ['null', '"title"', '3']) {
+      const res = await h.client.request('PATCH', `/v1/sessions/${session}`, {
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      const problem = expectProblem(res, 400, 'bad-request');
+      expect(problem.detail, body).toBe('the request body must be a JSON object');
+    }
+  });
+
+  it('logs a wait timeout (504) at info without a stack, not as an error', async () => {
+    const lines: Json[] = [];
+    const logger = pino({ level: 'debug' }, { write: (s: string) => void lines.push(JSON.parse(s) as Json) });
+    const server = await startApiFor(h.stack, { logger });
+    try {
+      const client = new ApiClient(server.url);
+      const res = await client.post(`/v1/sessions/${uniqueId('s')}/messages`, {
+        content: 'sleep: 3',
+        wait: 1,
+      });
+      expectProblem(res, 504, 'wait-timeout');
+      const line = lines.find((l) => l.problem === 'wait_timeout');
+      expect(line).toMatchObject({ level: 30 });
+      expect(line?.err).toBeUndefined();
+      expect(lines.filter((l) => (l.level as number) >= 50)).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers a body over 256 KiB with a 413 problem', async () => {
     const session = uniqueId('s');
     const res = await h.client.post(`/v1/sessions/${session}/messages`, { content: 'x'.repeat(257 * 1024) });

@@ -189,8 +189,12 @@ describe('GET /v1/sessions/{id}/events', () => {
     expect(streamB.events).toEqual([]);
   });
 
-  it('answers 404 for an unknown session and removes subscribers when clients disconnect', async () => {
-    expectProblem(await h.client.get(`/v1/sessions/${uniqueId('nobody')}/events`), 404, 'session-not-found');
+  it("answers 404 for a chat channel's session and removes subscribers when clients disconnect", async () => {
+    expectProblem(
+      await h.client.get(`/v1/sessions/discord:${uniqueId('nobody')}/events`),
+      404,
+      'session-not-found',
+    );
     const session = await newSession();
     const base = h.api.events.stats().subscribers;
     const streams = [await events(session), await events(session)];

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../domain/message.ts';
 import { uniqueId } from '../support/stack.ts';
-import { eventually, expectProblem, replyWhen, useHarness } from './support.ts';
+import { eventually, expectProblem, replyWhen, useHarness, type ApiResponse } from './support.ts';
 
 const h = useHarness();
 
@@ -71,6 +71,50 @@ describe('POST /v1/sessions/{id}/messages', () => {
     expect(
       all.filter((m) => m.role === 'assistant' && m.sender === 'Kesoku' && m.turn_id === id),
     ).toHaveLength(1);
+  });
+
+  it('answers 409 for a repeated id with other content or attachments, keeping the first message', async () => {
+    const session = uniqueId('s');
+    const id = uniqueId('m');
+    expect((await h.client.post(messagesPath(session), { id, content: 'first words' })).status).toBe(202);
+    const changed = await h.client.post(messagesPath(session), { id, content: 'other words' });
+    const problem = expectProblem(changed, 409, 'conflict');
+    expect(problem.detail).toContain(`message id ${id} was already used with different content`);
+    expect(problem.message_id).toBe(id);
+    const withFile = await h.client.post(messagesPath(session), {
+      id,
+      content: 'first words',
+      attachments: [{ name: 'a.txt', url: 'https://example.com/a.txt' }],
+    });
+    expect(expectProblem(withFile, 409, 'conflict').detail).toContain('different attachments');
+    const same = await h.client.post<Accepted>(messagesPath(session), { id, content: 'first words' });
+    expect(same.status).toBe(202);
+    expect(same.body.duplicate).toBe(true);
+    const stored = (await h.stack.messages(session)).filter((m) => m.id === id);
+    expect(stored.map((m) => m.content)).toEqual(['first words']);
+  });
+
+  it('concurrent posts of one id with different contents: one is stored, the same content is a duplicate, the rest 409', async () => {
+    const session = uniqueId('s');
+    // The session exists first, so every post races on the workflow's admission, not on its creation.
+    await h.client.post(messagesPath(session), { content: 'hello', wait: 30 });
+    const id = uniqueId('m');
+    const contents = ['one', 'two', 'one', 'three', 'two', 'one'];
+    const answers = await Promise.all(
+      contents.map((content) => h.client.post<Accepted>(messagesPath(session), { id, content })),
+    );
+    const stored = (await h.stack.messages(session)).filter((m) => m.id === id);
+    expect(stored).toHaveLength(1);
+    const winner = stored[0]?.content;
+    answers.forEach((res, i) => {
+      if (contents[i] === winner) {
+        expect(res.status, contents[i]).toBe(202);
+        expect(res.body.message.content).toBe(winner);
+      } else {
+        expectProblem(res as unknown as ApiResponse, 409, 'conflict');
+      }
+    });
+    expect(answers.filter((r) => r.status === 202 && !r.body.duplicate)).toHaveLength(1);
   });
 
   it('with wait, answers 200 with the processed message and its final reply', async () => {

@@ -94,14 +94,22 @@ describe('PATCH /v1/sessions/{id}', () => {
 });
 
 describe('POST /v1/sessions/{id}/stop', () => {
-  it('answers stopped=false when no turn is running, 404 for unknown sessions', async () => {
+  it("answers stopped=false when no turn is running, also before a session's first message; 404 for a chat channel's", async () => {
     const session = await sessionWithTurn();
     // The reply is committed (and the question processed) by the model step; the workflow notices a moment later.
     await expect.poll(async () => (await h.stack.sessions.state(session)).status).toBe('idle');
     const res = await h.client.post(`/v1/sessions/${session}/stop`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ stopped: false });
-    expectProblem(await h.client.post(`/v1/sessions/${uniqueId('nobody')}/stop`), 404, 'session-not-found');
+    const early = await h.client.post(`/v1/sessions/${uniqueId('nobody')}/stop`);
+    expect(early.status).toBe(200);
+    expect(early.body).toEqual({ stopped: false });
+    const channel = expectProblem(
+      await h.client.post(`/v1/sessions/discord:${uniqueId('x')}/stop`),
+      404,
+      'session-not-found',
+    );
+    expect(channel.detail).toContain('belong to a chat channel');
   });
 
   it('cancels a running turn: the message ends interrupted', async () => {

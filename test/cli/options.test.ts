@@ -1,6 +1,6 @@
 // `npm run chat` options: where the API is, which session, which token, who is typing.
 import { describe, expect, it } from 'vitest';
-import { parseOptions } from '../../adapters/cli/options.ts';
+import { chatCommand, parseOptions } from '../../adapters/cli/options.ts';
 
 const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
   const r = parseOptions(argv, env);
@@ -48,5 +48,24 @@ describe('parseOptions', () => {
       const r = parseOptions(argv, {});
       expect(r.ok, argv.join(' ')).toBe(false);
     }
+  });
+});
+
+describe('chatCommand', () => {
+  it('names --url only when the API is not the default one', () => {
+    expect(chatCommand('http://127.0.0.1:3000')).toBe('npm run chat');
+    expect(chatCommand('http://127.0.0.1:3000/', 'demo')).toBe('npm run chat -- --session demo');
+    expect(chatCommand('http://127.0.0.1:3101')).toBe('npm run chat -- --url http://127.0.0.1:3101');
+    expect(chatCommand('http://127.0.0.1:3101', 'cli-20261201-abc123')).toBe(
+      'npm run chat -- --session cli-20261201-abc123 --url http://127.0.0.1:3101',
+    );
+  });
+
+  it('gives a command that parses back to the same session and URL', () => {
+    const cmd = chatCommand('http://localhost:4000', 'a:b@c');
+    const argv = cmd.replace('npm run chat -- ', '').split(' ');
+    const parsed = parseOptions(argv, {});
+    expect(parsed).toMatchObject({ ok: true, options: { session: 'a:b@c', url: 'http://localhost:4000' } });
+    expect(chatCommand('http://[::1]:4000')).toBe("npm run chat -- --url 'http://[::1]:4000'");
   });
 });

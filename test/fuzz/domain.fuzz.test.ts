@@ -47,6 +47,7 @@ import type { Message, Status } from '../../domain/message.ts';
 import { messageKind, type MessageKind } from '../../domain/message-kind.ts';
 import { CHANNELS, presentationFor } from '../../domain/presentation.ts';
 import { cleanTitle } from '../../domain/prompts.ts';
+import { titleProblem } from '../../domain/session-settings.ts';
 import { ALLOWED_TRANSITIONS, isAllowedTransition } from '../../domain/status-machine.ts';
 import { INTERRUPTED_TOOL_RESULT, indexToolFlows } from '../../domain/tool-flow.ts';
 import { toProviderInput } from '../../domain/transpile.ts';
@@ -581,6 +582,7 @@ describe('titles', () => {
         expect(t.length).toBeGreaterThan(0);
         expect(t).not.toMatch(/\n/);
         expect(Array.from(t).length).toBeLessThanOrEqual(80);
+        expect(titleProblem(t)).toBeNull();
       }),
       2000,
     );

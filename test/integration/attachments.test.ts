@@ -157,6 +157,28 @@ describe('REST attachments reach the model', () => {
     expect(JSON.stringify(history)).toContain('[Attachments stripped from history: pixel.png]');
   });
 
+  it('a repeated message id with other file bytes answers 409 and keeps the first file', async () => {
+    const session = uniqueId('s');
+    const id = uniqueId('m');
+    const file = (text: string) => ({
+      name: 'notes.txt',
+      content_type: 'text/plain',
+      data: Buffer.from(text).toString('base64'),
+    });
+    expect((await post(session, { id, content: 'see file', attachments: [file('first!')] })).status).toBe(
+      202,
+    );
+    const changed = await post(session, { id, content: 'see file', attachments: [file('other!')] });
+    expect(changed.status).toBe(409);
+    expect(changed.json.detail).toContain('different attachments');
+    const stored = path.join(attachmentDirFor(stack.dataDir, session, id), '0-notes.txt');
+    expect(fs.readFileSync(stored, 'utf8')).toBe('first!');
+    const again = await post(session, { id, content: 'see file', attachments: [file('first!')] });
+    expect(again.status).toBe(202);
+    expect(again.json.duplicate).toBe(true);
+    expect(fs.readdirSync(path.dirname(stored))).toEqual(['0-notes.txt']);
+  });
+
   it('a link-only attachment is named with its link, so an attachment-only message never reaches the model empty', async () => {
     const session = uniqueId('s');
     stack.script(session, { kind: 'text', text: 'I see a link.' });

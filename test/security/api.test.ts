@@ -12,7 +12,7 @@ import { API_LIMITS } from '../../api/schemas.ts';
 import type { ApiServer } from '../../api/server.ts';
 import { ConfigError } from '../../infra/config.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
-import { ApiClient, expectProblem, startApiFor } from '../api/support.ts';
+import { ApiClient, expectProblem, openEvents, startApiFor } from '../api/support.ts';
 
 const tok = (c: string) => c.repeat(40);
 const TOKENS: ApiToken[] = [
@@ -161,6 +161,47 @@ describe('principals', () => {
     [alice, bob, admin] = TOKENS.map(as) as [ApiClient, ApiClient, ApiClient];
   });
   afterAll(async () => api?.close());
+
+  it('the event stream of a session with no message yet is open to the principal that claims it first, 404 to others', async () => {
+    const session = uniqueId('early');
+    const stream = await openEvents(api.url, `/v1/sessions/${session}/events`, {
+      authorization: `Bearer ${tok('a')}`,
+    });
+    try {
+      // Alice's stream claimed the id: Bob can neither watch it nor create it.
+      const bobEvents = await fetch(`${api.url}/v1/sessions/${session}/events`, {
+        headers: { authorization: `Bearer ${tok('b')}` },
+      });
+      expect(bobEvents.status).toBe(404);
+      await bobEvents.body?.cancel();
+      expectProblem(
+        await bob.post(`/v1/sessions/${session}/messages`, { content: 'mine' }),
+        404,
+        'session-not-found',
+      );
+      expectProblem(await bob.post(`/v1/sessions/${session}/stop`), 404, 'session-not-found');
+      expect((await alice.post(`/v1/sessions/${session}/stop`)).body).toEqual({ stopped: false });
+      const first = await alice.post<{ message: { id: string } }>(`/v1/sessions/${session}/messages`, {
+        content: 'first words',
+      });
+      expect(first.status).toBe(202);
+      const event = await stream.waitFor(
+        (e) =>
+          e.event === 'turn.committed' &&
+          (e.data as { messages: { id: string }[] }).messages.some((m) => m.id === first.body.message.id),
+        20_000,
+      );
+      expect((event.data as { previous_revision: number }).previous_revision).toBe(0);
+    } finally {
+      stream.close();
+    }
+    // A chat channel's id stays unreachable, even before it exists.
+    const channelEvents = await fetch(`${api.url}/v1/sessions/discord:${uniqueId('x')}/events`, {
+      headers: { authorization: `Bearer ${tok('z')}` },
+    });
+    expect(channelEvents.status).toBe(404);
+    await channelEvents.body?.cancel();
+  });
 
   it("principal A cannot read or act on principal B's session (404); the owner and admin can", async () => {
     const session = uniqueId('alice');
