@@ -191,7 +191,7 @@ describe('role transpilation (docs/message-model.md §5.4)', () => {
       { role: 'assistant', content: 'noon' },
       {
         role: 'user',
-        content: `deploy\n\n${NUDGE_PREFIX}The request above was not answered: the session restarted while handling it, and the user was asked to send it again.\n\nlist files\n\nin /tmp`,
+        content: `deploy\n\n${NUDGE_PREFIX}The request above was not answered: the session restarted while handling it (what was done for it is unknown), and the user may send it again.\n\nlist files\n\nin /tmp`,
       },
     ]);
   });

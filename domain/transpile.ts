@@ -136,7 +136,7 @@ function userText(message: Message): string {
  */
 const ENDED_UNANSWERED: Readonly<Record<string, string>> = {
   stop: `${NUDGE_PREFIX}The user stopped the request above (/stop) before it was finished. Do not carry it out or continue it unless they ask for it again.`,
-  restart: `${NUDGE_PREFIX}The request above was not answered: the session restarted while handling it, and the user was asked to send it again.`,
+  restart: `${NUDGE_PREFIX}The request above was not answered: the session restarted while handling it (what was done for it is unknown), and the user may send it again.`,
 };
 
 /**
