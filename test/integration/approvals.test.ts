@@ -161,6 +161,7 @@ describe('tool-call approval', () => {
     await expect
       .poll(
         async () => approvalOf((await stack.messages(session)).find((m) => m.id === pending!.call_id))?.state,
+        { timeout: 15_000 },
       )
       .toBe('cancelled');
     expect(linesOf(stack, session)).toEqual([]);

@@ -104,6 +104,10 @@ describe('/stop', () => {
       .filter((b) => b.includes('still there?'))
       .at(-1);
     expect(prompt).toContain('The user stopped the request above (/stop) before it was finished.');
+    // Once the session is idle (the turn's last writes come a moment after its reply), nothing is left to stop.
+    await expect
+      .poll(async () => (await stack.sessions.state(session)).status, { timeout: 15_000 })
+      .toBe('idle');
     expect(await stack.sessions.stop(session)).toEqual({ stopped: false });
     await recordHistory('stop', stack.client, sessionWorkflowId(session));
   });
