@@ -27,6 +27,7 @@ import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import { askOf, mayDecide, outcomeMessage, type ApprovalAsk } from '../discord/approvals.ts';
 import { createMessage, updateCards, type ChatApi } from './api.ts';
+import { escapeCardText } from './format.ts';
 import { clientMessageId, spaceOf } from './ids.ts';
 
 /** The `function` of the buttons' `onClick.action` (what a CARD_CLICKED event names). */
@@ -45,10 +46,11 @@ function plain(text: string): string {
   return text.replace(/<@(\d+)>/g, 'users/$1').replace(/<t:\d+:R>/g, 'in time');
 }
 
+/** The question as card text (card text reads HTML: the tool name and the command are escaped). */
 function askText(a: ApprovalAsk): string {
   const what = a.toolName === 'run_shell_command' ? 'run a command' : `call ${a.toolName}`;
   const subject = a.subject.length > 1500 ? `${a.subject.slice(0, 1499)}…` : a.subject;
-  return `🔐 The agent wants to ${what}:\n${subject}`;
+  return escapeCardText(`🔐 The agent wants to ${what}:\n${subject}`);
 }
 
 /** The approval card with its three buttons. */
@@ -102,7 +104,7 @@ export function outcomeCard(
       cardId: 'approval',
       card: {
         header: { title: 'Approval' },
-        sections: [{ widgets: [{ textParagraph: { text: `${askText(a)}\n${answer}` } }] }],
+        sections: [{ widgets: [{ textParagraph: { text: `${askText(a)}\n${escapeCardText(answer)}` } }] }],
       },
     },
   ];
