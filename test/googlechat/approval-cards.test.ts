@@ -95,7 +95,7 @@ describe('Google Chat approval cards', () => {
     );
     expect(card.thread.name).toBe(thread);
     expect(card.text).toBe('<users/1001> please decide:');
-    expect(cardText(card)).toContain('echo ran >> runs.txt; echo gchat-approved');
+    expect(cardText(card)).toContain('echo ran &gt;&gt; runs.txt; echo gchat-approved');
     for (const d of ['approve', 'deny', 'always']) expect(cardText(card)).toContain(`"value":"${d}"`);
     expect(linesOf(session)).toEqual([]);
 
