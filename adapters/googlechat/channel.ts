@@ -13,6 +13,8 @@ import type { Server } from 'node:http';
 import express from 'express';
 import { createDeliveryStore } from '../../db/deliveries.ts';
 import { setLocale } from '../../db/sessions.ts';
+import { setApprovalPolicy } from '../../db/approvals.ts';
+import { currentApprovalPolicy } from '../kit/approval-policy.ts';
 import { ConfigError } from '../../infra/config.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { ChannelContext, ChannelDescriptor, RunningChannel } from '../kit/channel.ts';
@@ -93,11 +95,18 @@ export async function startGoogleChat(
           throw new SessionClientError('not_found', `no session ${sessionId}`);
         return { locale };
       },
+      async setApproval(sessionId, policy) {
+        if (!(await setApprovalPolicy(pool, sessionId, policy)))
+          throw new SessionClientError('not_found', `no session ${sessionId}`);
+      },
+      approvalPolicy: (sessionId) =>
+        currentApprovalPolicy(pool, sessionId, GOOGLE_CHAT_CHATBOT_ID, config.KESOKU_TOOL_APPROVAL),
     },
     api,
     access: createChatAccess({ policy, pool, logger }),
     logger,
     attachments: { dataDir: ctx.dataDir, maxBytes: config.GOOGLE_CHAT_ATTACHMENT_MAX_BYTES },
+    approvers: config.GOOGLE_CHAT_APPROVERS,
   });
 
   const approvalClicks = createApprovalClicks({

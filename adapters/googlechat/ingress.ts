@@ -20,6 +20,7 @@
  *
  * Order: one session's events are handled one after the other in arrival order; commands skip that queue.
  */
+import { chatUserName } from './approvals.ts';
 import { z } from 'zod';
 import type { ChatAccess } from '../kit/access.ts';
 import type { Logger } from '../../infra/logger.ts';
@@ -102,6 +103,8 @@ export interface GoogleChatIngressDeps {
    * taken, bytes (default 25 MiB). Without it attached files are refused with a message.
    */
   attachments?: { dataDir: string; maxBytes?: number };
+  /** GOOGLE_CHAT_APPROVERS (`123` or `users/123`): in a space only they may loosen `/approval`. */
+  approvers?: readonly string[];
 }
 
 /** The ingress: one entry point per verified event. */
@@ -221,7 +224,11 @@ export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChat
     }
 
     const text = (message.argumentText ?? message.text ?? '').trim();
-    const answer = await commands.dispatch(text, address.sessionId, commandUpdateIdFor(message.name));
+    const answer = await commands.dispatch(text, address.sessionId, commandUpdateIdFor(message.name), {
+      id: sender.name,
+      shared: !isDM,
+      approver: (deps.approvers ?? []).some((a) => chatUserName(a) === chatUserName(sender.name)),
+    });
     if (answer !== null) {
       await reply(space, thread, `command:${messageId}`, answer);
       return 'command';
