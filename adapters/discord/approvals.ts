@@ -24,6 +24,8 @@ import { getMessage } from '../../db/messages.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
+import type { ChatAccess } from '../kit/access.ts';
+import { chatPlaceOf } from './policy.ts';
 import { sendText, toSendError, type PostLedger } from './rest.ts';
 import type { ApprovalDecision } from '../../domain/tool-approval.ts';
 
@@ -283,6 +285,10 @@ export interface ButtonClick {
   /** The message that carries the button. */
   messageId: string;
   channelId: string;
+  /** The guild of the channel, null in a DM (undefined: unknown, taken as a DM for the access check). */
+  guildId?: string | null;
+  /** The parent channel when `channelId` is a thread. */
+  parentId?: string | null;
 }
 
 /** What {@link createApprovalButtons} needs. */
@@ -292,6 +298,11 @@ export interface ApprovalButtonsDeps {
   logger: Logger;
   /** DISCORD_APPROVERS: user ids who may decide any call, besides the requester. */
   approvers: readonly string[];
+  /**
+   * Who may use the bot (the rule messages and slash commands follow): a click by anyone else (e.g. a user whose
+   * pairing was revoked) is refused before the requester/approver rule. Absent: not checked.
+   */
+  access?: ChatAccess;
   /** The session update `decideApproval` (infra/session-client.ts); absent: clicks are refused with a note. */
   decide?: (
     sessionId: string,
@@ -357,13 +368,30 @@ export function createApprovalButtons(deps: ApprovalButtonsDeps): {
     };
   }
 
-  async function run(c: ButtonClick, answer: ReturnType<typeof answerer>): Promise<void> {
+  /** Handles a click; calls `decided` once the decision itself went through (before the message is updated). */
+  async function run(
+    c: ButtonClick,
+    answer: ReturnType<typeof answerer>,
+    decided: () => void,
+  ): Promise<void> {
     const parsed = parseApprovalCustomId(c.customId);
     if (!parsed) return;
     const call = await getMessage(pool, parsed.callId);
     const approval = approvalOfMessage(call);
     if (!call || call.type !== 'tool_call' || !approval)
       return answer.refuse('⚠️ This approval request is unknown here.');
+    if (deps.access) {
+      const guildId = c.guildId ?? null;
+      const place = { guildId, channelId: c.channelId, parentId: c.parentId ?? null, userId: c.userId };
+      const allowed = await deps.access.check(chatPlaceOf({ ...place, isDM: guildId === null }));
+      if (allowed !== 'allowed') {
+        logger.info(
+          { callId: call.id, userId: c.userId, access: allowed },
+          'approval click refused: no access',
+        );
+        return answer.refuse('🔒 You are not allowed to use this bot, so you cannot decide this.');
+      }
+    }
     const outcome = await handleApprovalClick({
       ask: askOf(call, approval),
       decision: parsed.decision,
@@ -374,6 +402,7 @@ export function createApprovalButtons(deps: ApprovalButtonsDeps): {
         if (!deps.decide) throw new Error('approvals cannot be decided from this process');
         try {
           await deps.decide(call.session_id, { callId, decision, by });
+          decided();
         } catch (err) {
           // No session run to take it (the turn ended without recording its wait): nothing waits any more.
           if (err instanceof SessionClientError && err.kind === 'not_found')
@@ -423,16 +452,26 @@ export function createApprovalButtons(deps: ApprovalButtonsDeps): {
         await acked;
         await send();
       };
+      let decided = false;
       try {
-        await run(c, {
-          refuse: (content) => settled(() => answer.refuse(content)),
-          update: (edit) => settled(() => answer.update(edit)),
-        });
-      } catch (err) {
-        logger.warn({ customId: c.customId, userId: c.userId, err: String(err) }, 'approval click failed');
-        await settled(() => answer.refuse('⚠️ The decision could not be sent; please try again.')).catch(
-          () => undefined,
+        await run(
+          c,
+          {
+            refuse: (content) => settled(() => answer.refuse(content)),
+            update: (edit) => settled(() => answer.update(edit)),
+          },
+          () => (decided = true),
         );
+      } catch (err) {
+        logger.warn(
+          { customId: c.customId, userId: c.userId, decided, err: String(err) },
+          decided ? 'approval decided, but the message could not be updated' : 'approval click failed',
+        );
+        // Only a decision that did not go through is worth trying again; a failed message update is not.
+        const note = decided
+          ? '✅ Your decision was recorded; the message could not be updated to show it.'
+          : '⚠️ The decision could not be sent; please try again.';
+        await settled(() => answer.refuse(note)).catch(() => undefined);
       } finally {
         clearTimeout(timer);
       }

@@ -192,6 +192,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     pool,
     logger,
     approvers: config.DISCORD_APPROVERS,
+    access,
     ...(decideApproval ? { decide: (sessionId, input) => decideApproval(sessionId, input) } : {}),
   });
   client.on(Events.InteractionCreate, (interaction) => {
@@ -207,6 +208,8 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
         userId: interaction.user.id,
         messageId: interaction.message.id,
         channelId: interaction.channelId,
+        guildId: interaction.guildId,
+        parentId: interaction.channel?.isThread() ? interaction.channel.parentId : null,
       });
     else return;
     inFlight.add(task);

@@ -82,6 +82,7 @@ export async function startGoogleChat(
   if (policy.mode === 'open') warnOpenAccess('Google Chat', 'GOOGLE_CHAT_ALLOW_ALL', logger, opts.stderr);
   else logger.info({ access: policy.mode }, 'google chat access');
   const s = ctx.sessions;
+  const access = createChatAccess({ policy, pool, logger });
   const ingress = createGoogleChatIngress({
     sessions: {
       submit: (...a) => s.submit(...a),
@@ -103,7 +104,7 @@ export async function startGoogleChat(
         currentApprovalPolicy(pool, sessionId, GOOGLE_CHAT_CHATBOT_ID, config.KESOKU_TOOL_APPROVAL),
     },
     api,
-    access: createChatAccess({ policy, pool, logger }),
+    access,
     logger,
     attachments: { dataDir: ctx.dataDir, maxBytes: config.GOOGLE_CHAT_ATTACHMENT_MAX_BYTES },
     approvers: config.GOOGLE_CHAT_APPROVERS,
@@ -114,6 +115,7 @@ export async function startGoogleChat(
     pool,
     logger,
     approvers: config.GOOGLE_CHAT_APPROVERS,
+    access,
     decide: (sessionId, input) => s.decideApproval(sessionId, input),
   });
 
