@@ -27,7 +27,7 @@ import { SessionClientError } from '../../infra/session-client.ts';
 import type { ChatAccess } from '../kit/access.ts';
 import { chatPlaceOf } from './policy.ts';
 import { sendText, toSendError, type PostLedger } from './rest.ts';
-import type { ApprovalDecision } from '../../domain/tool-approval.ts';
+import { APPROVAL_DECISIONS, type ApprovalDecision } from '../../domain/tool-approval.ts';
 
 /** Prefix of the buttons' custom ids: `kesoku:approval:<decision>:<tool_call message id>` (≤ 100 characters). */
 export const APPROVAL_CUSTOM_ID_PREFIX = 'kesoku:approval:';
@@ -66,10 +66,35 @@ export interface ApprovalAsk {
   expiresAt: string;
 }
 
-function describe(a: ApprovalAsk): string {
-  const subject = a.subject.length > 1500 ? `${a.subject.slice(0, 1499)}…` : a.subject;
-  const what = a.toolName === 'run_shell_command' ? 'run a command' : `call ${a.toolName}`;
-  return `🔐 The agent wants to ${what}:\n\`\`\`\n${subject.replaceAll('```', '`\u200b``')}\n\`\`\``;
+/**
+ * The longest approval message, UTF-16 code units: Discord's 2000, less room for the requester's mention
+ * (`<@id> `) that may precede it. One message, so the outcome edit replaces all of it.
+ */
+export const APPROVAL_CONTENT_MAX = 2000 - 32;
+
+/** Where the whole of a shortened command can be read. */
+const FULL_TEXT_NOTE = '(shortened here: the full command is in the Web UI and in `GET /v1/sessions/{id}`)';
+
+/** The question, the command in a code block cut at `max` code units (with a note when cut). */
+function describeWithin(a: ApprovalAsk, max: number): string {
+  const what = a.toolName === 'run_shell_command' ? 'run a command' : `call ${a.toolName.slice(0, 100)}`;
+  const fenced = a.subject.replaceAll('```', '`\u200b``');
+  const cut = fenced.length > max;
+  // Cut in code units, never inside a surrogate pair.
+  const head = fenced.slice(0, Math.max(0, max - 1)).replace(/[\uD800-\uDBFF]$/, '');
+  const shown = cut ? `${head}…` : fenced;
+  return `🔐 The agent wants to ${what}:\n\`\`\`\n${shown}\n\`\`\`${cut ? `\n${FULL_TEXT_NOTE}` : ''}`;
+}
+
+/** The question + `\n` + `tail`, the command cut so that the whole stays within {@link APPROVAL_CONTENT_MAX}. */
+function fitted(a: ApprovalAsk, tail: string): string {
+  const end = tail === '' ? '' : `\n${tail.length > 300 ? `${tail.slice(0, 299)}…` : tail}`;
+  let max = 1500;
+  for (;;) {
+    const content = `${describeWithin(a, max)}${end}`;
+    if (content.length <= APPROVAL_CONTENT_MAX || max <= 0) return content;
+    max -= content.length - APPROVAL_CONTENT_MAX;
+  }
 }
 
 /** The REST payload of the approval message (create), buttons included; mentions nobody. */
@@ -79,8 +104,19 @@ export function approvalMessage(a: ApprovalAsk): {
   allowed_mentions: { parse: [] };
 } {
   const expires = Math.floor(Date.parse(a.expiresAt) / 1000);
-  const content =
-    `${describe(a)}\n${Number.isFinite(expires) ? `Counts as denied <t:${expires}:R>.` : ''}`.trim();
+  const deadline = Number.isFinite(expires) ? `Counts as denied <t:${expires}:R>.` : '';
+  const ids = APPROVAL_DECISIONS.map((d) => approvalCustomId(d, a.callId));
+  if (ids.some((id) => id === null)) {
+    // Discord refuses a button without a custom id: no buttons, and the message says where to decide instead.
+    const elsewhere =
+      'This call cannot be decided with buttons here (its id is too long): decide it in the Web UI or with ' +
+      '`POST /v1/sessions/{id}/tool-calls/{callId}/approval`.';
+    return {
+      content: fitted(a, `${deadline}\n${elsewhere}`.trim()),
+      components: [],
+      allowed_mentions: { parse: [] },
+    };
+  }
   const button = (decision: ApprovalDecision, label: string, style: number) => ({
     type: BUTTON,
     style,
@@ -88,7 +124,7 @@ export function approvalMessage(a: ApprovalAsk): {
     custom_id: approvalCustomId(decision, a.callId),
   });
   return {
-    content,
+    content: fitted(a, deadline),
     components: [
       {
         type: ACTION_ROW,
@@ -152,7 +188,7 @@ export function outcomeMessage(
     default:
       answer = '⏳ Waiting for a decision.';
   }
-  return { content: `${describe(a)}\n${answer}`, components: [], allowed_mentions: { parse: [] } };
+  return { content: fitted(a, answer), components: [], allowed_mentions: { parse: [] } };
 }
 
 /** Whether `userId` may decide: the person whose message started the turn, or a configured approver. */
@@ -231,8 +267,8 @@ export async function postApprovalAsk(
   const key = approvalPostKey(input.call.id);
   if ((await ledger.listPosts(key)).has(0)) return;
   const payload = approvalMessage(askOf(input.call, input.approval));
-  if (payload.components.length > 0 && !approvalCustomId('always', input.call.id))
-    logger.warn({ callId: input.call.id }, 'tool call id too long for Discord buttons');
+  if (payload.components.length === 0)
+    logger.warn({ callId: input.call.id }, 'tool call id too long for Discord buttons: posted without them');
   const mention = input.replyTo ? null : (input.requesterId ?? null);
   await sendText(rest, logger, {
     channelId: input.channelId,
