@@ -1,6 +1,7 @@
 /**
  * Slash commands registered as Discord application commands: `/stop`, `/compact`, `/title`, `/mode`, `/locale`,
- * `/new`, `/status` and `/help`, plus commands other modules add ({@link AppCommandExtension}). They show in Discord's
+ * `/approval` (choices off / writes / all; loosening in a server channel is for DISCORD_APPROVERS), `/new`,
+ * `/status` and `/help`, plus commands other modules add ({@link AppCommandExtension}). They show in Discord's
  * command picker, work without a mention, and answer the user who ran them.
  *
  * - Registration: at adapter start, one bulk overwrite (`PUT /applications/{app id}/commands`, or per guild of
