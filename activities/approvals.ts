@@ -48,6 +48,8 @@ export interface ApprovalDeps {
    * the channel's people can decide where they talk (Discord's buttons), and `showApprovalOutcome` each decision.
    */
   sinks?: Record<string, ChannelSink>;
+  /** How long to wait for a decision to be shown before going on, ms. Default {@link OUTCOME_SHOW_WAIT_MS}. */
+  outcomeWaitMs?: number;
 }
 
 /**
@@ -65,6 +67,13 @@ function activityAttempt(): number {
     return Number.POSITIVE_INFINITY;
   }
 }
+
+/**
+ * How long `recordApproval` waits for the channel to show a decision, ms: beyond it the edit goes on in the
+ * background (bounded by the sink's own request timeout) and the activity returns, so a slow platform holds up
+ * neither the workflow nor a `/stop` that records several cancellations one by one.
+ */
+export const OUTCOME_SHOW_WAIT_MS = 2000;
 
 /** Default of `KESOKU_APPROVAL_TIMEOUT_S`, in seconds. */
 export const DEFAULT_APPROVAL_TIMEOUT_S = 600;
@@ -105,14 +114,30 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
     }
   }
 
-  /** Shows a decision where the request was posted (ChannelSink.showApprovalOutcome). Best effort. */
+  /**
+   * Shows a decision where the request was posted (ChannelSink.showApprovalOutcome). Best effort and bounded:
+   * waits at most {@link OUTCOME_SHOW_WAIT_MS} (`deps.outcomeWaitMs`), then leaves the edit running; never throws.
+   */
   async function showOutcome(sessionId: string, call: Message, approval: ToolApproval) {
-    try {
+    const shown = (async () => {
       const session = await getSession(pool, sessionId);
       const sink = session ? deps.sinks?.[session.chatbot_id] : undefined;
       if (session && sink?.showApprovalOutcome) await sink.showApprovalOutcome(call, approval, session);
-    } catch (err) {
-      logger.warn({ sessionId, messageId: call.id, err: String(err) }, 'approval outcome not shown');
+    })().catch((err: unknown) =>
+      logger.warn({ sessionId, messageId: call.id, err: String(err) }, 'approval outcome not shown'),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), deps.outcomeWaitMs ?? OUTCOME_SHOW_WAIT_MS);
+    });
+    try {
+      if ((await Promise.race([shown, waited])) === 'late')
+        logger.info(
+          { sessionId, messageId: call.id },
+          'approval outcome still being shown; not waiting for it',
+        );
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -209,6 +234,12 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
       if (changed) {
         logger.info({ sessionId, messageId: callId, state, by }, 'tool call approval decided');
         await showOutcome(sessionId, call, record);
+      } else {
+        // A retry of an attempt that wrote the record but did not get to show it (it timed out, the worker died):
+        // the same outcome is recorded, so show it again (the edit is idempotent).
+        const now = (await getMessage(pool, callId))?.metadata as { approval?: ToolApproval } | null;
+        if (now?.approval && now.approval.state === state && now.approval.by === by)
+          await showOutcome(sessionId, call, now.approval);
       }
       return { changed };
     },

@@ -26,6 +26,7 @@ import {
   listTurnMessages,
   requestStop,
 } from '../db/messages.ts';
+import { cancelPendingApprovals } from '../db/approvals.ts';
 import type { Pool } from '../db/pool.ts';
 import { editPendingInput, withdrawPendingInput } from '../db/queued-inputs.ts';
 import { ensureSession, getSession, incrementTurnCount, setMode, setUserTitle } from '../db/sessions.ts';
@@ -280,6 +281,9 @@ export function createPersistenceActivities({
           });
           continue;
         }
+        // Its calls waiting for approval wait no more: nothing will take a decision for them (buttons, /approve).
+        // Before the turn ends, so that a retry of this activity still finds the turn open and does it.
+        await cancelPendingApprovals(pool, sessionId, m.id, 'restart');
         const r = await endTurn(sessionId, m.id, { outcome: 'interrupted', reason: 'restart' });
         noticeIds.push(...r.partialIds, ...(r.noticeId ? [r.noticeId] : []));
       }

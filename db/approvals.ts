@@ -103,6 +103,33 @@ export async function writeApproval(
   });
 }
 
+/**
+ * Records every approval of turn `turnId` still `pending` as `cancelled` (by `by`, now): for a turn that ends
+ * without its workflow recording the end of the wait (a restart). Idempotent.
+ * @returns the ids of the tool calls changed
+ */
+export async function cancelPendingApprovals(
+  pool: Pool,
+  sessionId: string,
+  turnId: string,
+  by: string,
+): Promise<string[]> {
+  const r = await pool.query<{ id: string; approval: ToolApproval }>(
+    `SELECT id, metadata -> 'approval' AS approval FROM messages
+      WHERE session_id = $1 AND turn_id = $2 AND type = 'tool_call'
+        AND (metadata -> 'approval' ->> 'state') = 'pending'
+      ORDER BY seq`,
+    [sessionId, turnId],
+  );
+  const at = new Date().toISOString();
+  const changed: string[] = [];
+  for (const row of r.rows) {
+    const record: ToolApproval = { ...row.approval, state: 'cancelled', at, by };
+    if ((await writeApproval(pool, sessionId, row.id, record, ['pending'])).changed) changed.push(row.id);
+  }
+  return changed;
+}
+
 /** A pending approval as the API lists it. */
 export interface PendingApprovalRow {
   /** The tool_call message's id (the `callId` of the approval routes and update). */

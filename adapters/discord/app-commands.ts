@@ -1,6 +1,7 @@
 /**
  * Slash commands registered as Discord application commands: `/stop`, `/compact`, `/title`, `/mode`, `/locale`,
- * `/new`, `/status` and `/help`, plus commands other modules add ({@link AppCommandExtension}). They show in Discord's
+ * `/approval` (choices off / writes / all; loosening in a server channel is for DISCORD_APPROVERS), `/new`,
+ * `/status` and `/help`, plus commands other modules add ({@link AppCommandExtension}). They show in Discord's
  * command picker, work without a mention, and answer the user who ran them.
  *
  * - Registration: at adapter start, one bulk overwrite (`PUT /applications/{app id}/commands`, or per guild of
@@ -115,6 +116,24 @@ export const SESSION_APP_COMMANDS: readonly AppCommandDefinition[] = [
       },
     ],
   },
+  {
+    name: 'approval',
+    description:
+      'Which tool calls ask for approval first (loosening it in a server channel is for approvers)',
+    options: [
+      {
+        name: 'policy',
+        description: 'off, writes or all',
+        type: 3,
+        required: true,
+        choices: [
+          { name: 'off (no call asks)', value: 'off' },
+          { name: 'writes (shell commands and file writes ask)', value: 'writes' },
+          { name: 'all (every call asks)', value: 'all' },
+        ],
+      },
+    ],
+  },
   { name: 'new', description: 'Start a new conversation in this channel (the agent forgets this one)' },
   { name: 'status', description: 'Show what the agent is doing in this channel' },
   { name: 'help', description: 'List the commands' },
@@ -162,6 +181,8 @@ export interface AppCommandsDeps {
   extensions?: readonly AppCommandExtension[];
   /** Answer with the message itself when the command finishes within this, else defer. Default 1500 ms. */
   deferAfterMs?: number;
+  /** DISCORD_APPROVERS: in a guild channel only they may loosen `/approval` (kit/command-dispatch.ts). */
+  approvers?: readonly string[];
 }
 
 /** What happened to an interaction (logged; asserted by tests). */
@@ -214,10 +235,21 @@ export function createAppCommands(deps: AppCommandsDeps): AppCommands {
     const extension = extensions.find((e) => e.definition.name === i.name);
     if (extension) return extension.run(i, sessionId);
     // The slash form is the typed form: the same parser and the same code run it (commands.ts).
-    const arg = i.options.text ?? i.options.mode ?? i.options.locale ?? '';
+    const arg = i.options.text ?? i.options.mode ?? i.options.locale ?? i.options.policy ?? '';
     const command = parseCommand(`/${i.name}${arg === '' ? '' : ` ${arg}`}`);
     if (!command) return { content: `⚠️ Unknown command \`/${i.name}\`.`, ephemeral: true };
-    const content = await runCommand(sessions, sessionId, command, commandUpdateIdFor(i.interactionId));
+    const content = await runCommand(
+      sessions,
+      sessionId,
+      command,
+      commandUpdateIdFor(i.interactionId),
+      undefined,
+      {
+        id: i.user.id,
+        shared: !i.isDM,
+        approver: (deps.approvers ?? []).includes(i.user.id),
+      },
+    );
     return { content, ephemeral: PRIVATE_ANSWERS.has(commandName(command)) };
   }
 

@@ -24,8 +24,10 @@ import { getMessage } from '../../db/messages.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
+import type { ChatAccess } from '../kit/access.ts';
+import { chatPlaceOf } from './policy.ts';
 import { sendText, toSendError, type PostLedger } from './rest.ts';
-import type { ApprovalDecision } from '../../domain/tool-approval.ts';
+import { APPROVAL_DECISIONS, type ApprovalDecision } from '../../domain/tool-approval.ts';
 
 /** Prefix of the buttons' custom ids: `kesoku:approval:<decision>:<tool_call message id>` (≤ 100 characters). */
 export const APPROVAL_CUSTOM_ID_PREFIX = 'kesoku:approval:';
@@ -64,10 +66,35 @@ export interface ApprovalAsk {
   expiresAt: string;
 }
 
-function describe(a: ApprovalAsk): string {
-  const subject = a.subject.length > 1500 ? `${a.subject.slice(0, 1499)}…` : a.subject;
-  const what = a.toolName === 'run_shell_command' ? 'run a command' : `call ${a.toolName}`;
-  return `🔐 The agent wants to ${what}:\n\`\`\`\n${subject.replaceAll('```', '`\u200b``')}\n\`\`\``;
+/**
+ * The longest approval message, UTF-16 code units: Discord's 2000, less room for the requester's mention
+ * (`<@id> `) that may precede it. One message, so the outcome edit replaces all of it.
+ */
+export const APPROVAL_CONTENT_MAX = 2000 - 32;
+
+/** Where the whole of a shortened command can be read. */
+const FULL_TEXT_NOTE = '(shortened here: the full command is in the Web UI and in `GET /v1/sessions/{id}`)';
+
+/** The question, the command in a code block cut at `max` code units (with a note when cut). */
+function describeWithin(a: ApprovalAsk, max: number): string {
+  const what = a.toolName === 'run_shell_command' ? 'run a command' : `call ${a.toolName.slice(0, 100)}`;
+  const fenced = a.subject.replaceAll('```', '`\u200b``');
+  const cut = fenced.length > max;
+  // Cut in code units, never inside a surrogate pair.
+  const head = fenced.slice(0, Math.max(0, max - 1)).replace(/[\uD800-\uDBFF]$/, '');
+  const shown = cut ? `${head}…` : fenced;
+  return `🔐 The agent wants to ${what}:\n\`\`\`\n${shown}\n\`\`\`${cut ? `\n${FULL_TEXT_NOTE}` : ''}`;
+}
+
+/** The question + `\n` + `tail`, the command cut so that the whole stays within {@link APPROVAL_CONTENT_MAX}. */
+function fitted(a: ApprovalAsk, tail: string): string {
+  const end = tail === '' ? '' : `\n${tail.length > 300 ? `${tail.slice(0, 299)}…` : tail}`;
+  let max = 1500;
+  for (;;) {
+    const content = `${describeWithin(a, max)}${end}`;
+    if (content.length <= APPROVAL_CONTENT_MAX || max <= 0) return content;
+    max -= content.length - APPROVAL_CONTENT_MAX;
+  }
 }
 
 /** The REST payload of the approval message (create), buttons included; mentions nobody. */
@@ -77,8 +104,19 @@ export function approvalMessage(a: ApprovalAsk): {
   allowed_mentions: { parse: [] };
 } {
   const expires = Math.floor(Date.parse(a.expiresAt) / 1000);
-  const content =
-    `${describe(a)}\n${Number.isFinite(expires) ? `Counts as denied <t:${expires}:R>.` : ''}`.trim();
+  const deadline = Number.isFinite(expires) ? `Counts as denied <t:${expires}:R>.` : '';
+  const ids = APPROVAL_DECISIONS.map((d) => approvalCustomId(d, a.callId));
+  if (ids.some((id) => id === null)) {
+    // Discord refuses a button without a custom id: no buttons, and the message says where to decide instead.
+    const elsewhere =
+      'This call cannot be decided with buttons here (its id is too long): decide it in the Web UI or with ' +
+      '`POST /v1/sessions/{id}/tool-calls/{callId}/approval`.';
+    return {
+      content: fitted(a, `${deadline}\n${elsewhere}`.trim()),
+      components: [],
+      allowed_mentions: { parse: [] },
+    };
+  }
   const button = (decision: ApprovalDecision, label: string, style: number) => ({
     type: BUTTON,
     style,
@@ -86,7 +124,7 @@ export function approvalMessage(a: ApprovalAsk): {
     custom_id: approvalCustomId(decision, a.callId),
   });
   return {
-    content,
+    content: fitted(a, deadline),
     components: [
       {
         type: ACTION_ROW,
@@ -150,7 +188,7 @@ export function outcomeMessage(
     default:
       answer = '⏳ Waiting for a decision.';
   }
-  return { content: `${describe(a)}\n${answer}`, components: [], allowed_mentions: { parse: [] } };
+  return { content: fitted(a, answer), components: [], allowed_mentions: { parse: [] } };
 }
 
 /** Whether `userId` may decide: the person whose message started the turn, or a configured approver. */
@@ -229,8 +267,8 @@ export async function postApprovalAsk(
   const key = approvalPostKey(input.call.id);
   if ((await ledger.listPosts(key)).has(0)) return;
   const payload = approvalMessage(askOf(input.call, input.approval));
-  if (payload.components.length > 0 && !approvalCustomId('always', input.call.id))
-    logger.warn({ callId: input.call.id }, 'tool call id too long for Discord buttons');
+  if (payload.components.length === 0)
+    logger.warn({ callId: input.call.id }, 'tool call id too long for Discord buttons: posted without them');
   const mention = input.replyTo ? null : (input.requesterId ?? null);
   await sendText(rest, logger, {
     channelId: input.channelId,
@@ -283,6 +321,10 @@ export interface ButtonClick {
   /** The message that carries the button. */
   messageId: string;
   channelId: string;
+  /** The guild of the channel, null in a DM (undefined: unknown, taken as a DM for the access check). */
+  guildId?: string | null;
+  /** The parent channel when `channelId` is a thread. */
+  parentId?: string | null;
 }
 
 /** What {@link createApprovalButtons} needs. */
@@ -292,6 +334,11 @@ export interface ApprovalButtonsDeps {
   logger: Logger;
   /** DISCORD_APPROVERS: user ids who may decide any call, besides the requester. */
   approvers: readonly string[];
+  /**
+   * Who may use the bot (the rule messages and slash commands follow): a click by anyone else (e.g. a user whose
+   * pairing was revoked) is refused before the requester/approver rule. Absent: not checked.
+   */
+  access?: ChatAccess;
   /** The session update `decideApproval` (infra/session-client.ts); absent: clicks are refused with a note. */
   decide?: (
     sessionId: string,
@@ -357,13 +404,30 @@ export function createApprovalButtons(deps: ApprovalButtonsDeps): {
     };
   }
 
-  async function run(c: ButtonClick, answer: ReturnType<typeof answerer>): Promise<void> {
+  /** Handles a click; calls `decided` once the decision itself went through (before the message is updated). */
+  async function run(
+    c: ButtonClick,
+    answer: ReturnType<typeof answerer>,
+    decided: () => void,
+  ): Promise<void> {
     const parsed = parseApprovalCustomId(c.customId);
     if (!parsed) return;
     const call = await getMessage(pool, parsed.callId);
     const approval = approvalOfMessage(call);
     if (!call || call.type !== 'tool_call' || !approval)
       return answer.refuse('⚠️ This approval request is unknown here.');
+    if (deps.access) {
+      const guildId = c.guildId ?? null;
+      const place = { guildId, channelId: c.channelId, parentId: c.parentId ?? null, userId: c.userId };
+      const allowed = await deps.access.check(chatPlaceOf({ ...place, isDM: guildId === null }));
+      if (allowed !== 'allowed') {
+        logger.info(
+          { callId: call.id, userId: c.userId, access: allowed },
+          'approval click refused: no access',
+        );
+        return answer.refuse('🔒 You are not allowed to use this bot, so you cannot decide this.');
+      }
+    }
     const outcome = await handleApprovalClick({
       ask: askOf(call, approval),
       decision: parsed.decision,
@@ -374,6 +438,7 @@ export function createApprovalButtons(deps: ApprovalButtonsDeps): {
         if (!deps.decide) throw new Error('approvals cannot be decided from this process');
         try {
           await deps.decide(call.session_id, { callId, decision, by });
+          decided();
         } catch (err) {
           // No session run to take it (the turn ended without recording its wait): nothing waits any more.
           if (err instanceof SessionClientError && err.kind === 'not_found')
@@ -423,16 +488,26 @@ export function createApprovalButtons(deps: ApprovalButtonsDeps): {
         await acked;
         await send();
       };
+      let decided = false;
       try {
-        await run(c, {
-          refuse: (content) => settled(() => answer.refuse(content)),
-          update: (edit) => settled(() => answer.update(edit)),
-        });
-      } catch (err) {
-        logger.warn({ customId: c.customId, userId: c.userId, err: String(err) }, 'approval click failed');
-        await settled(() => answer.refuse('⚠️ The decision could not be sent; please try again.')).catch(
-          () => undefined,
+        await run(
+          c,
+          {
+            refuse: (content) => settled(() => answer.refuse(content)),
+            update: (edit) => settled(() => answer.update(edit)),
+          },
+          () => (decided = true),
         );
+      } catch (err) {
+        logger.warn(
+          { customId: c.customId, userId: c.userId, decided, err: String(err) },
+          decided ? 'approval decided, but the message could not be updated' : 'approval click failed',
+        );
+        // Only a decision that did not go through is worth trying again; a failed message update is not.
+        const note = decided
+          ? '✅ Your decision was recorded; the message could not be updated to show it.'
+          : '⚠️ The decision could not be sent; please try again.';
+        await settled(() => answer.refuse(note)).catch(() => undefined);
       } finally {
         clearTimeout(timer);
       }

@@ -38,6 +38,11 @@ export const discordConfigSchema = z.object({
     .enum(['true', 'false'])
     .optional()
     .transform((v) => (v === undefined ? undefined : v === 'true')),
+  /**
+   * The worker's default tool-approval policy (infra/config.ts), read here too: in a guild channel a non-approver
+   * may not loosen `/approval` below the policy in force (adapters/kit/approval-policy.ts).
+   */
+  KESOKU_TOOL_APPROVAL: z.enum(['off', 'writes', 'all']).optional(),
 });
 
 /** The parsed `DISCORD_*` variables. */

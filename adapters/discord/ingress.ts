@@ -171,6 +171,8 @@ export interface DiscordIngressDeps {
   addressOf?(channelId: string): Promise<SessionAddress>;
   /** DISCORD_THREADS: a mention in a guild channel starts a thread, where its session lives. Default false. */
   threads?: boolean;
+  /** DISCORD_APPROVERS: in a guild channel only they may loosen `/approval` (kit/command-dispatch.ts). */
+  approvers?: readonly string[];
 }
 
 /** What the ingress did with a message (logged; asserted by tests). */
@@ -263,7 +265,14 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
     const text = bot ? withoutBotMention(m.content, bot, m.botRoleId) : m.content.trim();
     const command = parseCommand(text);
     if (command) {
-      const answer = await runCommand(sessions, address.sessionId, command, commandUpdateIdFor(m.id));
+      const answer = await runCommand(
+        sessions,
+        address.sessionId,
+        command,
+        commandUpdateIdFor(m.id),
+        undefined,
+        { id: m.author.id, shared: !m.isDM, approver: (deps.approvers ?? []).includes(m.author.id) },
+      );
       await reply(m, `command:${messageId}`, answer);
       return 'command';
     }

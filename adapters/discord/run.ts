@@ -11,6 +11,7 @@ import { createDeliveryStore } from '../../db/deliveries.ts';
 import { getMessage, listOpenInputs } from '../../db/messages.ts';
 import { setLocale } from '../../db/sessions.ts';
 import { setApprovalPolicy } from '../../db/approvals.ts';
+import { currentApprovalPolicy } from '../kit/approval-policy.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
 import type { DiscordSettings } from './config.ts';
@@ -31,6 +32,7 @@ import { conversationChannelOf, createConversations } from './conversations.ts';
 import type { GatewayFatalError } from './gateway-health.ts';
 import { intentsFor, watchGateway, type GatewayHealthReport } from './gateway-health.ts';
 import { createOnceGate } from './once.ts';
+import { DISCORD_CHATBOT_ID } from './ids.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
 import { createDiscordSink, type DiscordSink } from './sink.ts';
@@ -118,6 +120,8 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
       if (!(await setApprovalPolicy(pool, sessionId, policy)))
         throw new SessionClientError('not_found', `no session ${sessionId}`);
     },
+    approvalPolicy: (sessionId) =>
+      currentApprovalPolicy(pool, sessionId, DISCORD_CHATBOT_ID, config.KESOKU_TOOL_APPROVAL),
   };
   const sink = createDiscordSink({
     rest: client.rest,
@@ -140,6 +144,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     botUser: () => (client.user ? { id: client.user.id, name: client.user.username } : null),
     staging: { dataDir: config.KESOKU_DATA_DIR },
     threads: config.DISCORD_THREADS,
+    approvers: config.DISCORD_APPROVERS,
   });
 
   // One channel's messages are submitted in arrival order (ingress.accept); channels never wait for each other,
@@ -176,6 +181,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     rest: client.rest,
     logger,
     access,
+    approvers: config.DISCORD_APPROVERS,
     extensions: deps.appCommands,
     sessionOf: async (channelId) => (await conversations.current(channelId)).sessionId,
   });
@@ -186,6 +192,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     pool,
     logger,
     approvers: config.DISCORD_APPROVERS,
+    access,
     ...(decideApproval ? { decide: (sessionId, input) => decideApproval(sessionId, input) } : {}),
   });
   client.on(Events.InteractionCreate, (interaction) => {
@@ -201,6 +208,8 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
         userId: interaction.user.id,
         messageId: interaction.message.id,
         channelId: interaction.channelId,
+        guildId: interaction.guildId,
+        parentId: interaction.channel?.isThread() ? interaction.channel.parentId : null,
       });
     else return;
     inFlight.add(task);

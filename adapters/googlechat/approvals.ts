@@ -27,7 +27,9 @@ import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import { askOf, mayDecide, outcomeMessage, type ApprovalAsk } from '../discord/approvals.ts';
 import { createMessage, updateCards, type ChatApi } from './api.ts';
-import { clientMessageId, spaceOf } from './ids.ts';
+import { escapeCardText } from './format.ts';
+import type { ChatAccess } from '../kit/access.ts';
+import { GOOGLE_CHAT_CHATBOT_ID, clientMessageId, lastSegment, spaceOf } from './ids.ts';
 
 /** The `function` of the buttons' `onClick.action` (what a CARD_CLICKED event names). */
 export const APPROVAL_FUNCTION = 'kesoku_approval';
@@ -45,10 +47,11 @@ function plain(text: string): string {
   return text.replace(/<@(\d+)>/g, 'users/$1').replace(/<t:\d+:R>/g, 'in time');
 }
 
+/** The question as card text (card text reads HTML: the tool name and the command are escaped). */
 function askText(a: ApprovalAsk): string {
   const what = a.toolName === 'run_shell_command' ? 'run a command' : `call ${a.toolName}`;
   const subject = a.subject.length > 1500 ? `${a.subject.slice(0, 1499)}…` : a.subject;
-  return `🔐 The agent wants to ${what}:\n${subject}`;
+  return escapeCardText(`🔐 The agent wants to ${what}:\n${subject}`);
 }
 
 /** The approval card with its three buttons. */
@@ -102,7 +105,7 @@ export function outcomeCard(
       cardId: 'approval',
       card: {
         header: { title: 'Approval' },
-        sections: [{ widgets: [{ textParagraph: { text: `${askText(a)}\n${answer}` } }] }],
+        sections: [{ widgets: [{ textParagraph: { text: `${askText(a)}\n${escapeCardText(answer)}` } }] }],
       },
     },
   ];
@@ -171,10 +174,20 @@ export function withApprovalCards<S extends object>(
 /** The synchronous answer to a CARD_CLICKED event (Chat's interaction response). */
 export type CardClickResponse = Record<string, unknown>;
 
+/** The space of a click, as the event names it. */
+interface ClickSpace {
+  name: string;
+  type?: string | undefined;
+  spaceType?: string | undefined;
+  singleUserBotDm?: boolean | undefined;
+}
+
 /** The part of a CARD_CLICKED event the handler reads. */
 interface CardClick {
   type: string;
   user?: { name: string };
+  space?: ClickSpace;
+  message?: { space?: ClickSpace };
   action?: { actionMethodName?: string; parameters?: { key?: string; value?: string }[] };
   common?: { invokedFunction?: string; parameters?: Record<string, string> };
 }
@@ -204,6 +217,11 @@ export function createApprovalClicks(deps: {
   logger: Logger;
   /** GOOGLE_CHAT_APPROVERS, as `users/<id>`. */
   approvers: readonly string[];
+  /**
+   * Who may use the app (the rule messages follow): a click by anyone else (e.g. a user whose pairing was
+   * revoked) is refused before the requester/approver rule. Absent: not checked.
+   */
+  access?: ChatAccess;
   decide(
     sessionId: string,
     input: { callId: string; decision: ApprovalDecision; by: string },
@@ -230,6 +248,21 @@ export function createApprovalClicks(deps: {
     if (!call || call.type !== 'tool_call' || !approval)
       return privately(click.user, '⚠️ This approval request is unknown here.');
     const user = click.user;
+    if (deps.access && user) {
+      const sp = event.space ?? event.message?.space;
+      const allowed = await deps.access.check({
+        chatbotId: GOOGLE_CHAT_CHATBOT_ID,
+        userId: lastSegment(user),
+        channelId: sp ? lastSegment(sp.name) : '',
+        parentId: null,
+        groupId: null,
+        isDirect: sp?.type === 'DM' || sp?.spaceType === 'DIRECT_MESSAGE' || sp?.singleUserBotDm === true,
+      });
+      if (allowed !== 'allowed') {
+        logger.info({ callId: call.id, user, access: allowed }, 'approval click refused: no access');
+        return privately(user, '🔒 You are not allowed to use this app, so you cannot decide this.');
+      }
+    }
     const requester = await requesterOf(api, pool, call);
     if (!user || !mayDecide(user, requester, approvers)) {
       logger.info({ callId: call.id, user }, 'approval click refused: not the requester or an approver');

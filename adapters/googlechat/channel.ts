@@ -13,6 +13,8 @@ import type { Server } from 'node:http';
 import express from 'express';
 import { createDeliveryStore } from '../../db/deliveries.ts';
 import { setLocale } from '../../db/sessions.ts';
+import { setApprovalPolicy } from '../../db/approvals.ts';
+import { currentApprovalPolicy } from '../kit/approval-policy.ts';
 import { ConfigError } from '../../infra/config.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { ChannelContext, ChannelDescriptor, RunningChannel } from '../kit/channel.ts';
@@ -80,6 +82,7 @@ export async function startGoogleChat(
   if (policy.mode === 'open') warnOpenAccess('Google Chat', 'GOOGLE_CHAT_ALLOW_ALL', logger, opts.stderr);
   else logger.info({ access: policy.mode }, 'google chat access');
   const s = ctx.sessions;
+  const access = createChatAccess({ policy, pool, logger });
   const ingress = createGoogleChatIngress({
     sessions: {
       submit: (...a) => s.submit(...a),
@@ -93,11 +96,18 @@ export async function startGoogleChat(
           throw new SessionClientError('not_found', `no session ${sessionId}`);
         return { locale };
       },
+      async setApproval(sessionId, policy) {
+        if (!(await setApprovalPolicy(pool, sessionId, policy)))
+          throw new SessionClientError('not_found', `no session ${sessionId}`);
+      },
+      approvalPolicy: (sessionId) =>
+        currentApprovalPolicy(pool, sessionId, GOOGLE_CHAT_CHATBOT_ID, config.KESOKU_TOOL_APPROVAL),
     },
     api,
-    access: createChatAccess({ policy, pool, logger }),
+    access,
     logger,
     attachments: { dataDir: ctx.dataDir, maxBytes: config.GOOGLE_CHAT_ATTACHMENT_MAX_BYTES },
+    approvers: config.GOOGLE_CHAT_APPROVERS,
   });
 
   const approvalClicks = createApprovalClicks({
@@ -105,6 +115,7 @@ export async function startGoogleChat(
     pool,
     logger,
     approvers: config.GOOGLE_CHAT_APPROVERS,
+    access,
     decide: (sessionId, input) => s.decideApproval(sessionId, input),
   });
 

@@ -77,6 +77,11 @@ export const googleChatConfigSchema = z.object({
    * buttons, besides the person who asked (./approvals.ts). Stored as `123`.
    */
   GOOGLE_CHAT_APPROVERS: list.transform((l) => l.map(userId)),
+  /**
+   * The worker's default tool-approval policy (infra/config.ts), read here too: in a space a non-approver may not
+   * loosen `/approval` below the policy in force (adapters/kit/approval-policy.ts).
+   */
+  KESOKU_TOOL_APPROVAL: z.enum(['off', 'writes', 'all']).optional(),
   /** Explicit opt-in to open access (everyone who can reach the app may talk to the agent). */
   GOOGLE_CHAT_ALLOW_ALL: flag,
   /** Largest attachment downloaded, bytes (default 25 MiB); larger files are refused with a message. */

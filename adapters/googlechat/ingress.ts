@@ -3,13 +3,14 @@
  * Kesoku messages. The HTTP endpoint (channel.ts) has already verified the bearer token and acknowledged the
  * event; this module decides what the event means:
  *
- * 1. events without a human message (the app removed, a card click, an ADDED_TO_SPACE without text) are logged
- *    and dropped: Kesoku's cards have no buttons;
+ * 1. events without a human message (the app removed, an ADDED_TO_SPACE without text) are logged and dropped;
+ *    the clicks of the approval cards' buttons never get here (channel.ts answers them with approvals.ts);
  * 2. access (adapters/kit/access.ts): allowed goes on; in pairing mode a stranger who writes a DM is answered with
  *    a pairing code, one in a space with a notice to write a DM; anything else gets no answer;
  * 3. a message that is wholly a chat command (`/stop`, `/compact`, `/title`, `/mode`, `/locale`, `/approval`)
  *    runs on the session through the channel kit's dispatch (adapters/kit/command-dispatch.ts) with an update id
- *    from the Chat message name, and is answered in the thread;
+ *    from the Chat message name, and is answered in the thread; in a space (not a DM) only a
+ *    GOOGLE_CHAT_APPROVERS user may loosen `/approval`;
  * 4. otherwise its attached files are stored in the session's workspace (attachments.ts; files over the size
  *    limit or without fetchable content are refused and the user is told so; a message left with nothing is not
  *    submitted) and it is submitted with update-with-start to the session of its space and thread (ids.ts) as
@@ -20,6 +21,7 @@
  *
  * Order: one session's events are handled one after the other in arrival order; commands skip that queue.
  */
+import { chatUserName } from './approvals.ts';
 import { z } from 'zod';
 import type { ChatAccess } from '../kit/access.ts';
 import type { Logger } from '../../infra/logger.ts';
@@ -102,6 +104,8 @@ export interface GoogleChatIngressDeps {
    * taken, bytes (default 25 MiB). Without it attached files are refused with a message.
    */
   attachments?: { dataDir: string; maxBytes?: number };
+  /** GOOGLE_CHAT_APPROVERS (`123` or `users/123`): in a space only they may loosen `/approval`. */
+  approvers?: readonly string[];
 }
 
 /** The ingress: one entry point per verified event. */
@@ -221,7 +225,11 @@ export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChat
     }
 
     const text = (message.argumentText ?? message.text ?? '').trim();
-    const answer = await commands.dispatch(text, address.sessionId, commandUpdateIdFor(message.name));
+    const answer = await commands.dispatch(text, address.sessionId, commandUpdateIdFor(message.name), {
+      id: sender.name,
+      shared: !isDM,
+      approver: (deps.approvers ?? []).some((a) => chatUserName(a) === chatUserName(sender.name)),
+    });
     if (answer !== null) {
       await reply(space, thread, `command:${messageId}`, answer);
       return 'command';

@@ -42,6 +42,12 @@ export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle
     /** The session's tool-approval policy (a row update, read at each tool step); optional like `setLocale`. */
     setApproval?(sessionId: string, policy: ApprovalPolicy): Promise<void>;
     /**
+     * The policy in force for the session now (its own, else the configured default), which `/approval` compares
+     * with the asked one in a shared place ({@link CommandCaller}). Without it a non-approver there may only set
+     * `all`. Throws a SessionClientError `not_found` for an unknown session.
+     */
+    approvalPolicy?(sessionId: string): Promise<ApprovalPolicy>;
+    /**
      * `/new`: moves the place whose current session is `sessionId` (a channel, thread, DM or user) to a new
      * conversation, and stops the old one's running turn. `key` (the command's update id) makes a repeated
      * delivery of the same command start one conversation, not two.
@@ -59,6 +65,21 @@ export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle
     ): Promise<TypedDecision>;
   };
 
+/**
+ * Who sent a command and where, for commands whose permission depends on it: in a shared place (a Discord guild
+ * channel or thread, a Google Chat space that is not a DM) only an approver (DISCORD_APPROVERS,
+ * GOOGLE_CHAT_APPROVERS) may loosen the session's tool approval with `/approval`, since the approval buttons
+ * there are the requester's or an approver's; in a DM the user may.
+ */
+export interface CommandCaller {
+  /** The platform id of the sender. */
+  id: string;
+  /** Whether several people talk in the place (not a DM or a 1:1 chat). */
+  shared: boolean;
+  /** Whether the sender is one of the channel's configured approvers. */
+  approver: boolean;
+}
+
 /** What a handler runs against: the session, and the update id that makes a repeated command run once. */
 export interface CommandRun {
   sessions: CommandSessions;
@@ -67,6 +88,8 @@ export interface CommandRun {
   opts: { updateId?: string };
   /** The platform id of the user who sent the command, when the channel passed it. */
   sender?: string;
+  /** The sender and their place, when the channel passed them (a bare sender id counts as a 1:1 chat). */
+  caller?: CommandCaller;
 }
 
 /** Runs one command; resolves to the answer text. May throw: the dispatcher turns errors into text. */
@@ -107,8 +130,17 @@ export const SESSION_COMMAND_HANDLERS: SessionCommandHandlers = {
       ? '🌐 语言：中文（通知与错误提示将使用中文）。'
       : '🌐 Locale: English (notices and error messages in English).';
   },
-  async approval(cmd, { sessions, sessionId }) {
+  async approval(cmd, { sessions, sessionId, caller }) {
     if (!sessions.setApproval) return '⚠️ `/approval` is not available here.';
+    if (caller?.shared === true && !caller.approver) {
+      // Loosening in a shared place would let anyone allowed to talk run what the buttons keep for approvers.
+      const now = sessions.approvalPolicy ? await sessions.approvalPolicy(sessionId) : 'all';
+      if (policyRank(cmd.policy) < policyRank(now))
+        return (
+          `⛔ Only an approver can loosen tool approval in a shared channel (it stays \`${now}\`). ` +
+          'Anyone may make it stricter; ask an approver, or talk to me in a direct message.'
+        );
+    }
     await sessions.setApproval(sessionId, cmd.policy);
     return cmd.policy === 'off'
       ? '🔓 Approval: off (tool calls run without asking).'
@@ -117,6 +149,11 @@ export const SESSION_COMMAND_HANDLERS: SessionCommandHandlers = {
         : '🔒 Approval: writes (shell commands and file writes ask first).';
   },
 };
+
+/** How strict a policy is: `off` < `writes` < `all`. */
+function policyRank(p: ApprovalPolicy): number {
+  return p === 'off' ? 0 : p === 'writes' ? 1 : 2;
+}
 
 /** What `/new` answers once the new conversation is started. */
 export const NEW_CONVERSATION_TEXT = '🆕 New conversation: the agent starts afresh from the next message.';
@@ -201,7 +238,8 @@ export function parseCommand(
 /**
  * Runs `cmd` on session `sessionId` with the handlers of `local` for the channel's own commands. `updateId`
  * (from the platform's message id) makes a repeated delivery of the same command message run it once; `sender`
- * is the platform id of who sent it (for commands that act for a person, `/approve`).
+ * is the platform id of who sent it (for commands that act for a person, `/approve`), or the {@link CommandCaller}
+ * with their place (a bare id counts as a 1:1 chat).
  * @returns the answer to show (never throws: a missing session and failed operations become text)
  */
 export async function runCommand(
@@ -210,13 +248,16 @@ export async function runCommand(
   cmd: ChatCommand,
   updateId?: string,
   local: Readonly<Record<string, LocalCommandHandler>> = CHAT_LOCAL_COMMANDS,
-  sender?: string,
+  sender?: string | CommandCaller,
 ): Promise<string> {
+  const caller = typeof sender === 'object' ? sender : undefined;
+  const senderId = typeof sender === 'object' ? sender.id : sender;
   const run: CommandRun = {
     sessions,
     sessionId,
     opts: updateId === undefined ? {} : { updateId },
-    ...(sender === undefined ? {} : { sender }),
+    ...(senderId === undefined ? {} : { sender: senderId }),
+    ...(caller === undefined ? {} : { caller }),
   };
   try {
     if (cmd.name === 'usage') return cmd.text;
@@ -262,10 +303,15 @@ export interface CommandDispatcher {
   /**
    * Runs the command `text` is on session `sessionId`.
    * @param updateId derived from the platform's message id, so a re-delivered command runs once
-   * @param sender the platform id of the user who sent it
+   * @param sender the platform id of the user who sent it, or that with their place ({@link CommandCaller})
    * @returns the answer text, or null when `text` is no command (the caller submits it as a message); never throws
    */
-  dispatch(text: string, sessionId: string, updateId?: string, sender?: string): Promise<string | null>;
+  dispatch(
+    text: string,
+    sessionId: string,
+    updateId?: string,
+    sender?: string | CommandCaller,
+  ): Promise<string | null>;
 }
 
 /**

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workspaceDirFor } from '../../activities/tools/activities.ts';
 import { parseApprovalCustomId } from '../../adapters/discord/approvals.ts';
 import { listPendingApprovals, type PendingApprovalRow } from '../../db/approvals.ts';
+import { revokePairing } from '../../db/pairings.ts';
 import { getSession } from '../../db/sessions.ts';
 import type { Message } from '../../domain/message.ts';
 import type { ToolApproval } from '../../domain/tool-approval.ts';
@@ -22,6 +23,7 @@ import { startDiscordBench, type DiscordBench } from './harness.ts';
 
 const EPHEMERAL = 1 << 6;
 const bob = { id: snowflake(), username: 'bob', global_name: 'Bob' };
+const carol = { id: snowflake(), username: 'carol', global_name: 'Carol' };
 
 let bench: DiscordBench;
 beforeAll(async () => {
@@ -29,7 +31,17 @@ beforeAll(async () => {
   bench = await startDiscordBench({ DISCORD_APPROVERS: `123,${bob.id}` }, 6, {
     stack: { approvals: { timeoutS: 600 } },
   });
+  // Bob (an approver) and Carol may use the bot like Alice; Mallory may not.
+  await pair(bob.id, 'Bob');
+  await pair(carol.id, 'Carol');
 });
+async function pair(id: string, name: string): Promise<void> {
+  await bench.stack.pool.query(
+    `INSERT INTO chat_paired_users (chatbot_id, user_id, user_name, approved_by) VALUES ('discord', $1, $2, 'cli')
+     ON CONFLICT DO NOTHING`,
+    [id, name],
+  );
+}
 afterAll(async () => bench?.stop());
 
 const approvalOf = (m: Message | undefined) => (m?.metadata as { approval?: ToolApproval } | null)?.approval;
@@ -160,17 +172,30 @@ describe('Discord approval buttons', () => {
     const channel = bench.channels[2] as string;
     const { id, session, pending, message } = await ask(channel, 'echo ran >> runs.txt');
     const buttons = buttonsOf(message);
+    const refusal = async (author: DiscordBench['alice']) => {
+      const it = await answered(
+        bench.fake.gateway.clickButton({
+          messageId: message.id,
+          customId: buttons.approve as string,
+          author,
+        }),
+      );
+      expect(it.callbacks[0]?.type).toBe(4);
+      expect(Number(it.callbacks[0]?.data?.flags) & EPHEMERAL).toBe(EPHEMERAL);
+      return String(it.callbacks[0]?.data?.content);
+    };
 
-    const refused = await answered(
-      bench.fake.gateway.clickButton({
-        messageId: message.id,
-        customId: buttons.approve as string,
-        author: bench.mallory,
-      }),
-    );
-    expect(refused.callbacks[0]?.type).toBe(4);
-    expect(Number(refused.callbacks[0]?.data?.flags) & EPHEMERAL).toBe(EPHEMERAL);
-    expect(String(refused.callbacks[0]?.data?.content)).toMatch(/Only the person who asked, or an approver/);
+    // Carol may talk to the bot but did not ask and is no approver.
+    expect(await refusal(carol)).toMatch(/Only the person who asked, or an approver/);
+    // Mallory may not use the bot at all.
+    expect(await refusal(bench.mallory)).toMatch(/not allowed to use this bot/);
+    // Alice asked, but her pairing was revoked since: her click is refused like any stranger's.
+    await revokePairing(bench.stack.pool, 'discord', bench.alice.id);
+    try {
+      expect(await refusal(bench.alice)).toMatch(/not allowed to use this bot/);
+    } finally {
+      await pair(bench.alice.id, 'Alice');
+    }
     // Nothing was decided: the call still waits and the message still has its buttons.
     await new Promise((r) => setTimeout(r, 500));
     expect((await listPendingApprovals(bench.stack.pool, session)).map((p) => p.call_id)).toEqual([
@@ -206,6 +231,30 @@ describe('Discord approval buttons', () => {
     );
     expect(late.callbacks[0]?.type).toBe(7);
     expect(String(late.callbacks[0]?.data?.content)).toContain(`✅ Approved by <@${bob.id}>`);
+    expect(linesOf(session)).toEqual(['ran']);
+  }, 90_000);
+
+  it('a decision that went through, whose message update failed, is not reported as failed', async () => {
+    const channel = bench.channels[4] as string;
+    const { id, session, message } = await ask(channel, 'echo ran >> runs.txt');
+    // The update (callback 7) is refused; the note that follows goes through.
+    bench.fake.failNext('POST /interactions/:id/:token/callback', {
+      kind: 'error',
+      status: 400,
+      code: 50035,
+      message: 'Invalid Form Body',
+    });
+    const click = await answered(
+      bench.fake.gateway.clickButton({
+        messageId: message.id,
+        customId: buttonsOf(message).approve as string,
+        author: bench.alice,
+      }),
+    );
+    const note = String(click.callbacks.at(-1)?.data?.content);
+    expect(note).toContain('Your decision was recorded');
+    expect(note).not.toContain('please try again');
+    expect((await bench.waitInbound(id)).status).toBe('processed');
     expect(linesOf(session)).toEqual(['ran']);
   }, 90_000);
 

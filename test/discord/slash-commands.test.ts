@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppCommandExtension } from '../../adapters/discord/app-commands.ts';
 import { conversationChannelOf, createConversations } from '../../adapters/discord/conversations.ts';
+import { getApprovalSettings } from '../../db/approvals.ts';
 import { startDiscordBench, type DiscordBench } from './harness.ts';
 
 const EPHEMERAL = 1 << 6;
@@ -39,6 +40,7 @@ describe('Discord slash commands', () => {
   it('registers the commands for each allowed guild at start, in one bulk overwrite', async () => {
     const names = (bench.fake.gateway.commands(bench.guildId) ?? []).map((c) => c.name).sort();
     expect(names).toEqual([
+      'approval',
       'compact',
       'help',
       'locale',
@@ -86,6 +88,27 @@ describe('Discord slash commands', () => {
     expect(
       (await bench.stack.messages(`discord:${channel}`)).some((m) => m.content.includes('Groceries')),
     ).toBe(false);
+  });
+
+  it('/approval in a server channel: anyone allowed tightens it, only an approver loosens it', async () => {
+    const channel = bench.channels[0] as string;
+    await bench.waitInbound((await bench.say({ channelId: channel, content: 'hi', mentionBot: true })).id);
+    const approval = async (policy: string) => {
+      const i = bench.fake.gateway.injectCommand({
+        channelId: channel,
+        author: bench.alice,
+        name: 'approval',
+        options: { policy },
+      });
+      return String((await answered(i.id)).callbacks[0]?.data?.content);
+    };
+    expect(await approval('all')).toContain('Approval: all');
+    // Alice may talk but is no DISCORD_APPROVERS user: she cannot switch approval off for the channel.
+    expect(await approval('off')).toContain('Only an approver can loosen');
+    expect(await approval('writes')).toContain('Only an approver can loosen');
+    expect(await getApprovalSettings(bench.stack.pool, `discord:${channel}`)).toMatchObject({
+      policy: 'all',
+    });
   });
 
   it('stops a running turn with /stop, without any mention', async () => {

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workspaceDirFor } from '../../activities/tools/activities.ts';
 import { APPROVAL_FUNCTION } from '../../adapters/googlechat/approvals.ts';
-import { listPendingApprovals, type PendingApprovalRow } from '../../db/approvals.ts';
+import { getApprovalSettings, listPendingApprovals, type PendingApprovalRow } from '../../db/approvals.ts';
 import type { Message } from '../../domain/message.ts';
 import type { ToolApproval } from '../../domain/tool-approval.ts';
 import { cardClickedEvent, messageEvent, type FakeChatMessage } from '../fakes/googlechat/server.ts';
@@ -21,12 +21,14 @@ import { startGoogleChatBench, type GoogleChatBench } from './harness.ts';
 
 const carol = { name: 'users/3003', displayName: 'Carol' };
 const mallory = { name: 'users/6666', displayName: 'Mallory' };
+const stranger = { name: 'users/7777', displayName: 'Stranger' };
 
 let bench: GoogleChatBench;
 beforeAll(async () => {
   // No KESOKU_TOOL_APPROVAL: Google Chat's own default applies (writes).
   bench = await startGoogleChatBench(
-    { GOOGLE_CHAT_ALLOWED_USERS: 'users/1001,users/6666', GOOGLE_CHAT_APPROVERS: '3003' },
+    // Carol, the approver, may use the app like Alice (1001) and Mallory; the stranger may not.
+    { GOOGLE_CHAT_ALLOWED_USERS: 'users/1001,users/6666,users/3003', GOOGLE_CHAT_APPROVERS: '3003' },
     { approvals: { timeoutS: 600 } },
   );
 });
@@ -95,7 +97,7 @@ describe('Google Chat approval cards', () => {
     );
     expect(card.thread.name).toBe(thread);
     expect(card.text).toBe('<users/1001> please decide:');
-    expect(cardText(card)).toContain('echo ran >> runs.txt; echo gchat-approved');
+    expect(cardText(card)).toContain('echo ran &gt;&gt; runs.txt; echo gchat-approved');
     for (const d of ['approve', 'deny', 'always']) expect(cardText(card)).toContain(`"value":"${d}"`);
     expect(linesOf(session)).toEqual([]);
 
@@ -126,6 +128,10 @@ describe('Google Chat approval cards', () => {
       privateMessageViewer: { name: mallory.name },
     });
     expect(String(refused.text)).toMatch(/Only the person who asked, or an approver/);
+    // Someone who may not use the app at all is refused before the requester/approver rule.
+    const stray = await click(card, pending.call_id, 'approve', stranger);
+    expect(stray).toMatchObject({ privateMessageViewer: { name: stranger.name } });
+    expect(String(stray.text)).toMatch(/not allowed to use this app/);
     await new Promise((r) => setTimeout(r, 500));
     expect((await listPendingApprovals(bench.stack.pool, session)).map((p) => p.call_id)).toEqual([
       pending.call_id,
@@ -148,4 +154,39 @@ describe('Google Chat approval cards', () => {
     expect(cardText(late)).toContain('❌ Denied by googlechat:users/3003');
     expect(linesOf(session)).toEqual([]);
   }, 90_000);
+
+  it('/approval in a space: anyone allowed tightens it, only an approver loosens it', async () => {
+    const space = `spaces/S${randomBytes(6).toString('hex')}`;
+    const thread = `${space}/threads/T1`;
+    const session = `googlechat:${space.slice(7)}:T1`;
+    await bench.fake.postEvent(
+      bench.endpoint,
+      messageEvent({ space, thread, messageId: 'M1', text: 'hello' }),
+    );
+    await bench.stack.waitForStatus(`googlechat-${space.slice(7)}-M1`, ['processed', 'error', 'interrupted']);
+    let n = 1;
+    const approval = async (policy: string, user?: { name: string; displayName: string }) => {
+      const messageId = `C${++n}`;
+      await bench.fake.postEvent(
+        bench.endpoint,
+        messageEvent({ space, thread, messageId, text: `/approval ${policy}`, ...(user ? { user } : {}) }),
+      );
+      const before = n;
+      return bench.fake.waitFor(
+        () =>
+          bench.fake
+            .messagesIn(space)
+            .filter((m) => /Approval:|approver/.test(m.text ?? ''))
+            .at(before - 2)?.text,
+        20_000,
+        `the answer to /approval ${policy}`,
+      );
+    };
+    expect(await approval('all')).toContain('Approval: all');
+    // Alice may talk but is no GOOGLE_CHAT_APPROVERS user: she cannot switch approval off for the space.
+    expect(await approval('off')).toContain('Only an approver can loosen');
+    expect(await getApprovalSettings(bench.stack.pool, session)).toMatchObject({ policy: 'all' });
+    expect(await approval('off', carol)).toContain('Approval: off');
+    expect(await getApprovalSettings(bench.stack.pool, session)).toMatchObject({ policy: 'off' });
+  }, 60_000);
 });

@@ -8,7 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workspaceDirFor } from '../../activities/tools/activities.ts';
+import { createApprovalActivities } from '../../activities/approvals.ts';
+import type { ChannelSink } from '../../activities/sink.ts';
 import { listPendingApprovals, type PendingApprovalRow } from '../../db/approvals.ts';
+import { createLogger } from '../../infra/logger.ts';
 import type { Message } from '../../domain/message.ts';
 import type { ToolApproval } from '../../domain/tool-approval.ts';
 import { SessionClient, SessionClientError } from '../../infra/session-client.ts';
@@ -169,6 +172,36 @@ describe('tool-call approval', () => {
     // The session goes on: the next message is answered.
     const next = await stack.submit(session, 'hello');
     expect((await stack.waitForStatus(next.message.id, ['processed'])).status).toBe('processed');
+  }, 60_000);
+
+  it('recordApproval: a slow channel edit does not hold it up, and a retry shows the recorded outcome again', async () => {
+    const session = uniqueId('s');
+    const r = await stack.submit(session, 'run: echo ran >> runs.txt');
+    const [pending] = await waitPending(stack, session);
+    const shown: string[] = [];
+    let hang = true;
+    const sink = {
+      async showApprovalOutcome(call: Message, approval: ToolApproval) {
+        if (hang) await new Promise((resolve) => setTimeout(resolve, 10_000));
+        shown.push(`${call.id} ${approval.state}`);
+      },
+    } as unknown as ChannelSink;
+    const activities = createApprovalActivities({
+      pool: stack.pool,
+      logger: createLogger('test', 'silent'),
+      sinks: { api: sink },
+      outcomeWaitMs: 300,
+    });
+    const input = { sessionId: session, callId: pending!.call_id, state: 'denied' as const, by: 'api:bob' };
+    const started = Date.now();
+    expect(await activities.recordApproval(input)).toEqual({ changed: true });
+    expect(Date.now() - started).toBeLessThan(3000);
+    // The attempt "timed out" after its write: the retry finds the record and shows it anyway.
+    hang = false;
+    expect(await activities.recordApproval(input)).toEqual({ changed: false });
+    expect(shown).toEqual([`${pending!.call_id} denied`]);
+    await stack.sessions.stop(session);
+    await stack.waitForStatus(r.message.id, ['interrupted', 'processed', 'error']);
   }, 60_000);
 
   it('two calls in one step are decided separately: one approved, one denied', async () => {

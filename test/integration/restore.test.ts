@@ -6,7 +6,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { listPendingApprovals, setApprovalPolicy } from '../../db/approvals.ts';
 import { getSession } from '../../db/sessions.ts';
+import type { ToolApproval } from '../../domain/tool-approval.ts';
 import { sessionWorkflowId } from '../../workflows/definitions.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 
@@ -108,6 +110,40 @@ describe('a terminated session workflow', () => {
     expect(notice).toMatchObject({ sender: 'Notification', status: 'delivered' });
     expect(notice?.content).toContain('restarted');
   }, 90_000);
+  it('records the approvals its interrupted turn was waiting for as cancelled (by the restart)', async () => {
+    const session = uniqueId('s');
+    const first = await stack.submit(session, 'hello');
+    await stack.waitForStatus(first.message.id, ['processed']);
+    await setApprovalPolicy(stack.pool, session, 'writes');
+    const asked = await stack.submit(session, 'run: echo ran >> runs.txt');
+    const deadline = Date.now() + 30_000;
+    let pending = await listPendingApprovals(stack.pool, session);
+    while (pending.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      pending = await listPendingApprovals(stack.pool, session);
+    }
+    const callId = pending[0]?.call_id as string;
+    expect(callId).toBeTruthy();
+    terminate(session);
+    await expect
+      .poll(
+        async () =>
+          (await stack.client.workflow.getHandle(sessionWorkflowId(session)).describe()).status.name,
+      )
+      .toBe('TERMINATED');
+
+    const next = await stack.submit(session, 'after the restart');
+    expect((await stack.waitForStatus(asked.message.id, ['interrupted', 'processed', 'error'])).status).toBe(
+      'interrupted',
+    );
+    await stack.waitForStatus(next.message.id, ['processed', 'error', 'interrupted'], 30_000);
+    const call = (await stack.messages(session)).find((m) => m.id === callId);
+    expect((call?.metadata as { approval?: ToolApproval } | null)?.approval).toMatchObject({
+      state: 'cancelled',
+      by: 'restart',
+    });
+  }, 90_000);
+
   it("keeps the sender of a re-queued message: another sender's message does not interrupt its turn", async () => {
     const session = uniqueId('s');
     const head = await stack.submit(session, 'first', { senderId: 'alice' });

@@ -91,3 +91,43 @@ describe('command dispatch', () => {
     expect(await d.dispatch('/locale en', 's')).toBe('⚠️ `/locale` is not available here.');
   });
 });
+
+describe('/approval in a shared place', () => {
+  const shared = (approver: boolean) => ({ id: 'u1', shared: true, approver });
+
+  it('refuses a non-approver who loosens the policy, lets them tighten it, and lets approvers and DMs loosen', async () => {
+    let policy: 'off' | 'writes' | 'all' = 'all';
+    const { sessions, calls } = recordingSessions({
+      approvalPolicy: async () => policy,
+      setApproval: async (_s, p) => void (policy = p),
+    });
+    const d = createCommandDispatcher({ sessions });
+    expect(await d.dispatch('/approval off', 's1', undefined, shared(false))).toContain('Only an approver');
+    expect(await d.dispatch('/approval writes', 's1', undefined, shared(false))).toContain(
+      'Only an approver',
+    );
+    expect(policy).toBe('all');
+    expect(await d.dispatch('/approval all', 's1', undefined, shared(false))).toContain('Approval: all');
+    expect(await d.dispatch('/approval writes', 's1', undefined, shared(true))).toContain('Approval: writes');
+    expect(await d.dispatch('/approval all', 's1', undefined, shared(false))).toContain('Approval: all');
+    expect(
+      await d.dispatch('/approval off', 's1', undefined, { id: 'u1', shared: false, approver: false }),
+    ).toContain('Approval: off');
+    // Tightening from off is anyone's.
+    expect(await d.dispatch('/approval writes', 's1', undefined, shared(false))).toContain(
+      'Approval: writes',
+    );
+    expect(policy).toBe('writes');
+    expect(calls).toEqual([]);
+  });
+
+  it('without the current policy, a non-approver in a shared place may only set all', async () => {
+    const { sessions, calls } = recordingSessions();
+    const d = createCommandDispatcher({ sessions });
+    expect(await d.dispatch('/approval writes', 's1', undefined, shared(false))).toContain(
+      'Only an approver',
+    );
+    expect(await d.dispatch('/approval all', 's1', undefined, shared(false))).toContain('Approval: all');
+    expect(calls).toEqual([['setApproval', 's1', 'all']]);
+  });
+});

@@ -100,3 +100,27 @@ describe('discord approval buttons', () => {
     expect(text({ state: 'cancelled', by: 'stop' })).toBe('⏹️ Not decided: the turn ended.');
   });
 });
+
+describe('discord approval message size and ids', () => {
+  it('stays one message of at most 2000 characters (with a mention) for a long command, saying it was shortened', () => {
+    for (const subject of ['x'.repeat(5000), '```'.repeat(600), '😀'.repeat(1200)]) {
+      const long = { ...ask, subject };
+      const m = approvalMessage(long);
+      expect(m.content.length + '<@123456789012345678> '.length).toBeLessThanOrEqual(2000);
+      expect(m.content).toContain('the full command is in the Web UI');
+      expect(m.content).toContain('<t:1796119200:R>');
+      expect(m.content).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+      const out = outcomeMessage(long, { state: 'approved', by: 'pattern', pattern: subject });
+      expect(out.content.length).toBeLessThanOrEqual(2000 - 32);
+      expect(out.content).toContain('Approved by the pattern');
+    }
+    expect(approvalMessage(ask).content).not.toContain('shortened');
+  });
+
+  it('never posts a button without a custom id: a call id too long gets text saying where to decide', () => {
+    const m = approvalMessage({ ...ask, callId: 'c'.repeat(100) });
+    expect(m.components).toEqual([]);
+    expect(m.content).toContain('cannot be decided with buttons');
+    expect(m.content).toContain('/tool-calls/{callId}/approval');
+  });
+});
