@@ -205,7 +205,11 @@ describe('Discord slash commands', () => {
       content: 'remember the word plum',
       mentionBot: true,
     });
-    await bench.waitInbound(before.id);
+    const remembered = await bench.waitInbound(before.id);
+    // The reply comes a moment before the workflow ends the turn: wait for idle so both /status read the same.
+    await expect
+      .poll(async () => (await bench.stack.sessions.state(remembered.session_id)).status, { timeout: 15_000 })
+      .toBe('idle');
 
     // Typed /status answers what the slash /status answers.
     const typedStatus = await bench.say({ channelId: channel, content: '/status', mentionBot: true });
