@@ -406,14 +406,17 @@ export async function startWorkerService(
   return {
     name: 'worker',
     async stop() {
-      if (worker.getState() === 'RUNNING') {
+      // The SDK's own signal handling (Runtime `shutdownSignals`) may have begun the shutdown already on the
+      // same SIGINT/SIGTERM: the activities still running are worth a notice in either case.
+      const state = worker.getState();
+      if (state === 'RUNNING' || state === 'STOPPING' || state === 'DRAINING') {
         const notice = drainNotice(
           worker.getStatus().numInFlightNonLocalActivities,
           cfg.KESOKU_WORKER_DRAIN_S,
         );
         if (notice) (opts.onDrain ?? ((text: string) => logger.info(text)))(notice);
-        worker.shutdown();
       }
+      if (state === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
       await connection.close();
     },

@@ -40,7 +40,8 @@ export function parseApprovalAnswer(line: string): PromptDecision | null {
 /** The prompt line for a waiting call. */
 export function approvalPromptText(a: ApprovalRequested): string {
   const what = a.tool_name === 'run_shell_command' ? `run \`${a.subject}\`` : a.subject;
-  return `⚠ approve: ${what}? [y]es / [n]o / [a]lways`;
+  // The note's 'warn' style puts the ⚠ in front; the answer is a line, so Enter is named.
+  return `approve: ${what}? [y]es / [n]o / [a]lways, then Enter`;
 }
 
 /** The calls waiting for this terminal's answer, oldest first. */

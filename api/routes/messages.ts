@@ -127,7 +127,7 @@ function waitingFor(sessionId: string, pending: PendingApprovalRow[]): string {
   const more = pending.length > 1 ? ` (and ${pending.length - 1} more, see pending_approvals)` : '';
   return (
     `: it is waiting for approval of ${first.tool_name} \`${subject}\`${more}; decide with ` +
-    `POST /v1/sessions/${sessionId}/tool-calls/${first.call_id}/approval {"decision":"approve"} (or "deny")`
+    `POST /v1/sessions/${sessionId}/tool-calls/${first.call_id}/approval {"decision":"approve"} (or "deny", or "always" to approve such calls for the rest of the session)`
   );
 }
 

@@ -4,7 +4,7 @@
  * every part and frees every port; a second start finds the session again; SIGTERM to the npm process alone
  * (a process manager) stops everything too.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -24,6 +24,19 @@ afterAll(async () => {
   await fake?.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** PIDs of processes whose command line contains `needle`. */
+function pids(needle: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', needle], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
+      .filter((p) => p !== process.pid);
+  } catch {
+    return [];
+  }
+}
 
 /** True when something accepts connections on 127.0.0.1:`port`. */
 function portOpen(port: number): Promise<boolean> {
@@ -85,6 +98,7 @@ describe('npm start', () => {
       KESOKU_LLM_PROVIDER: 'openai-compatible',
       KESOKU_LLM_BASE_URL: fake.url,
       KESOKU_LLM_MODEL: 'fake-model',
+      KESOKU_TOOL_APPROVAL: 'off',
       ...(process.env.KESOKU_TEMPORAL_CLI ? { KESOKU_TEMPORAL_CLI: process.env.KESOKU_TEMPORAL_CLI } : {}),
     });
     const api = `http://127.0.0.1:${ports.api}`;
@@ -133,8 +147,20 @@ describe('npm start', () => {
       'hello from the first start',
       'echo: hello from the first start',
     ]);
+    // A command still running when the stop comes: the worker says what it waits for and lets it finish.
+    const marker = `4.${Math.floor(Math.random() * 1e6)}`;
+    const drained = await fetch(`${api}/v1/sessions/start-drain/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: `run: sleep ${marker}` }),
+    });
+    expect(drained.status).toBe(202);
+    await expect
+      .poll(() => pids(`sleep ${marker}`).length, { timeout: 60_000, interval: 100 })
+      .toBeGreaterThan(0);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
+    expect(second.output()).toContain('waiting for 1 running tool command or model call to finish');
     // npm exits once its child has; give the detached servers' exits a moment to free their ports.
     for (let i = 0; i < 50 && (await Promise.all(allPorts.map(portOpen))).some(Boolean); i++)
       await new Promise((r) => setTimeout(r, 100));
