@@ -59,6 +59,8 @@ describe('worker stops in the middle of a tool run', () => {
       `run: echo start >> runs.txt; sleep ${marker}; echo end >> runs.txt; echo finished`,
     );
     await expect.poll(() => running(`sleep ${marker}`), { timeout: 20_000, interval: 50 }).toBe(true);
+    // The shell's own command line holds `sleep …` too: wait until the command really got past its first line.
+    await expect.poll(() => runsOf(session), { timeout: 20_000, interval: 50 }).toEqual(['start']);
 
     await worker.kill('SIGKILL');
     expect((await stack.messages(session)).find((m) => m.id === r.message.id)?.status).toBe('processing');
