@@ -55,7 +55,11 @@ export interface ChaosReport {
   toolCalls: number;
   /** Of those, calls whose tool activity never started them (cancelled first, e.g. superseded by a newer message). */
   toolCallsNotStarted: number;
-  /** Tool calls that started and were not interrupted: each must have run its command exactly once. */
+  /**
+   * Tool calls whose run finished in the attempt that started it (`tool_runs.status = 'finished'`): each ran its
+   * command exactly once. A call whose worker died (or drained out) after its start was recorded ends `interrupted`
+   * with a "not re-run" result, whatever the tool_call message's status; its command may or may not have begun.
+   */
   toolCallsCompleted: number;
   /** Lines appended to the sessions' runs.txt: one per command execution. */
   commandsRun: number;
@@ -337,7 +341,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       // Commands: the tool calls of the accepted turns, those never started, and the lines they appended.
       const calls = await db.query<{ calls: number; not_started: number; completed: number }>(
         `SELECT count(*)::int AS calls, count(*) FILTER (WHERE r.tool_call_message_id IS NULL)::int AS not_started,
-                count(*) FILTER (WHERE r.tool_call_message_id IS NOT NULL AND c.status <> 'interrupted')::int AS completed
+                count(*) FILTER (WHERE r.status = 'finished')::int AS completed
            FROM messages c LEFT JOIN tool_runs r ON r.tool_call_message_id = c.id
           WHERE c.type = 'tool_call' AND c.turn_id = ANY($1)`,
         [ids],
