@@ -8,10 +8,18 @@
  * (any author), and the newest Discord message stored in its sessions (`metadata.discord_message_id`,
  * docs/message-model.md). A message handled live and fetched again is handled once: see once.ts and the session's
  * message-id idempotency (ids.ts).
+ *
+ * Chat commands are never stored as messages, so a command answered just before a restart is newer than the
+ * cursor and is fetched again. Two rules keep it from running or being answered a second time: a fetched message
+ * the bot's own fetched messages reply to (`message_reference`) was answered and is not handed on, and the
+ * ingress claims every command message in Postgres before running it (db/command-claims.ts, also across adapter
+ * processes), so a command whose answer is not among the fetched messages is still run at most once. A command
+ * posted while no adapter ran has neither and is answered as usual.
  */
 import type { Client, Message as DiscordJsMessage } from 'discord.js';
 import type { Pool } from '../../db/pool.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { forgetOldCommandClaims } from '../../db/command-claims.ts';
 import { DISCORD_CHATBOT_ID } from './ids.ts';
 
 /** What {@link createCatchUp} needs. */
@@ -40,6 +48,20 @@ export interface CatchUp {
 
 const newer = (a: string, b: string | undefined) => b === undefined || BigInt(a) > BigInt(b);
 
+/**
+ * The ids of messages in `messages` that a message of the bot `botUserId` among them replies to (its
+ * `message_reference`): the bot answered them already (a chat command's answer, a turn's reply, a refusal).
+ */
+export function answeredIn(messages: readonly DiscordJsMessage[], botUserId: string | null): Set<string> {
+  const answered = new Set<string>();
+  if (botUserId === null) return answered;
+  for (const m of messages) {
+    const ref = m.reference?.messageId;
+    if (m.author.id === botUserId && ref !== undefined) answered.add(ref);
+  }
+  return answered;
+}
+
 /** Builds the catch-up (see the module comment). */
 export function createCatchUp(o: CatchUpOptions): CatchUp {
   const { client, pool, logger } = o;
@@ -66,22 +88,29 @@ export function createCatchUp(o: CatchUpOptions): CatchUp {
   async function channelCatchUp(channelId: string, after: string): Promise<number> {
     const channel = await client.channels.fetch(channelId);
     if (!channel?.isTextBased()) return 0;
+    // Every page first: the bot's answer to a message may be on the page after the message's.
+    const missed: DiscordJsMessage[] = [];
     let cursor = after;
-    let handed = 0;
     for (let page = 0; page < (o.maxPages ?? 5); page++) {
       const batch = await channel.messages.fetch({ after: cursor, limit: 100, cache: false });
       const ordered = [...batch.values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-      const tasks: Promise<unknown>[] = [];
-      for (const m of ordered) {
-        seen(channelId, m.id);
-        cursor = m.id;
-        tasks.push(o.accept(m));
-        handed++;
-      }
-      await Promise.all(tasks);
+      missed.push(...ordered);
+      cursor = ordered.at(-1)?.id ?? cursor;
       if (batch.size < 100) break;
     }
-    return handed;
+    const answered = answeredIn(missed, client.user?.id ?? null);
+    const tasks: Promise<unknown>[] = [];
+    for (const m of missed) {
+      seen(channelId, m.id);
+      if (!answered.has(m.id)) tasks.push(o.accept(m));
+    }
+    await Promise.all(tasks);
+    if (answered.size > 0)
+      logger.debug(
+        { channelId, answered: answered.size },
+        'discord catch-up: already answered messages skipped',
+      );
+    return tasks.length;
   }
 
   async function runOnce(reason: string): Promise<number> {
@@ -102,6 +131,9 @@ export function createCatchUp(o: CatchUpOptions): CatchUp {
       }
     }
     logger.info({ reason, channels: cursors.size, messages: total }, 'discord catch-up done');
+    await forgetOldCommandClaims(pool, DISCORD_CHATBOT_ID).catch((err: unknown) =>
+      logger.warn({ err: String(err) }, 'discord catch-up: old command claims not deleted'),
+    );
     return total;
   }
 

@@ -9,8 +9,10 @@
  *    writes a DM or mentions the bot is sent a pairing code by DM (in a guild channel only a short notice without
  *    the code is posted) and nothing else happens; anything else gets no answer;
  * 3. chat commands (`/stop`, `/compact`, `/title`, `/mode`, `/locale`, `/approval`, `/new`, `/status`, `/help`;
- *    commands.ts, the same code as the slash commands) run directly on the session (with an update id derived from
- *    the Discord message id, so a replayed message runs its command once) and are answered;
+ *    commands.ts, the same code as the slash commands) run directly on the session and are answered, once: the
+ *    message is claimed first ({@link DiscordIngressDeps.claimCommand}; a message claimed before, e.g. fetched
+ *    again by a catch-up after a restart, is a `duplicate`), and the update id derived from the Discord message
+ *    id makes the session run it once;
  * 4. otherwise attachments are staged and the message is submitted with update-with-start to session
  *    `discord:<channel or thread id>` as InboundMessage `{id: "discord-<snowflake>", sender: display name,
  *    senderId: the author's id, receivedAt: Discord's timestamp, replyTo: the Discord message id, channelContext:
@@ -173,6 +175,14 @@ export interface DiscordIngressDeps {
   threads?: boolean;
   /** DISCORD_APPROVERS: in a guild channel only they may loosen `/approval` (kit/command-dispatch.ts). */
   approvers?: readonly string[];
+  /**
+   * Claims the chat command in Discord message `discordMessageId` before it runs: true for the first claim, false
+   * when any process claimed it before (the message then gets neither a run nor an answer). Postgres in
+   * production (db/command-claims.ts), so a command fetched again by a catch-up after a restart, or delivered to
+   * a second adapter process, is run and answered once. Rejects when the claim cannot be made (the message is
+   * then `rejected`). Default: every claim succeeds (commands rely on their update ids only).
+   */
+  claimCommand?(discordMessageId: string): Promise<boolean>;
 }
 
 /** What the ingress did with a message (logged; asserted by tests). */
@@ -220,6 +230,7 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
   const access = deps.access ?? createChatAccess({ policy: policy.access, pool: null, logger });
   const addressOf =
     deps.addressOf ?? ((channelId: string) => Promise.resolve(discordSessionAddress(channelId)));
+  const claim = deps.claimCommand ?? (() => Promise.resolve(true));
   /** The tail of each channel's FIFO; removed when the channel has nothing queued. */
   const channelTails = new Map<string, Promise<unknown>>();
 
@@ -265,6 +276,7 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
     const text = bot ? withoutBotMention(m.content, bot, m.botRoleId) : m.content.trim();
     const command = parseCommand(text);
     if (command) {
+      if (!(await claim(m.id))) return 'duplicate';
       const answer = await runCommand(
         sessions,
         address.sessionId,
@@ -324,6 +336,7 @@ export function createDiscordIngress(deps: DiscordIngressDeps): DiscordIngress {
    */
   async function stopUnaddressed(m: IncomingDiscordMessage): Promise<IngressOutcome> {
     const sessionId = (await addressOf(m.channelId)).sessionId;
+    if (!(await claim(m.id))) return 'duplicate';
     try {
       const { stopped } = await sessions.stop(sessionId, { updateId: commandUpdateIdFor(m.id) });
       if (!stopped) return 'not_addressed';

@@ -4,8 +4,9 @@
  * live event. A second arrival waits for the first and is reported as `duplicate`, unless the first was refused
  * (`rejected`: Kesoku could not take it), in which case it is handled again.
  *
- * Across processes and restarts, the session's message-id idempotency (ids.ts `inboundIdFor`, update ids for
- * commands) is what makes it once; this gate keeps a replay from even reaching the session or answering twice.
+ * Across processes and restarts, the session's message-id idempotency (ids.ts `inboundIdFor`) and, for chat
+ * commands, their claim in Postgres (ingress.ts `claimCommand`, db/command-claims.ts) make it once; this gate
+ * keeps a replay from even reaching the session or the database.
  */
 import type { IngressOutcome } from './ingress.ts';
 

@@ -7,6 +7,7 @@
  * that runs no gateway.
  */
 import { Client, Events, Partials, type Message as DiscordJsMessage } from 'discord.js';
+import { claimCommandMessage } from '../../db/command-claims.ts';
 import { createDeliveryStore } from '../../db/deliveries.ts';
 import { getMessage, listOpenInputs } from '../../db/messages.ts';
 import { setLocale } from '../../db/sessions.ts';
@@ -145,6 +146,8 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     staging: { dataDir: config.KESOKU_DATA_DIR },
     threads: config.DISCORD_THREADS,
     approvers: config.DISCORD_APPROVERS,
+    // A typed command runs and is answered by one process, once, also when a catch-up fetches it again.
+    claimCommand: (messageId) => claimCommandMessage(pool, DISCORD_CHATBOT_ID, messageId),
   });
 
   // One channel's messages are submitted in arrival order (ingress.accept); channels never wait for each other,
