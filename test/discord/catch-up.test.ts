@@ -143,8 +143,27 @@ describe('Discord chat commands across a restart (catch-up)', () => {
     }
   });
 
-  it('answers a command once when two adapter processes both receive it', async () => {
+  it('skips a command the bot already replied to, also without its claim (answered before claims existed)', async () => {
     const channel = bench.channels[3] as string;
+    await activate(channel);
+    const status = await command(channel, '/status');
+    await bench.stack.pool.query('DELETE FROM chat_command_claims WHERE message_id = $1', [status]);
+    const during = offline(channel, 'posted during the restart');
+
+    const restarted = await startAnotherAdapter();
+    try {
+      expect((await bench.waitInbound(during)).status).toBe('processed');
+      await settle();
+      // Not even handed to the ingress: the bot's answer among the fetched messages replies to it.
+      expect(restarted.outcomesOf(status)).toEqual([]);
+      expect(bench.repliesTo(channel, status)).toHaveLength(1);
+    } finally {
+      await restarted.adapter.stop();
+    }
+  });
+
+  it('answers a command once when two adapter processes both receive it', async () => {
+    const channel = bench.channels[4] as string;
     await activate(channel);
     const second = await startAnotherAdapter();
     try {
