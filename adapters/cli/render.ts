@@ -190,6 +190,7 @@ export function renderHelp(opts: RenderOptions): string {
     ['/compact', 'compact the conversation history'],
     ['/title <text>', 'set the session title'],
     ['/mode interrupt|queue', 'whether a new message cancels the running turn or waits'],
+    ['/approval off|writes|all', 'which tool calls wait for your y/n/a before they run'],
     ['/locale en|zh', 'the language of notices (zh: the Chinese notices)'],
     ['/new', 'switch to a fresh session'],
     ['/quit', 'leave (also Ctrl-D or Ctrl-C)'],
