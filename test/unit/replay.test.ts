@@ -1,8 +1,8 @@
 /**
- * Determinism: every committed history in test/fixtures/histories (recorded from the scenarios of the turn
- * tests with KESOKU_RECORD_HISTORIES=1, once each session was idle) replays against the current workflow code
- * without a nondeterminism error. Needs no server: the bundle is built here and replayed in-process. A workflow
- * change that breaks a fixture needs `patched()` (docs/patches.md).
+ * Determinism: every committed history in test/fixtures/histories (recorded from the scenarios of the turn and
+ * approval tests with KESOKU_RECORD_HISTORIES=1, once each session was idle) replays against the current
+ * workflow code without a nondeterminism error. Needs no server: the bundle is built here and replayed
+ * in-process. A workflow change that breaks a fixture needs `patched()` (docs/patches.md).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +27,22 @@ describe('recorded histories replay', () => {
     expect(files.length).toBeGreaterThanOrEqual(10);
     expect(files).toContain('continued-as-new.json');
     expect(files).toContain('queue-full-signal.json');
+  });
+
+  it('has histories of the tool-approval gate: approved, denied, timed out, always, stopped, two calls, and a wait carried across continue-as-new', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'approval-approved.json',
+        'approval-denied.json',
+        'approval-timed-out.json',
+        'approval-always.json',
+        'approval-stopped.json',
+        'approval-two-calls.json',
+        // The run that suspended the waiting turn by continue-as-new, and the run that resumed it.
+        'approval-suspended.json',
+        'approval-resumed.json',
+      ]),
+    );
   });
 
   it.each(files)('%s replays deterministically', async (file) => {
