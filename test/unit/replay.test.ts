@@ -47,7 +47,7 @@ describe('recorded histories replay', () => {
 
   it.each(files)('%s replays deterministically', async (file) => {
     const history = readHistory(path.join(HISTORIES_DIR, file));
-    // Histories recorded since payload encryption are encrypted with the test stacks' key; older ones pass through.
+    // Recording decrypts (test/support/histories.ts): fixtures are plaintext; test-key payloads would decrypt.
     const dataConverter = dataConverterFor(parsePayloadKeys(TEST_PAYLOAD_KEYS, 'TEST_PAYLOAD_KEYS'));
     const results = Worker.runReplayHistories({ workflowBundle: bundle, dataConverter }, [
       { workflowId: path.basename(file, '.json'), history },
