@@ -8,15 +8,29 @@
  * Files are `<workflowId>.json`: `{"format":"temporal.api.history.v1.History/protobuf+base64","data":…}`, the
  * format of the replay fixtures under test/fixtures/histories (which this command also reads).
  *
+ * Payload keys: histories a Kesoku worker wrote hold AES-GCM encrypted payloads (infra/payload-codec.ts), so the
+ * command reads the keys the way the worker does — `KESOKU_PAYLOAD_KEYS`, else `<KESOKU_DATA_DIR>/payload-keys` —
+ * and replays with the same data converter. `--export` refuses to start without keys; a directory whose
+ * histories are all plaintext (the replay fixtures) replays without any. Exported files stay encrypted.
+ *
  * Options: `--export <dir>` (export, then replay what was exported), `--query <visibility query>` (what to export;
  * default running session and title workflows), `--limit N` (at most N histories exported; default 10 000).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { temporal as TemporalProto } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
+import { ConfigError, loadConfig } from './config.ts';
+import {
+  PAYLOAD_KEYS_FILE,
+  dataConverterFor,
+  isEncrypted,
+  resolvePayloadKeys,
+  type PayloadKey,
+} from './payload-codec.ts';
 import { connectTemporal } from './temporal-connection.ts';
 import { connectionSettingsOf, resolveTemporalSettings } from './temporal-envconfig.ts';
 import { WORKFLOWS_PATH } from '../workers/build-worker.ts';
@@ -38,6 +52,30 @@ export function decodeHistoryFile(file: string): TemporalProto.api.history.v1.Hi
   if (typeof parsed.data !== 'string')
     throw new Error(`${file}: not a history file (expected {"format":"${HISTORY_FORMAT}","data":…})`);
   return temporal.api.history.v1.History.decode(Buffer.from(parsed.data, 'base64'));
+}
+
+/**
+ * Every payload in `history` (inputs, results, signal and update arguments, memos, headers, failure details), in
+ * no particular order. The objects are the history's own, so a caller may rewrite them in place. A payload is
+ * recognised by its `metadata.encoding` bytes, which every Temporal payload carries.
+ */
+export function historyPayloads(history: TemporalProto.api.history.v1.IHistory): Payload[] {
+  const found: Payload[] = [];
+  const visit = (value: unknown): void => {
+    if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return;
+    if (Array.isArray(value)) {
+      for (const v of value) visit(v);
+      return;
+    }
+    const o = value as { metadata?: { encoding?: unknown } };
+    if (o.metadata && typeof o.metadata === 'object' && o.metadata.encoding instanceof Uint8Array) {
+      found.push(o as Payload);
+      return;
+    }
+    for (const v of Object.values(value)) visit(v);
+  };
+  visit(history);
+  return found;
 }
 
 /** Every `*.json` under `dir`, recursively, sorted. */
@@ -79,11 +117,28 @@ export interface ReplayOutcome {
   error?: string;
 }
 
+/** What {@link replayDirectory} replays with. */
+export interface ReplayOptions {
+  /** The workflow code; default the worker's (workflows/index.ts). */
+  workflowsPath?: string;
+  /**
+   * The payload keys of the deployment the histories come from (infra/payload-codec.ts); needed when a history
+   * holds encrypted payloads, which is every history a Kesoku worker wrote. Unencrypted payloads pass through.
+   */
+  keys?: readonly PayloadKey[];
+}
+
+/** A history in `dir` holds encrypted payloads, and no payload key was given to decrypt them. */
+export class EncryptedHistoriesError extends ConfigError {}
+
 /**
- * Replays every history file in `dir` against the workflow code at `workflowsPath` (bundled once).
+ * Replays every history file in `dir` against the workflow code (bundled once), decrypting payloads with
+ * `opts.keys`. A payload under a key that is not among them fails that history's replay (its error names the
+ * key id).
  * @returns one outcome per file, in file order
+ * @throws EncryptedHistoriesError when a history is encrypted and `opts.keys` is absent or empty
  */
-export async function replayDirectory(dir: string, workflowsPath = WORKFLOWS_PATH): Promise<ReplayOutcome[]> {
+export async function replayDirectory(dir: string, opts: ReplayOptions = {}): Promise<ReplayOutcome[]> {
   const files = historyFiles(dir);
   const byId = new Map<string, string>();
   const histories = files.map((file) => {
@@ -91,8 +146,22 @@ export async function replayDirectory(dir: string, workflowsPath = WORKFLOWS_PAT
     byId.set(workflowId, file);
     return { workflowId, history: decodeHistoryFile(file) };
   });
+  const keys = opts.keys ?? [];
+  if (keys.length === 0) {
+    const encrypted = histories.find((h) => historyPayloads(h.history).some(isEncrypted));
+    if (encrypted) {
+      throw new EncryptedHistoriesError(
+        `${byId.get(encrypted.workflowId)} holds encrypted payloads: give the deployment's payload keys ` +
+          `(KESOKU_PAYLOAD_KEYS, or <KESOKU_DATA_DIR>/${PAYLOAD_KEYS_FILE}, as the worker reads them)`,
+      );
+    }
+  }
+  const options = {
+    workflowsPath: opts.workflowsPath ?? WORKFLOWS_PATH,
+    ...(keys.length > 0 ? { dataConverter: dataConverterFor(keys) } : {}),
+  };
   const outcomes: ReplayOutcome[] = [];
-  for await (const r of Worker.runReplayHistories({ workflowsPath }, histories)) {
+  for await (const r of Worker.runReplayHistories(options, histories)) {
     outcomes.push({
       file: byId.get(r.workflowId) ?? r.workflowId,
       workflowId: r.workflowId,
@@ -100,6 +169,20 @@ export async function replayDirectory(dir: string, workflowsPath = WORKFLOWS_PAT
     });
   }
   return outcomes;
+}
+
+/**
+ * The payload keys the worker of this environment would use: `KESOKU_PAYLOAD_KEYS`, else
+ * `<KESOKU_DATA_DIR>/payload-keys` (never created here). Without either, an export (histories of a deployment,
+ * all encrypted) is refused; a directory is replayed without keys, which suits plaintext histories only.
+ * @throws ConfigError when `required` and no key is configured, or when the keys are malformed
+ */
+function replayKeys(required: boolean): PayloadKey[] {
+  const cfg = loadConfig();
+  const file = path.join(cfg.KESOKU_DATA_DIR, PAYLOAD_KEYS_FILE);
+  if (!required && !cfg.KESOKU_PAYLOAD_KEYS && !fs.existsSync(file)) return [];
+  return resolvePayloadKeys({ env: cfg.KESOKU_PAYLOAD_KEYS, dataDir: cfg.KESOKU_DATA_DIR, create: false })
+    .keys;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -121,6 +204,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (exportDir) {
+    // Checked before exporting: the export's histories cannot be replayed without them.
+    replayKeys(true);
     const settings = resolveTemporalSettings();
     if (!settings.address) {
       process.stderr.write(
@@ -146,7 +231,7 @@ async function main(argv: string[]): Promise<number> {
       await connection.close();
     }
   }
-  const outcomes = await replayDirectory(dir);
+  const outcomes = await replayDirectory(dir, { keys: replayKeys(exportDir !== undefined) });
   const failed = outcomes.filter((o) => o.error);
   for (const o of failed) process.stdout.write(`FAIL ${o.file}\n  ${o.error?.split('\n')[0]}\n`);
   process.stdout.write(
@@ -160,7 +245,8 @@ if (import.meta.main) {
     (code) => process.exit(code),
     (err: unknown) => {
       process.stderr.write(`kesoku replay: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
+      // A configuration problem (missing keys, bad settings) is a usage error, like a missing argument.
+      process.exit(err instanceof ConfigError ? 2 : 1);
     },
   );
 }

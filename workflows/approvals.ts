@@ -12,7 +12,7 @@ import * as wf from '@temporalio/workflow';
 import type { ApprovalCheck } from '../activities/contracts.ts';
 import { alwaysPatternFor, describeCall, matchesPattern } from '../domain/tool-approval.ts';
 import { approvalWrites } from './activity-options.ts';
-import { TurnSuspended, type ApprovalDesk } from './approval-desk.ts';
+import { TurnSuspended, type ApprovalDesk, type ArrivedDecision } from './approval-desk.ts';
 import { call } from './turn-failure.ts';
 
 /** What the gate needs from the turn. */
@@ -41,11 +41,19 @@ export interface GateResult {
  * @throws CancelledFailure when the turn is stopped while waiting (open approvals are recorded `cancelled`)
  */
 export async function gateToolCalls(g: GateInput): Promise<GateResult> {
+  const { calls, timeoutS } = await checkCalls(g);
+  const gate = new StepApprovals(g, calls, timeoutS);
+  gate.ask();
+  await gate.waitForDecisions();
+  return gate.outcome();
+}
+
+/** Runs activity `requestApprovals` for the step's calls; decisions for them are accepted while it runs. */
+async function checkCalls(g: GateInput): Promise<{ calls: ApprovalCheck[]; timeoutS: number }> {
   const callIds = g.calls.map((c) => c.messageId);
   g.desk.expect(callIds);
-  let checked: { calls: ApprovalCheck[]; timeoutS: number };
   try {
-    checked = await call(
+    return await call(
       () =>
         approvalWrites.requestApprovals({ sessionId: g.sessionId, turnId: g.turnId, step: g.step, callIds }),
       'tool',
@@ -53,109 +61,156 @@ export async function gateToolCalls(g: GateInput): Promise<GateResult> {
   } finally {
     g.desk.unexpect(callIds);
   }
-  const { calls: checks, timeoutS } = checked;
-  const byId = new Map<string, ApprovalCheck>(checks.map((c) => [c.callId, { ...c }]));
-  const waiting = () => checks.filter((c) => byId.get(c.callId)?.state === 'pending');
-  // Decisions that arrived for calls that do not wait (nothing to decide) are dropped.
-  for (const c of checks) if (c.state !== 'pending') g.desk.close(c.callId);
-  for (const c of waiting()) {
-    g.desk.ask({
-      callId: c.callId,
-      turnId: g.turnId,
-      name: c.name,
-      subject: c.subject,
-      expiresAt: c.expiresAt ?? new Date(Date.now() + timeoutS * 1000).toISOString(),
-    });
+}
+
+/** How a waiting call was settled, and by whom (the fields of activity `recordApproval`). */
+interface Settlement {
+  by: string;
+  decision?: 'approve' | 'deny' | 'always';
+  pattern?: string;
+  addPattern?: string;
+}
+
+/** The approval state of one step's calls, from the check's answer to the refusals of the calls not approved. */
+class StepApprovals {
+  private readonly g: GateInput;
+  /** The check's answer, in the step's order (the states as the check found them). */
+  private readonly checks: ApprovalCheck[];
+  /** The current state of each call, by call id. */
+  private readonly byId: Map<string, ApprovalCheck>;
+  /** Seconds a call waits before it counts as denied. */
+  private readonly timeoutS: number;
+
+  constructor(g: GateInput, checks: ApprovalCheck[], timeoutS: number) {
+    this.g = g;
+    this.checks = checks;
+    this.timeoutS = timeoutS;
+    this.byId = new Map(checks.map((c) => [c.callId, { ...c }]));
   }
-  const settle = async (
-    callId: string,
-    state: 'approved' | 'denied' | 'timed_out' | 'cancelled',
-    extra: { by: string; decision?: 'approve' | 'deny' | 'always'; pattern?: string; addPattern?: string },
-  ) => {
-    await call(
-      () => approvalWrites.recordApproval({ sessionId: g.sessionId, callId, state, ...extra }),
-      'tool',
-    );
-    const check = byId.get(callId);
-    if (check) check.state = state;
-    g.desk.close(callId);
-  };
 
-  try {
-    for (let open = waiting(); open.length > 0; open = waiting()) {
-      const first = open[0] as ApprovalCheck;
-      g.onWaiting(
-        `waiting for approval: ${describeCall(first.name, first.subject)}${open.length > 1 ? ` (+${open.length - 1} more)` : ''}`,
-      );
-      const ids = open.map((c) => c.callId);
-      const nextExpiry = Math.min(...open.map((c) => Date.parse(c.expiresAt ?? '') || Date.now()));
-      const ms = nextExpiry - Date.now();
-      if (ms > 0 && !g.desk.hasDecisionFor(ids))
-        await wf.condition(() => g.desk.hasDecisionFor(ids) || g.shouldSuspend(), ms);
+  /** The calls still waiting for a decision, in the step's order. */
+  private waiting(): ApprovalCheck[] {
+    return this.checks.filter((c) => this.byId.get(c.callId)?.state === 'pending');
+  }
 
-      for (const d of g.desk.takeDecisionsFor(ids)) {
-        const check = byId.get(d.callId);
-        if (!check || check.state !== 'pending') continue;
-        if (d.decision === 'deny') {
-          await settle(d.callId, 'denied', { by: d.by, decision: 'deny' });
-          continue;
-        }
-        const pattern = d.decision === 'always' ? alwaysPatternFor(check.name, check.subject) : undefined;
-        await settle(d.callId, 'approved', {
-          by: d.by,
-          decision: d.decision,
-          ...(pattern ? { pattern, addPattern: pattern } : {}),
-        });
-        // `always` also answers the step's other calls that its pattern matches.
-        if (pattern) {
-          for (const other of waiting()) {
-            if (other.name === check.name && matchesPattern(pattern, other.subject))
-              await settle(other.callId, 'approved', { by: 'pattern', pattern });
-          }
-        }
-      }
-      for (const c of waiting()) {
-        if ((Date.parse(c.expiresAt ?? '') || 0) <= Date.now())
-          await settle(c.callId, 'timed_out', { by: 'timeout' });
-      }
-      if (waiting().length > 0 && g.shouldSuspend() && !g.desk.hasDecisionFor(ids))
-        throw new TurnSuspended({ step: g.step, ...g.position });
-    }
-  } catch (err) {
-    if (wf.isCancellation(err)) {
-      await wf.CancellationScope.nonCancellable(async () => {
-        for (const c of waiting()) {
-          await settle(c.callId, 'cancelled', { by: 'stop' }).catch((e: unknown) =>
-            wf.log.warn('approval not recorded as cancelled', { callId: c.callId, error: String(e) }),
-          );
-        }
+  /** Puts the waiting calls on the desk; decisions that arrived for calls that do not wait are dropped. */
+  ask(): void {
+    for (const c of this.checks) if (c.state !== 'pending') this.g.desk.close(c.callId);
+    for (const c of this.waiting()) {
+      this.g.desk.ask({
+        callId: c.callId,
+        turnId: this.g.turnId,
+        name: c.name,
+        subject: c.subject,
+        expiresAt: c.expiresAt ?? new Date(Date.now() + this.timeoutS * 1000).toISOString(),
       });
     }
-    throw err;
   }
 
-  const run: string[] = [];
-  const refused: { resultId: string }[] = [];
-  for (const c of g.calls) {
-    const state = byId.get(c.messageId)?.state ?? 'not_required';
-    if (state === 'not_required' || state === 'approved') {
-      run.push(c.messageId);
-      continue;
+  /** Records the end of a call's wait (activity `recordApproval`) and takes it off the desk. */
+  private async settle(
+    callId: string,
+    state: 'approved' | 'denied' | 'timed_out' | 'cancelled',
+    extra: Settlement,
+  ): Promise<void> {
+    const { sessionId } = this.g;
+    await call(() => approvalWrites.recordApproval({ sessionId, callId, state, ...extra }), 'tool');
+    const check = this.byId.get(callId);
+    if (check) check.state = state;
+    this.g.desk.close(callId);
+  }
+
+  /**
+   * Waits, round by round, until no call waits. A stop records the open calls `cancelled`, then rethrows.
+   * @throws TurnSuspended, CancelledFailure as {@link gateToolCalls}
+   */
+  async waitForDecisions(): Promise<void> {
+    try {
+      for (let open = this.waiting(); open.length > 0; open = this.waiting()) await this.waitRound(open);
+    } catch (err) {
+      if (wf.isCancellation(err)) await this.cancelWaiting();
+      throw err;
     }
-    const why = state === 'timed_out' ? 'timed_out' : 'denied';
-    refused.push(
-      await call(
-        () =>
-          approvalWrites.refuseToolCall({
-            sessionId: g.sessionId,
-            turnId: g.turnId,
-            callId: c.messageId,
-            why,
-            timeoutS,
-          }),
-        'tool',
-      ),
+  }
+
+  /**
+   * One round: shows what is waited for, waits until a decision arrives, the earliest expiry passes or the run
+   * should suspend, then applies the decisions and the timeouts.
+   */
+  private async waitRound(open: ApprovalCheck[]): Promise<void> {
+    const first = open[0] as ApprovalCheck;
+    const more = open.length > 1 ? ` (+${open.length - 1} more)` : '';
+    this.g.onWaiting(`waiting for approval: ${describeCall(first.name, first.subject)}${more}`);
+    const ids = open.map((c) => c.callId);
+    const nextExpiry = Math.min(...open.map((c) => Date.parse(c.expiresAt ?? '') || Date.now()));
+    const ms = nextExpiry - Date.now();
+    if (ms > 0 && !this.g.desk.hasDecisionFor(ids))
+      await wf.condition(() => this.g.desk.hasDecisionFor(ids) || this.g.shouldSuspend(), ms);
+
+    for (const d of this.g.desk.takeDecisionsFor(ids)) await this.apply(d);
+    await this.expireOverdue();
+    if (this.waiting().length > 0 && this.g.shouldSuspend() && !this.g.desk.hasDecisionFor(ids))
+      throw new TurnSuspended({ step: this.g.step, ...this.g.position });
+  }
+
+  /** Applies one decision to its call (if it still waits); `always` also approves the calls its pattern matches. */
+  private async apply(d: ArrivedDecision): Promise<void> {
+    const check = this.byId.get(d.callId);
+    if (!check || check.state !== 'pending') return;
+    if (d.decision === 'deny') {
+      await this.settle(d.callId, 'denied', { by: d.by, decision: 'deny' });
+      return;
+    }
+    const pattern = d.decision === 'always' ? alwaysPatternFor(check.name, check.subject) : undefined;
+    await this.settle(d.callId, 'approved', {
+      by: d.by,
+      decision: d.decision,
+      ...(pattern ? { pattern, addPattern: pattern } : {}),
+    });
+    if (!pattern) return;
+    for (const other of this.waiting()) {
+      if (other.name === check.name && matchesPattern(pattern, other.subject))
+        await this.settle(other.callId, 'approved', { by: 'pattern', pattern });
+    }
+  }
+
+  /** Settles the waiting calls whose time is up as `timed_out`. */
+  private async expireOverdue(): Promise<void> {
+    for (const c of this.waiting()) {
+      if ((Date.parse(c.expiresAt ?? '') || 0) <= Date.now())
+        await this.settle(c.callId, 'timed_out', { by: 'timeout' });
+    }
+  }
+
+  /** Records the calls still waiting as `cancelled` (best effort, outside the stopped turn's cancellation). */
+  private async cancelWaiting(): Promise<void> {
+    await wf.CancellationScope.nonCancellable(async () => {
+      for (const c of this.waiting()) {
+        await this.settle(c.callId, 'cancelled', { by: 'stop' }).catch((e: unknown) =>
+          wf.log.warn('approval not recorded as cancelled', { callId: c.callId, error: String(e) }),
+        );
+      }
+    });
+  }
+
+  /** The calls that may run (approved or not needing approval); the others get a refusal result stored. */
+  async outcome(): Promise<GateResult> {
+    const run: string[] = [];
+    const refused: { resultId: string }[] = [];
+    for (const c of this.g.calls) {
+      const state = this.byId.get(c.messageId)?.state ?? 'not_required';
+      if (state === 'not_required' || state === 'approved') run.push(c.messageId);
+      else refused.push(await this.refuse(c.messageId, state === 'timed_out' ? 'timed_out' : 'denied'));
+    }
+    return { run, refused };
+  }
+
+  /** Stores the result of a call that was not approved (activity `refuseToolCall`). */
+  private refuse(callId: string, why: 'timed_out' | 'denied'): Promise<{ resultId: string }> {
+    const { sessionId, turnId } = this.g;
+    return call(
+      () => approvalWrites.refuseToolCall({ sessionId, turnId, callId, why, timeoutS: this.timeoutS }),
+      'tool',
     );
   }
-  return { run, refused };
 }

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { workflowMetadataQuery } from '@temporalio/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workspaceDirFor } from '../../activities/tools/activities.ts';
 import { createApprovalActivities } from '../../activities/approvals.ts';
@@ -16,6 +17,7 @@ import type { Message } from '../../domain/message.ts';
 import type { ToolApproval } from '../../domain/tool-approval.ts';
 import { SessionClient, SessionClientError } from '../../infra/session-client.ts';
 import { sessionWorkflowId } from '../../workflows/definitions.ts';
+import { recordHistory } from '../support/histories.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -66,8 +68,8 @@ describe('tool-call approval', () => {
     const state = await stack.sessions.state(session);
     expect(state.pendingApprovals.map((p) => p.callId)).toEqual([pending!.call_id]);
     expect(state.currentTurn?.activity).toMatch(/^waiting for approval: run_shell_command: echo ran/);
-    const desc = await stack.sessions.handle(session).describe();
-    expect(desc.raw.workflowExecutionInfo?.status).toBeDefined();
+    const { currentDetails } = await stack.sessions.handle(session).query(workflowMetadataQuery);
+    expect(currentDetails).toContain('waiting for approval: run_shell_command: echo ran');
 
     await stack.sessions.decideApproval(session, {
       callId: pending!.call_id,
@@ -83,6 +85,7 @@ describe('tool-call approval', () => {
     expect(msgs.find((m) => m.type === 'tool_result')?.content).toContain('approved-run');
     expect(linesOf(stack, session)).toEqual(['ran']);
     expect(await listPendingApprovals(stack.pool, session)).toEqual([]);
+    await recordHistory('approval-approved', stack.client, sessionWorkflowId(session));
   }, 60_000);
 
   it('deny: the command does not run, the model is told so and answers', async () => {
@@ -109,6 +112,7 @@ describe('tool-call approval', () => {
     expect(msgs.at(-1)?.content).toMatch(/^Done: Error: the user denied/);
     expect(linesOf(stack, session)).toEqual([]);
     expect(await toolRunCount(stack, session)).toBe(0);
+    await recordHistory('approval-denied', stack.client, sessionWorkflowId(session));
   }, 60_000);
 
   it('a decision for a call that is not waiting is refused (unknown id, or decided already)', async () => {
@@ -151,6 +155,7 @@ describe('tool-call approval', () => {
     await waitPending(stack, session);
     await stack.sessions.stop(session);
     await stack.waitForStatus(third.message.id, ['interrupted']);
+    await recordHistory('approval-always', stack.client, sessionWorkflowId(session));
   }, 60_000);
 
   it('/stop while waiting ends the turn as stopped; the approval is recorded cancelled and nothing runs', async () => {
@@ -172,6 +177,7 @@ describe('tool-call approval', () => {
     // The session goes on: the next message is answered.
     const next = await stack.submit(session, 'hello');
     expect((await stack.waitForStatus(next.message.id, ['processed'])).status).toBe('processed');
+    await recordHistory('approval-stopped', stack.client, sessionWorkflowId(session));
   }, 60_000);
 
   it('recordApproval: a slow channel edit does not hold it up, and a retry shows the recorded outcome again', async () => {
@@ -227,6 +233,7 @@ describe('tool-call approval', () => {
     const okOf = (callId: string) => msgs.find((m) => m.parent_id === callId)?.metadata?.tool_ok;
     expect([okOf(pending[0]!.call_id), okOf(pending[1]!.call_id)]).toEqual([true, false]);
     expect(linesOf(stack, session)).toEqual(['a']);
+    await recordHistory('approval-two-calls', stack.client, sessionWorkflowId(session));
   }, 60_000);
 
   it('continue-as-new while waiting: the new run resumes the turn and the command runs once when approved', async () => {
@@ -275,6 +282,16 @@ describe('tool-call approval', () => {
       'tool/tool_result/responded',
       'assistant/text/delivered',
     ]);
+    // The run that suspended the waiting turn by continue-as-new, and the run that resumed and finished it.
+    const firstRunId = (await handle.describe()).raw.workflowExecutionInfo?.firstRunId ?? '';
+    const first = await stack.client.workflow
+      .getHandle(sessionWorkflowId(session), firstRunId)
+      .fetchHistory();
+    const nextRunId =
+      first.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? '';
+    expect(nextRunId).not.toBe('');
+    await recordHistory('approval-suspended', stack.client, sessionWorkflowId(session), firstRunId);
+    await recordHistory('approval-resumed', stack.client, sessionWorkflowId(session), nextRunId);
   }, 90_000);
 });
 
@@ -302,6 +319,7 @@ describe('tool-call approval timeout', () => {
       /nobody approved this command within 2 seconds; it was not run/,
     );
     expect(linesOf(quick, session)).toEqual([]);
+    await recordHistory('approval-timed-out', quick.client, sessionWorkflowId(session));
   }, 60_000);
 
   it('KESOKU_TOOL_AUTO_APPROVE: a matching command runs without asking; a compound command still asks', async () => {

@@ -1,8 +1,8 @@
 /**
- * Determinism: every committed history in test/fixtures/histories (recorded from the scenarios of the turn
- * tests with KESOKU_RECORD_HISTORIES=1, once each session was idle) replays against the current workflow code
- * without a nondeterminism error. Needs no server: the bundle is built here and replayed in-process. A workflow
- * change that breaks a fixture needs `patched()` (docs/patches.md).
+ * Determinism: every committed history in test/fixtures/histories (recorded from the scenarios of the turn and
+ * approval tests with KESOKU_RECORD_HISTORIES=1, once each session was idle) replays against the current
+ * workflow code without a nondeterminism error. Needs no server: the bundle is built here and replayed
+ * in-process. A workflow change that breaks a fixture needs `patched()` (docs/patches.md).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,9 +29,25 @@ describe('recorded histories replay', () => {
     expect(files).toContain('queue-full-signal.json');
   });
 
+  it('has histories of the tool-approval gate: approved, denied, timed out, always, stopped, two calls, and a wait carried across continue-as-new', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'approval-approved.json',
+        'approval-denied.json',
+        'approval-timed-out.json',
+        'approval-always.json',
+        'approval-stopped.json',
+        'approval-two-calls.json',
+        // The run that suspended the waiting turn by continue-as-new, and the run that resumed it.
+        'approval-suspended.json',
+        'approval-resumed.json',
+      ]),
+    );
+  });
+
   it.each(files)('%s replays deterministically', async (file) => {
     const history = readHistory(path.join(HISTORIES_DIR, file));
-    // Histories recorded since payload encryption are encrypted with the test stacks' key; older ones pass through.
+    // Recording decrypts (test/support/histories.ts): fixtures are plaintext; test-key payloads would decrypt.
     const dataConverter = dataConverterFor(parsePayloadKeys(TEST_PAYLOAD_KEYS, 'TEST_PAYLOAD_KEYS'));
     const results = Worker.runReplayHistories({ workflowBundle: bundle, dataConverter }, [
       { workflowId: path.basename(file, '.json'), history },
