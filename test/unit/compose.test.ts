@@ -76,7 +76,7 @@ const dotEnv = {
   KESOKU_PAYLOAD_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
   KESOKU_CODEC_TOKEN: 'c'.repeat(64),
   KESOKU_API_TOKENS: `admin:${'a'.repeat(64)}`,
-  DISCORD_TOKEN: 'discord-token',
+  DISCORD_TOKEN: 'discord-token', // the discord profile is in use
 };
 
 /** The Kesoku services (the image built by the Dockerfile). */
@@ -184,6 +184,12 @@ describe('docker-compose.yml', () => {
       );
     }
     expect(loadConfig(s.api?.environment ?? {}).KESOKU_CODEC_TOKEN).toBe(dotEnv.KESOKU_CODEC_TOKEN);
+  });
+
+  it('needs no variable of an optional profile: Compose interpolates inactive services too', () => {
+    const { DISCORD_TOKEN: _unused, ...withoutDiscord } = dotEnv;
+    expect(() => resolved(withoutDiscord)).not.toThrow();
+    expect(compose.services.discord?.profiles).toEqual(['discord']);
   });
 
   it("mounts the same data volume at each Kesoku service's data dir, so workers read what the API and adapters store", () => {
