@@ -1,6 +1,11 @@
 # Kesoku's worker, API and Discord adapter image (one image; docker-compose.yml picks the command).
-# Runs as the unprivileged `node` user (uid 1000) of the base image: the shell tool runs commands as that user.
+# Runs as the unprivileged `node` user (uid 1000) of the base image. The worker runs each shell command in a
+# bubblewrap sandbox (activities/tools/sandbox.ts: bwrap, plus prlimit from util-linux for its limits); the
+# container needs the security options docker-compose.yml gives the worker service for bwrap to work.
 FROM node:24-bookworm-slim
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends bubblewrap util-linux \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production KESOKU_DATA_DIR=/data
 COPY package.json package-lock.json ./
