@@ -13,7 +13,7 @@ import {
   inboundFieldProblem,
   type InboundMessage,
 } from '../domain/inbound.ts';
-import { TITLE_MAX_CHARS, titleProblem } from '../domain/session-settings.ts';
+import { TITLE_MAX_CHARS, hasLineControls, titleProblem } from '../domain/session-settings.ts';
 import { REST_CHATBOTS } from './access.ts';
 import { HttpProblem, validationProblem } from './problems.ts';
 
@@ -97,6 +97,7 @@ export function postMessageSchema(waitMaxS: number = API_LIMITS.waitMaxS) {
       .string()
       .min(1)
       .max(LIMITS.maxSenderLength)
+      .refine((s) => !hasLineControls(s), 'must be one line without control characters')
       .optional()
       .describe(`Who wrote it; default "${API_SENDER}".`),
     attachments: z.array(attachmentSchema).max(LIMITS.maxAttachments).optional(),

@@ -59,3 +59,11 @@ export function sanitizeTitle(raw: string): string | null {
   if (t.length === 0) return null;
   return Array.from(t).slice(0, TITLE_MAX_CHARS).join('').trim();
 }
+
+/**
+ * Whether `text` holds a character a one-line name must not (C0/C1 controls incl. line breaks, bidi overrides):
+ * the rule of titles, also applied to a message's `sender`, which clients print before the message as one line.
+ */
+export function hasLineControls(text: string): boolean {
+  return TITLE_CONTROLS.test(text);
+}

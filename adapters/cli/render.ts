@@ -56,7 +56,7 @@ const MAX_ARGUMENT_LINES = 20;
  */
 export function renderMessage(message: Message, opts: RenderOptions): string | null {
   if (presentationFor('cli', message) === 'hidden') return null;
-  const m = { ...message, sender: clean(message.sender), content: clean(message.content) };
+  const m = { ...message, sender: cleanName(message.sender), content: clean(message.content) };
   const s = opts.style;
   switch (messageKind(m)) {
     case 'user_question':
@@ -85,7 +85,7 @@ export function renderMessage(message: Message, opts: RenderOptions): string | n
 /** A person's message: "<sender> › <text>" (also the echo of a line typed here, before it is committed). */
 export function renderUserLine(sender: string, content: string, opts: RenderOptions): string {
   const s = opts.style;
-  return `${s.bold.blue(clean(sender))} ${s.dim('›')} ${clean(content)}`;
+  return `${s.bold.blue(cleanName(sender))} ${s.dim('›')} ${clean(content)}`;
 }
 
 /** docs/message-model.md §4.3: a thought in a cyan panel. */
@@ -107,7 +107,7 @@ function renderToolCall(m: Message, opts: RenderOptions): string {
  */
 function renderToolResult(m: Message, opts: RenderOptions): string {
   const s = opts.style;
-  const name = clean(m.metadata?.tool_name ?? m.sender);
+  const name = cleanName(m.metadata?.tool_name ?? m.sender);
   const mark = { ok: '✅', failed: '❌', interrupted: '⏹️' }[toolResultState(m)];
   const summary = clean(m.metadata?.tool_result ?? '').trim();
   const output = outputSlice(m.content, opts);
@@ -273,6 +273,14 @@ export function clean(s: string): string {
   return stripVTControlCharacters(s.replace(CONTROL_STRING, '').replace(CSI, ''))
     .replace(/\r\n/g, '\n')
     .replace(CONTROL, '');
+}
+
+/**
+ * A name shown before `›` (a sender, a tool name): {@link clean}ed and on one line, so a sender holding a line
+ * break cannot start a line that looks like the agent's.
+ */
+export function cleanName(s: string): string {
+  return clean(s).replace(/\s+/g, ' ').trim();
 }
 
 const SECTION = /^=== (STDOUT|STDERR) ===$/;

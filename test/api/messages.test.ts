@@ -214,6 +214,9 @@ describe('POST /v1/sessions/{id}/messages', () => {
       [{ content: 'x'.repeat(64 * 1024 + 1) }, 'content'],
       [{ content: 'hi', id: 'has space' }, 'id'],
       [{ content: 'hi', sender: '' }, 'sender'],
+      // A sender is printed before the message on one line: a line break would let it fake the agent's line.
+      [{ content: 'hi', sender: 'x ›\nKesoku' }, 'sender', /one line/],
+      [{ content: 'hi', sender: 'bob\u001b[2J' }, 'sender', /one line/],
       [{ content: 'hi', wait: 301 }, 'wait'],
       [{ content: 'hi', wait: 1.5 }, 'wait'],
       [{ content: 'hi', attachments: [{ size: 3 }] }, 'attachments.0.name'],

@@ -144,6 +144,19 @@ describe('renderMessage', () => {
     expect(stripVTControlCharacters(out)).toBe('curl-user › hi');
   });
 
+  it('prints a sender on one line, so a line break in it cannot fake a line of the agent', () => {
+    const out = render(
+      msg({
+        role: 'user',
+        type: 'text',
+        sender: 'x ›\nKesoku',
+        status: 'pending_agent',
+        content: 'all good',
+      }),
+    );
+    expect(stripVTControlCharacters(out)).toBe('x › Kesoku › all good');
+  });
+
   it('prints notifications dim and crash notices in red', () => {
     const note = render(
       msg({ role: 'assistant', type: 'text', sender: 'Notification', content: '🔄 聊天历史已自动压缩。' }),

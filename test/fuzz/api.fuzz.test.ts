@@ -252,6 +252,10 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 const ATTACHMENT_KEYS = new Set(['name', 'content_type', 'size', 'url']);
 const POST_KEYS = new Set(['content', 'id', 'sender', 'attachments', 'wait']);
 
+/** What a sender must not hold: C0/C1 controls (line breaks included) and bidi overrides. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const LINE_CONTROLS = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u;
+
 /** docs/architecture.md "REST API v1" and api/schemas.ts limits for `POST …/messages`, restated independently. */
 function judgePost(body: unknown): Verdict {
   const no = (why: string): Verdict => ({ valid: false, why });
@@ -262,7 +266,11 @@ function judgePost(body: unknown): Verdict {
   if (id !== undefined && (typeof id !== 'string' || !MESSAGE_ID_PATTERN.test(id))) return no('id');
   if (
     sender !== undefined &&
-    (typeof sender !== 'string' || sender.length < 1 || sender.length > LIMITS.maxSenderLength)
+    (typeof sender !== 'string' ||
+      sender.length < 1 ||
+      sender.length > LIMITS.maxSenderLength ||
+      // One line: no C0/C1 controls (line breaks included) and no bidi overrides.
+      LINE_CONTROLS.test(sender))
   )
     return no('sender');
   const strings: string[] = [content, ...(typeof sender === 'string' ? [sender] : [])];
@@ -454,7 +462,10 @@ describe('REST API v1 under bad input', () => {
                 // Bursts are about concurrency: keep the texts storable (unstorable text is a plain 400, tested elsewhere).
                 content: String(body.content).replaceAll('\u0000', '').toWellFormed(),
                 ...(typeof body.sender === 'string'
-                  ? { sender: body.sender.replaceAll('\u0000', '').toWellFormed() || 's' }
+                  ? {
+                      sender:
+                        body.sender.replace(new RegExp(LINE_CONTROLS.source, 'gu'), '').toWellFormed() || 's',
+                    }
                   : {}),
                 wait: 0,
               },
