@@ -175,7 +175,7 @@ export async function startGoogleChat(
       }
       // Acknowledged once handled (the answer goes out through the REST API), or when the budget runs out.
       const budget = setTimeout(() => {
-        if (res.headersSent) return;
+        if (res.headersSent || res.destroyed) return;
         logger.warn(
           { type: event.type, message: event.message?.name },
           'google chat event acknowledged before it was handled',
@@ -184,7 +184,7 @@ export async function startGoogleChat(
       }, opts.ackBudgetMs ?? GOOGLE_CHAT_ACK_BUDGET_MS);
       const task = ingress.accept(event).then((outcome) => {
         clearTimeout(budget);
-        if (!res.headersSent) {
+        if (!res.headersSent && !res.destroyed) {
           if (outcome === 'failed') res.status(503).json({ error: 'not taken, try again' });
           else res.status(200).json({});
         }

@@ -11,13 +11,13 @@
  *   Nothing is stored or answered for a refused push. A verified push is handed to the ingress first and
  *   acknowledged with `success` only once it was taken (ingress.ts: a message once the session stored it), so a
  *   crash or restart before that loses nothing: WeChat, which waits five seconds for the answer and then pushes
- *   the message again (up to three times), pushes it again, and the re-push is handled once (by MsgId). A push that
- *   is not taken (ingress outcome `failed`) gets no answer at all (the connection is closed after
- *   {@link UNANSWERED_HOLD_MS} if WeChat has not closed it), which makes WeChat push it again; an answer WeChat
- *   does not understand would instead show the user an error and stop the re-pushes. Only WeChat's last push
- *   (the fourth) is acknowledged early, after {@link WECHAT_ACK_BUDGET_MS}, when it is not taken by then: no
- *   other push would come, and an unanswered last push makes WeChat tell the user the account cannot answer; the
- *   handling goes on, and if it then fails the user is told.
+ *   the message again (up to three times), pushes it again, and the re-push is handled once (by MsgId). A push
+ *   that is not taken (ingress outcome `failed`) gets no answer at all (the connection is closed after
+ *   {@link UNANSWERED_HOLD_MS} if WeChat has not closed it), which makes WeChat push it again; an answer other
+ *   than `success`, an empty body or a reply message would make WeChat show the user an error instead. Only
+ *   WeChat's last push (the fourth) is acknowledged early, after {@link WECHAT_ACK_BUDGET_MS}, when it is not
+ *   taken by then: no other push would come, and an unanswered last push makes WeChat tell the user the account
+ *   cannot answer; the handling goes on, and if it then fails the user is told.
  */
 import express, { type Request, type Response } from 'express';
 import type { Logger } from '../../infra/logger.ts';
