@@ -3,10 +3,14 @@
  *
  * `start` opens the app's endpoint — its own HTTP listener on GOOGLE_CHAT_HOST:GOOGLE_CHAT_PORT, POST
  * GOOGLE_CHAT_PATH — which checks the bearer token of every request (auth.ts; 401 with nothing stored when it
- * fails), acknowledges the event at once with an empty JSON object and handles it afterwards (ingress.ts) — except
- * a click on a tool-call approval card's button, which is answered in the response (approvals.ts);
- * answers go out asynchronously through the Chat REST API (sink.ts). `createSink` is the REST-only sink for
- * worker processes without the endpoint.
+ * fails), hands the event to the ingress (ingress.ts) and answers Chat with an empty JSON object once it was
+ * handled — a message once the session stored it, so a crash or restart before that cannot lose a message Chat
+ * was told was received. A handling that failed for a reason that may pass (outcome `failed`: Temporal or the
+ * database unreachable) is answered 503, not acknowledged (the user was told in the thread where possible). Chat
+ * waits 30 s for the answer; one not ready within {@link GOOGLE_CHAT_ACK_BUDGET_MS} is acknowledged anyway and
+ * the handling goes on (a later failure is told in the thread). A click on a tool-call approval card's button is
+ * answered in the response (approvals.ts); answers go out asynchronously through the Chat REST API (sink.ts).
+ * `createSink` is the REST-only sink for worker processes without the endpoint.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -31,6 +35,12 @@ import { GOOGLE_CHAT_MAX_TEXT, createGoogleChatSink, type GoogleChatSink } from 
 /** Largest event body taken, bytes. */
 const MAX_EVENT_BYTES = 1024 * 1024;
 
+/**
+ * How long an event waits to be handled before it is acknowledged anyway, ms: well inside the 30 s Chat waits for
+ * the answer of an HTTP app.
+ */
+export const GOOGLE_CHAT_ACK_BUDGET_MS = 10_000;
+
 function apiOf(config: GoogleChatConfig): ChatApi {
   if (!config.GOOGLE_CHAT_CREDENTIALS_FILE)
     throw new ConfigError('GOOGLE_CHAT_CREDENTIALS_FILE is not set: the Google Chat channel is off');
@@ -54,6 +64,8 @@ export interface GoogleChatStartOptions {
   onHandled?: (key: string, outcome: IngressOutcome) => void;
   /** Where the open-access warning is printed. Default process.stderr. */
   stderr?: Pick<NodeJS.WriteStream, 'write'>;
+  /** Default {@link GOOGLE_CHAT_ACK_BUDGET_MS}, ms (tests shorten it). */
+  ackBudgetMs?: number;
 }
 
 /**
@@ -161,9 +173,21 @@ export async function startGoogleChat(
         void task.finally(() => inFlight.delete(task));
         return;
       }
-      // Acknowledged at once: the answer goes out through the REST API.
-      res.status(200).json({});
+      // Acknowledged once handled (the answer goes out through the REST API), or when the budget runs out.
+      const budget = setTimeout(() => {
+        if (res.headersSent || res.destroyed) return;
+        logger.warn(
+          { type: event.type, message: event.message?.name },
+          'google chat event acknowledged before it was handled',
+        );
+        res.status(200).json({});
+      }, opts.ackBudgetMs ?? GOOGLE_CHAT_ACK_BUDGET_MS);
       const task = ingress.accept(event).then((outcome) => {
+        clearTimeout(budget);
+        if (!res.headersSent && !res.destroyed) {
+          if (outcome === 'failed') res.status(503).json({ error: 'not taken, try again' });
+          else res.status(200).json({});
+        }
         logger.debug(
           { type: event.type, message: event.message?.name, outcome },
           'google chat event handled',

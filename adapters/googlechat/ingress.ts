@@ -1,7 +1,7 @@
 /**
  * Google Chat ingress: interaction events (MESSAGE, ADDED_TO_SPACE, REMOVED_FROM_SPACE, CARD_CLICKED) made
- * Kesoku messages. The HTTP endpoint (channel.ts) has already verified the bearer token and acknowledged the
- * event; this module decides what the event means:
+ * Kesoku messages. The HTTP endpoint (channel.ts) has verified the bearer token and answers Chat once the event
+ * was handled here (a message: once the session stored it); this module decides what the event means:
  *
  * 1. events without a human message (the app removed, an ADDED_TO_SPACE without text) are logged and dropped;
  *    the clicks of the approval cards' buttons never get here (channel.ts answers them with approvals.ts);
@@ -17,7 +17,9 @@
  *    InboundMessage `{id: googlechat-<space>-<message>, sender: display name, receivedAt: Chat's createTime,
  *    attachments, replyTo: the message name, channelContext: {space, thread, message_name},
  *    platformMessageId}`;
- * 5. a refused submission (queue full, Temporal down, …) is told in the thread.
+ * 5. a refused submission (queue full, Temporal down, …) is told in the thread; when the refusal may pass
+ *    (Temporal or the database unreachable) or handling the event failed unexpectedly, the outcome is `failed` and
+ *    the endpoint answers Chat with an error instead of acknowledging the event.
  *
  * Order: one session's events are handled one after the other in arrival order; commands skip that queue.
  */
@@ -25,7 +27,7 @@ import { chatUserName } from './approvals.ts';
 import { z } from 'zod';
 import type { ChatAccess } from '../kit/access.ts';
 import type { Logger } from '../../infra/logger.ts';
-import type { SessionClient } from '../../infra/session-client.ts';
+import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage } from '../../workflows/definitions.ts';
 import {
   createCommandDispatcher,
@@ -89,7 +91,15 @@ export type ChatEvent = z.infer<typeof chatEventSchema>;
 
 /** What the ingress did with an event (logged; asserted by tests). */
 export type IngressOutcome =
-  'ignored' | 'denied' | 'pairing' | 'command' | 'submitted' | 'duplicate' | 'rejected' | 'refused';
+  | 'ignored'
+  | 'denied'
+  | 'pairing'
+  | 'command'
+  | 'submitted'
+  | 'duplicate'
+  | 'rejected'
+  | 'refused'
+  | 'failed';
 
 /** What the ingress needs. */
 export interface GoogleChatIngressDeps {
@@ -110,7 +120,10 @@ export interface GoogleChatIngressDeps {
 
 /** The ingress: one entry point per verified event. */
 export interface GoogleChatIngress {
-  /** Handles one event in its session's order (commands at once). Never throws. */
+  /**
+   * Handles one event in its session's order (commands at once); resolves once it was handled (a message: once
+   * the session stored or refused it; `failed`: not taken, for a reason that may pass). Never rejects.
+   */
   accept(event: ChatEvent): Promise<IngressOutcome>;
 }
 
@@ -284,7 +297,7 @@ export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChat
         'google chat message not accepted',
       );
       await reply(space, thread, `error:${messageId}`, presentSessionError(err));
-      return 'rejected';
+      return mayPass(err) ? 'failed' : 'rejected';
     }
   }
 
@@ -293,7 +306,7 @@ export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChat
       return await handle(event);
     } catch (err) {
       logger.error({ type: event.type, err: String(err) }, 'google chat event handling failed');
-      return 'rejected';
+      return 'failed';
     }
   }
 
@@ -311,4 +324,12 @@ export function createGoogleChatIngress(deps: GoogleChatIngressDeps): GoogleChat
       return outcome;
     },
   };
+}
+
+/**
+ * A submission failure that may pass (Temporal or the database unreachable, or an error that is no
+ * SessionClientError); a refusal (queue full, invalid, id taken) is final.
+ */
+function mayPass(err: unknown): boolean {
+  return !(err instanceof SessionClientError) || err.kind === 'unavailable' || err.kind === 'persistence';
 }

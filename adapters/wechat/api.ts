@@ -1,14 +1,19 @@
 /**
- * The WeChat Official Account API as Kesoku uses it: the access token (GET /cgi-bin/token) and customer-service
- * text messages (POST /cgi-bin/message/custom/send). Base URL configurable (WECHAT_API_URL) so tests use a fake.
+ * The WeChat Official Account API as Kesoku uses it: the stable access token (POST /cgi-bin/stable_token) and
+ * customer-service text messages (POST /cgi-bin/message/custom/send). Base URL configurable (WECHAT_API_URL) so
+ * tests use a fake.
  *
- * Access token (developers.weixin.qq.com/doc/offiaccount/Basic_Information/Get_access_token.html): valid for
- * `expires_in` seconds (7200 today). It is cached in this process and fetched again {@link TOKEN_REFRESH_MARGIN_MS}
- * before it expires; concurrent callers share one fetch. A call answered with errcode 40001, 40014 or 42001
- * (invalid or expired token) fetches a new token once and repeats the call once. Each process keeps its own
- * token: WeChat keeps the previous token valid for five minutes after a new one is issued, so processes that
- * refresh at different times do not lock each other out, and a process whose token was replaced refreshes on
- * the 40001 it gets.
+ * Access token: the stable token endpoint
+ * (developers.weixin.qq.com/doc/service/api/base/api_getstableaccesstoken), called in its normal mode
+ * (`force_refresh: false`), answers every caller with the same token for as long as it is valid (`expires_in`
+ * seconds, at most 7200) and issues a new one only in the token's last five minutes, keeping the old one valid
+ * until it expires. So every process (the channel's endpoint, each worker's sink) fetches it on its own without
+ * invalidating the others' — unlike GET /cgi-bin/token, where each fetch replaces the account's token (the previous
+ * one dies five minutes later) and spends a small daily quota. The token is cached in this process and fetched
+ * again {@link TOKEN_REFRESH_MARGIN_MS} before it expires; concurrent callers share one fetch. A call answered
+ * with errcode 40001, 40014 or 42001 (invalid or expired token) fetches the token again once, in normal mode, and
+ * repeats the call once. Kesoku never uses the forced refresh (it invalidates the token of every process; WeChat
+ * keeps it for a leaked token, 20 a day).
  *
  * Errors (global return codes, developers.weixin.qq.com/doc/offiaccount/Getting_Started/Global_Return_Code.html)
  * become a {@link WechatApiError}, a SinkError: `permanent` when the same call cannot succeed later (see
@@ -23,7 +28,7 @@ export const DEFAULT_WECHAT_API = 'https://api.weixin.qq.com';
 /** A cached token is replaced this long before WeChat says it expires, ms. */
 export const TOKEN_REFRESH_MARGIN_MS = 5 * 60_000;
 
-/** errcodes that say the access token is invalid or expired: refresh once and repeat the call. */
+/** errcodes that say the access token is invalid or expired: fetch it again once and repeat the call. */
 const TOKEN_ERRCODES: ReadonlySet<number> = new Set([40001, 40014, 42001]);
 
 /**
@@ -85,7 +90,7 @@ export class WechatApi {
   private readonly now: () => number;
   private cached: CachedToken | null = null;
   private fetching: Promise<string> | null = null;
-  /** Tokens fetched by this process (health, tests). */
+  /** Token fetches of this process that returned a token (health, tests). */
   tokensFetched = 0;
 
   private readonly o: WechatApiOptions;
@@ -103,8 +108,8 @@ export class WechatApi {
   }
 
   /**
-   * Fetches a new token unless another caller already replaced `stale` (then that one is returned). Concurrent
-   * callers share one request.
+   * Fetches the current token unless another caller already replaced `stale` (then that one is returned).
+   * Concurrent callers share one request.
    */
   private async refresh(stale: string | null): Promise<string> {
     if (this.cached && stale !== null && this.cached.token !== stale) return this.cached.token;
@@ -115,11 +120,20 @@ export class WechatApi {
   }
 
   private async fetchToken(): Promise<string> {
-    const url = new URL(`${this.base}/cgi-bin/token`);
-    url.searchParams.set('grant_type', 'client_credential');
-    url.searchParams.set('appid', this.o.appId);
-    url.searchParams.set('secret', this.o.appSecret);
-    const body = await this.request(url, { method: 'GET' }, 'token');
+    const body = await this.request(
+      new URL(`${this.base}/cgi-bin/stable_token`),
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({
+          grant_type: 'client_credential',
+          appid: this.o.appId,
+          secret: this.o.appSecret,
+          force_refresh: false,
+        }),
+      },
+      'stable_token',
+    );
     const token = body.access_token;
     const expiresIn = Number(body.expires_in);
     if (typeof token !== 'string' || token === '' || !Number.isFinite(expiresIn) || expiresIn <= 0)
@@ -161,7 +175,7 @@ export class WechatApi {
     } catch (err) {
       if (!(err instanceof WechatApiError && err.errcode !== null && TOKEN_ERRCODES.has(err.errcode)))
         throw err;
-      this.o.logger.info({ errcode: err.errcode }, 'wechat access token refused; fetching a new one');
+      this.o.logger.info({ errcode: err.errcode }, 'wechat access token refused; fetching it again');
       if (this.cached?.token === token) this.cached = null;
       return call(await this.refresh(token));
     }

@@ -51,7 +51,20 @@ function apiFor(config: EnabledWechatConfig, logger: Logger): WechatApi {
   });
 }
 
-async function start(ctx: ChannelContext<WechatConfig>): Promise<RunningChannel> {
+/** Options of {@link startWechat} beyond the channel context (tests). */
+export interface WechatStartOptions {
+  /** How long WeChat's last push of a message waits to be taken before it is acknowledged, ms (endpoint.ts). */
+  ackBudgetMs?: number;
+}
+
+/**
+ * Starts the endpoint; resolves once it listens.
+ * @throws ConfigError when the channel is not configured
+ */
+export async function startWechat(
+  ctx: ChannelContext<WechatConfig>,
+  opts: WechatStartOptions = {},
+): Promise<RunningChannel> {
   const config = requireEnabled(ctx.config);
   const { pool } = ctx;
   const logger = ctx.logger.child({ component: 'wechat' });
@@ -108,6 +121,7 @@ async function start(ctx: ChannelContext<WechatConfig>): Promise<RunningChannel>
     config,
     ingress,
     logger,
+    ...(opts.ackBudgetMs === undefined ? {} : { ackBudgetMs: opts.ackBudgetMs }),
     track(handling) {
       inFlight.add(handling);
       void handling.finally(() => inFlight.delete(handling));
@@ -162,7 +176,7 @@ export const wechatChannel: ChannelDescriptor<WechatConfig> = {
   configSchema: wechatConfigSchema,
   secretKeys: ['WECHAT_APP_SECRET', 'WECHAT_TOKEN', 'WECHAT_ENCODING_AES_KEY'],
   enabled: wechatEnabled,
-  start,
+  start: (ctx) => startWechat(ctx),
   createSink(ctx) {
     const config = requireEnabled(ctx.config);
     const logger = ctx.logger.child({ component: 'wechat' });

@@ -8,18 +8,32 @@
  *   later (401 otherwise). In safe mode
  *   (`encrypt_type=aes`, or a body with `Encrypt`) `msg_signature` must match too and the body is decrypted with
  *   the EncodingAESKey (401 for a bad signature, 400 when it cannot be decrypted or is meant for another appid).
- *   Nothing is stored or answered for a refused push. An accepted push is acknowledged at once with `success`
- *   (WeChat waits five seconds, then pushes again) and handed to the ingress, which works on it afterwards.
+ *   Nothing is stored or answered for a refused push. A verified push is handed to the ingress first and
+ *   acknowledged with `success` only once it was taken (ingress.ts: a message once the session stored it), so a
+ *   crash or restart before that loses nothing: WeChat, which waits five seconds for the answer and then pushes
+ *   the message again (up to three times), pushes it again, and the re-push is handled once (by MsgId). A push
+ *   that is not taken (ingress outcome `failed`) gets no answer at all (the connection is closed after
+ *   {@link UNANSWERED_HOLD_MS} if WeChat has not closed it), which makes WeChat push it again; an answer other
+ *   than `success`, an empty body or a reply message would make WeChat show the user an error instead. Only
+ *   WeChat's last push (the fourth) is acknowledged early, after {@link WECHAT_ACK_BUDGET_MS}, when it is not
+ *   taken by then: no other push would come, and an unanswered last push makes WeChat tell the user the account
+ *   cannot answer; the handling goes on, and if it then fails the user is told.
  */
 import express, { type Request, type Response } from 'express';
 import type { Logger } from '../../infra/logger.ts';
 import type { EnabledWechatConfig } from './config.ts';
 import { WechatCryptoError, decryptWechatMessage, signatureMatches, timestampFresh } from './crypto.ts';
-import type { WechatIngress } from './ingress.ts';
+import { WECHAT_REPUSHES, type WechatIngress } from './ingress.ts';
 import { WechatXmlError, parsePush, parseXmlFields, type WechatPush } from './xml.ts';
 
 /** Largest push body taken, bytes (a text message is at most a few KiB). */
 const MAX_BODY = '256kb';
+
+/** How long WeChat's last push of a message waits to be taken before it is acknowledged anyway, ms (WeChat: 5 s). */
+export const WECHAT_ACK_BUDGET_MS = 4000;
+
+/** How long an unanswered push's connection is kept before this side closes it, ms (WeChat hangs up after 5 s). */
+export const UNANSWERED_HOLD_MS = 10_000;
 
 /** What {@link createWechatApp} needs. */
 export interface WechatAppDeps {
@@ -29,6 +43,8 @@ export interface WechatAppDeps {
   >;
   ingress: Pick<WechatIngress, 'accept'>;
   logger: Logger;
+  /** Default {@link WECHAT_ACK_BUDGET_MS}, ms (tests shorten it). */
+  ackBudgetMs?: number;
   /** Called with each accepted push's handling (for shutdown, which waits for them). */
   track?: (handling: Promise<unknown>) => void;
 }
@@ -76,9 +92,35 @@ export function createWechatApp(deps: WechatAppDeps): express.Express {
         res.status(err.status).type('text/plain').send(err.message);
         return;
       }
-      res.type('text/plain').send('success');
       const handling = deps.ingress.accept(push);
-      deps.track?.(handling);
+      deps.track?.(handling.outcome);
+      const lastPush = handling.attempt > WECHAT_REPUSHES;
+      const acknowledge = () => {
+        if (!res.headersSent && !res.destroyed) res.type('text/plain').send('success');
+      };
+      const hold = setTimeout(() => {
+        if (!res.headersSent) res.destroy();
+      }, UNANSWERED_HOLD_MS);
+      const budget = lastPush
+        ? setTimeout(() => {
+            if (res.headersSent || res.destroyed) return;
+            handling.acknowledgedEarly();
+            logger.warn(
+              { msgId: push.MsgId, attempt: handling.attempt },
+              'wechat push acknowledged before it was taken',
+            );
+            acknowledge();
+          }, deps.ackBudgetMs ?? WECHAT_ACK_BUDGET_MS)
+        : undefined;
+      res.once('close', () => {
+        clearTimeout(hold);
+        clearTimeout(budget);
+      });
+      void handling.outcome.then((outcome) => {
+        clearTimeout(budget);
+        // Not taken: no answer, so that WeChat pushes the message again.
+        if (outcome !== 'failed') acknowledge();
+      });
     },
   );
 

@@ -3,10 +3,12 @@
  *
  * 1. De-duplication. WeChat pushes a message again when it got no answer within five seconds, up to three times
  *    (developers.weixin.qq.com/doc/offiaccount/Message_Management/Receiving_standard_messages.html), and the
- *    documented key is MsgId (FromUserName + CreateTime for events). A push whose key this process saw in the last
- *    {@link DEDUP_TTL_MS} is dropped at once; a text message whose Kesoku message (`wechat-<MsgId>`) is already
+ *    documented key is MsgId (FromUserName + CreateTime for events). A push whose key this process took in the
+ *    last {@link DEDUP_TTL_MS} is a duplicate at once; a re-push of one still being handled waits for that
+ *    handling instead of starting another; a text message whose Kesoku message (`wechat-<MsgId>`) is already
  *    stored is dropped too (a re-push that reached another process, or this one after a restart); and the session
- *    de-duplicates by message id as the last line (a re-push can never make a second message).
+ *    de-duplicates by message id as the last line (a re-push can never make a second message). A push that was
+ *    not taken (outcome `failed`) is handled anew when WeChat pushes it again.
  * 2. Access (adapters/kit/access.ts): one-to-one chats only, so the OpenID is both the user and the channel. An
  *    allowed user goes on; a stranger in pairing mode is sent a pairing code; anyone else gets no answer.
  * 3. A message that is wholly a chat command (`/stop`, `/compact`, `/title …`, `/mode …`, `/locale …`,
@@ -24,9 +26,15 @@
  *    text is read; a `subscribe` event gets a greeting (or, for a stranger, the pairing code); other events
  *    (unsubscribe, menu clicks, scans, …) are ignored.
  *
- * Answers go through the customer-service message API (api.ts), never in the HTTP response, so the push is
- * acknowledged at once. One user's messages are handled in arrival order; chat commands skip that queue, except
- * `/new`, which keeps its place (the messages before it stay in the old conversation).
+ * A push is *taken* when its handling ended with any outcome but `failed`: for a message, once the session stored
+ * it. `failed` means it was not taken for a reason that may pass (Temporal or the database unreachable, an
+ * unexpected error): nothing is answered, and the endpoint (endpoint.ts) does not acknowledge the push, so WeChat
+ * pushes it again. Only when the endpoint had to acknowledge the push before it was taken (WeChat's last push, see
+ * endpoint.ts) is such a failure told to the user, as there will be no other push.
+ *
+ * Answers go through the customer-service message API (api.ts), never in the HTTP response. One user's messages
+ * are handled in arrival order; chat commands skip that queue, except `/new`, which keeps its place (the messages
+ * before it stay in the old conversation).
  */
 import { createChatAccess, type ChatAccess } from '../kit/access.ts';
 import {
@@ -37,6 +45,7 @@ import {
 } from '../kit/command-dispatch.ts';
 import { APPROVAL_COMMANDS } from '../kit/typed-approvals.ts';
 import { getMessage } from '../../db/messages.ts';
+import { SessionClientError } from '../../infra/session-client.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { AccessPolicy, ChatPlace } from '../../domain/access-policy.ts';
 import { neutraliseUserText } from '../../domain/prompt-safety.ts';
@@ -48,6 +57,9 @@ import { toPlainText, splitUtf8 } from './text.ts';
 
 /** The chatbot id of WeChat sessions (docs/message-model.md §3 `chatbot_id`). */
 export const WECHAT_CHATBOT_ID = 'wechat';
+
+/** How often WeChat pushes a message again that it got no answer for (so a push arrives at most 1 + this times). */
+export const WECHAT_REPUSHES = 3;
 
 /** How long a push key is remembered in process, ms (WeChat's three re-pushes come within about 15 s). */
 export const DEDUP_TTL_MS = 10 * 60_000;
@@ -79,7 +91,25 @@ export type WechatOutcome =
   | 'submitted'
   | 'rejected'
   | 'unsupported'
-  | 'greeted';
+  | 'greeted'
+  | 'failed';
+
+/** One push as {@link WechatIngress.accept} took it. */
+export interface WechatPushHandling {
+  /**
+   * What became of the push; resolves once it was handled (a message: once the session stored it or refused it).
+   * `failed`: not taken, WeChat should push it again. A re-push of a push already taken resolves `duplicate`.
+   * Never rejects.
+   */
+  outcome: Promise<WechatOutcome>;
+  /** How many times this push (by its key) has arrived so far: 1 for the first, 1 + {@link WECHAT_REPUSHES} at most. */
+  attempt: number;
+  /**
+   * Says the push was acknowledged to WeChat before it was taken (WeChat will not push it again): if it then
+   * fails, the user is told instead.
+   */
+  acknowledgedEarly(): void;
+}
 
 /** What the ingress needs. */
 export interface WechatIngressDeps {
@@ -100,8 +130,8 @@ export interface WechatIngressDeps {
 
 /** The ingress: one entry point per verified push. */
 export interface WechatIngress {
-  /** Handles a push in its user's order (commands at once). Never throws. */
-  accept(push: WechatPush): Promise<WechatOutcome>;
+  /** Handles a push in its user's order (commands at once), or joins the handling of its earlier push. Never throws. */
+  accept(push: WechatPush): WechatPushHandling;
   /** Outcomes so far, by kind. */
   counts(): Record<WechatOutcome, number>;
 }
@@ -118,7 +148,8 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
   const now = deps.now ?? Date.now;
   const addressOf = deps.addressOf ?? ((openId: string) => Promise.resolve(wechatSessionAddress(openId)));
   const access = deps.access ?? createChatAccess({ policy: deps.policy, pool: null, logger });
-  const seen = new Map<string, number>();
+  /** Push keys seen within the TTL, with what became of them. */
+  const seen = new Map<string, Sighting>();
   const tails = new Map<string, Promise<unknown>>();
   const commands = createCommandDispatcher({ sessions, local: APPROVAL_COMMANDS });
   const counts = Object.fromEntries(
@@ -133,20 +164,24 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
         'rejected',
         'unsupported',
         'greeted',
+        'failed',
       ] as const
     ).map((k) => [k, 0]),
   ) as Record<WechatOutcome, number>;
 
-  /** Remembers `key`; false when it was already seen within the TTL. */
-  function firstSighting(key: string): boolean {
+  /** The sighting of `key`, a new one when it was not seen within the TTL. */
+  function sightingOf(key: string): Sighting {
     const t = now();
-    for (const [k, expiry] of seen) {
-      if (expiry > t && seen.size < DEDUP_MAX_KEYS) break;
+    for (const [k, s] of seen) {
+      if (s.expiry > t && seen.size < DEDUP_MAX_KEYS) break;
       seen.delete(k);
     }
-    if (seen.has(key)) return false;
-    seen.set(key, t + DEDUP_TTL_MS);
-    return true;
+    let s = seen.get(key);
+    if (s === undefined) {
+      s = { expiry: t + DEDUP_TTL_MS, attempts: 0, running: null, taken: false, ackedEarly: false };
+      seen.set(key, s);
+    }
+    return s;
   }
 
   async function answer(openId: string, text: string): Promise<void> {
@@ -216,14 +251,12 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
       channelContext: { open_id: openId, msg_id: p.MsgId, account: p.ToUserName },
       platformMessageId: p.MsgId,
     };
+    let r: Awaited<ReturnType<typeof sessions.submit>>;
     try {
-      const r = await sessions.submit(address, inbound);
-      logger.info(
-        { sessionId: address.sessionId, messageId, queuePosition: r.queue_position, duplicate: r.duplicate },
-        'wechat message submitted',
-      );
-      return r.duplicate ? 'duplicate' : 'submitted';
+      r = await sessions.submit(address, inbound);
     } catch (err) {
+      // Temporal or the database unreachable: not taken, for WeChat to push again (see safely).
+      if (mayPass(err)) throw err;
       logger.warn(
         { sessionId: address.sessionId, messageId, err: String(err) },
         'wechat message not accepted',
@@ -231,44 +264,98 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
       await answer(openId, presentSessionError(err));
       return 'rejected';
     }
+    logger.info(
+      { sessionId: address.sessionId, messageId, queuePosition: r.queue_position, duplicate: r.duplicate },
+      'wechat message submitted',
+    );
+    return r.duplicate ? 'duplicate' : 'submitted';
   }
 
-  async function safely(p: WechatPush): Promise<WechatOutcome> {
-    let outcome: WechatOutcome;
+  /** {@link handle}; a failure is `failed` (not taken), or told to the user when the push was acknowledged. */
+  async function safely(p: WechatPush, s: Sighting): Promise<WechatOutcome> {
     try {
-      outcome = await handle(p);
+      return await handle(p);
     } catch (err) {
-      logger.error(
-        { openId: p.FromUserName, msgId: p.MsgId, err: String(err) },
-        'wechat push handling failed',
+      logger.warn(
+        { openId: p.FromUserName, msgId: p.MsgId, err: String(err), acknowledged: s.ackedEarly },
+        'wechat push not taken',
       );
-      outcome = 'rejected';
+      if (!s.ackedEarly) return 'failed';
+      await answer(p.FromUserName, presentSessionError(err));
+      return 'rejected';
     }
-    counts[outcome] += 1;
-    logger.debug({ openId: p.FromUserName, msgId: p.MsgId, outcome }, 'wechat push handled');
+  }
+
+  /** Starts handling `p`: commands at once, anything else in its user's order. */
+  function start(p: WechatPush, s: Sighting): Promise<WechatOutcome> {
+    const text = textOf(p);
+    // Commands skip the user's queue, except `/new`: the messages before it stay in the old conversation.
+    const command = text === null ? null : commands.parse(text);
+    if (command !== null && commandName(command) !== 'new') return safely(p, s);
+    const user = p.FromUserName;
+    const outcome = (tails.get(user) ?? Promise.resolve()).then(() => safely(p, s));
+    tails.set(user, outcome);
+    void outcome.then(() => {
+      if (tails.get(user) === outcome) tails.delete(user);
+    });
     return outcome;
   }
 
   return {
     accept(p) {
-      if (!firstSighting(pushKey(p))) {
-        counts.duplicate += 1;
-        return Promise.resolve('duplicate');
+      const s = sightingOf(pushKey(p));
+      s.attempts += 1;
+      let outcome: Promise<WechatOutcome>;
+      if (s.taken) outcome = Promise.resolve('duplicate');
+      else if (s.running !== null) outcome = s.running.then((o) => (o === 'failed' ? 'failed' : 'duplicate'));
+      else {
+        const running = start(p, s);
+        s.running = running;
+        void running.then((o) => {
+          s.running = null;
+          s.taken = o !== 'failed';
+        });
+        outcome = running;
       }
-      const text = textOf(p);
-      // Commands skip the user's queue, except `/new`: the messages before it stay in the old conversation.
-      const command = text === null ? null : commands.parse(text);
-      if (command !== null && commandName(command) !== 'new') return safely(p);
-      const user = p.FromUserName;
-      const outcome = (tails.get(user) ?? Promise.resolve()).then(() => safely(p));
-      tails.set(user, outcome);
-      void outcome.then(() => {
-        if (tails.get(user) === outcome) tails.delete(user);
+      void outcome.then((o) => {
+        counts[o] += 1;
+        logger.debug(
+          { openId: p.FromUserName, msgId: p.MsgId, attempt: s.attempts, outcome: o },
+          'wechat push handled',
+        );
       });
-      return outcome;
+      return {
+        outcome,
+        attempt: s.attempts,
+        acknowledgedEarly() {
+          s.ackedEarly = true;
+        },
+      };
     },
     counts: () => ({ ...counts }),
   };
+}
+
+/** What the ingress remembers of a push key. */
+interface Sighting {
+  /** When the key is forgotten, ms. */
+  expiry: number;
+  /** Pushes with this key so far. */
+  attempts: number;
+  /** The handling under way, if any. */
+  running: Promise<WechatOutcome> | null;
+  /** A handling ended with an outcome other than `failed`. */
+  taken: boolean;
+  /** The endpoint acknowledged a push with this key before it was taken. */
+  ackedEarly: boolean;
+}
+
+/**
+ * A submission failure that may pass (Temporal or the database unreachable, or an error that is no
+ * SessionClientError): WeChat's re-push is worth waiting for. A refusal (queue full, invalid, id taken) is final.
+ */
+function mayPass(err: unknown): boolean {
+  return !(err instanceof SessionClientError) || err.kind === 'unavailable' || err.kind === 'persistence';
 }
 
 /** "`<OpenID>` at `2026-05-27 12:50:00 UTC`:\n<text>" (docs/message-model.md §6.1: who spoke and when). */

@@ -1,30 +1,43 @@
 /**
  * A Google Chat test bench: the fake Google (test/fakes/googlechat/server.ts), a real Kesoku stack (Temporal,
  * Postgres, fake model, in-process worker) and the channel started through its descriptor
- * (`googleChatChannel.start`), its sink registered as the worker's `sinks.google_chat` as `npm start` does.
+ * (`googleChatChannel.start`, or `startGoogleChat` with start options), its sink registered as the worker's
+ * `sinks.google_chat` as `npm start` does. The channel submits through {@link GoogleChatBench.submits}, which can
+ * make submissions fail or hang.
  */
 import type { ChannelSink } from '../../activities/sink.ts';
-import { googleChatChannel } from '../../adapters/googlechat/channel.ts';
+import {
+  googleChatChannel,
+  startGoogleChat,
+  type GoogleChatStartOptions,
+} from '../../adapters/googlechat/channel.ts';
 import type { GoogleChatConfig } from '../../adapters/googlechat/config.ts';
 import type { RunningChannel } from '../../adapters/kit/channel.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { startFakeGoogleChat, type FakeGoogleChat } from '../fakes/googlechat/server.ts';
 import { startStack, type Stack, type StackOptions } from '../support/stack.ts';
+import { withSubmitFaults, type SubmitFaults } from '../support/submit-faults.ts';
 
 export interface GoogleChatBench {
   fake: FakeGoogleChat;
   stack: Stack;
   channel: RunningChannel;
   config: GoogleChatConfig;
+  /** The channel's message submissions (faults can be injected). */
+  submits: SubmitFaults;
   /** The app's endpoint URL. */
   endpoint: string;
   stop(): Promise<void>;
 }
 
-/** `env`: extra channel variables (access lists by default allow user `users/1001`, Alice). */
+/**
+ * `env`: extra channel variables (access lists by default allow user `users/1001`, Alice); `startOptions`: given,
+ * the channel is started with {@link startGoogleChat} and them.
+ */
 export async function startGoogleChatBench(
   env: Record<string, string> = {},
   stackOptions: Omit<StackOptions, 'sinks'> = {},
+  startOptions?: GoogleChatStartOptions,
 ): Promise<GoogleChatBench> {
   const fake = await startFakeGoogleChat();
   const sinks: Record<string, ChannelSink> = {};
@@ -39,15 +52,17 @@ export async function startGoogleChatBench(
     GOOGLE_CHAT_ALLOWED_USERS: 'users/1001',
     ...env,
   });
+  const submits = withSubmitFaults(stack.sessions);
   let channel: RunningChannel;
   try {
-    channel = await googleChatChannel.start({
+    const ctx = {
       config,
       dataDir: stack.dataDir,
       pool: stack.pool,
-      sessions: stack.sessions,
+      sessions: submits.sessions,
       logger: createLogger('googlechat-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
-    });
+    };
+    channel = startOptions ? await startGoogleChat(ctx, startOptions) : await googleChatChannel.start(ctx);
   } catch (err) {
     await stack.stop();
     await fake.close();
@@ -60,6 +75,7 @@ export async function startGoogleChatBench(
     stack,
     channel,
     config,
+    submits,
     endpoint: channel.url,
     async stop() {
       await channel.stop();

@@ -1,11 +1,12 @@
 /**
  * A WeChat test bench: the fake WeChat (test/fakes/wechat/server.ts), a real Kesoku stack (Temporal, Postgres,
  * fake model, in-process worker) and the real channel started through its descriptor, wired like a process that
- * runs the channel and a worker: the running channel's sink is the worker's `sinks.wechat`.
+ * runs the channel and a worker: the running channel's sink is the worker's `sinks.wechat`. The channel submits
+ * through {@link WechatBench.submits}, which can make submissions fail or hang.
  */
 import type { ChannelSink } from '../../activities/delivery.ts';
 import type { RunningChannel } from '../../adapters/kit/channel.ts';
-import { wechatChannel } from '../../adapters/wechat/channel.ts';
+import { startWechat, wechatChannel, type WechatStartOptions } from '../../adapters/wechat/channel.ts';
 import { createLogger } from '../../infra/logger.ts';
 import {
   newOpenId,
@@ -14,11 +15,14 @@ import {
   type FakeWechatOptions,
 } from '../fakes/wechat/server.ts';
 import { startStack, type Stack, type StackOptions } from '../support/stack.ts';
+import { withSubmitFaults, type SubmitFaults } from '../support/submit-faults.ts';
 
 export interface WechatBench {
   fake: FakeWechat;
   stack: Stack;
   channel: RunningChannel;
+  /** The channel's message submissions (faults can be injected). */
+  submits: SubmitFaults;
   /** A new paired user (a fresh OpenID per test keeps sessions apart). */
   pairedUser(): Promise<string>;
   /** Outcome counts of the ingress (from the channel's health). */
@@ -28,15 +32,20 @@ export interface WechatBench {
 
 export const benchLogger = () => createLogger('wechat-test', process.env.KESOKU_TEST_LOG ?? 'silent');
 
-/** `env` is extra channel configuration; `stackOptions` go to the stack (e.g. `approvals`). */
+/**
+ * `env` is extra channel configuration; `stackOptions` go to the stack (e.g. `approvals`); `channelOptions` to
+ * {@link startWechat}.
+ */
 export async function startWechatBench(
   env: Record<string, string> = {},
   fakeOptions: FakeWechatOptions = {},
   stackOptions: Omit<StackOptions, 'sinks'> = {},
+  channelOptions: WechatStartOptions = {},
 ): Promise<WechatBench> {
   const fake = await startFakeWechat({ answerTimeoutMs: 5000, ...fakeOptions });
   const sinks: Record<string, ChannelSink> = {};
   const stack = await startStack({ ...stackOptions, sinks });
+  const submits = withSubmitFaults(stack.sessions);
   let channel: RunningChannel;
   try {
     const config = wechatChannel.configSchema.parse({
@@ -48,13 +57,10 @@ export async function startWechatBench(
       WECHAT_PORT: '0',
       ...env,
     });
-    channel = await wechatChannel.start({
-      config,
-      dataDir: stack.dataDir,
-      pool: stack.pool,
-      sessions: stack.sessions,
-      logger: benchLogger(),
-    });
+    channel = await startWechat(
+      { config, dataDir: stack.dataDir, pool: stack.pool, sessions: submits.sessions, logger: benchLogger() },
+      channelOptions,
+    );
   } catch (err) {
     await stack.stop();
     await fake.close();
@@ -67,6 +73,7 @@ export async function startWechatBench(
     fake,
     stack,
     channel,
+    submits,
     async pairedUser() {
       const openId = newOpenId();
       await stack.pool.query(

@@ -8,11 +8,20 @@
  * pushed again, up to `maxRetries` (3) times; `loseAnswers` makes the fake treat the first answers as lost (as
  * when the answer does not reach WeChat in time), re-pushing `retryIntervalMs` later.
  *
- * As WeChat's API (`apiUrl`): `GET /cgi-bin/token?grant_type=client_credential&appid=&secret=` issues access
- * tokens (`{access_token, expires_in}`; errcode 40013 for an unknown appid, 40001 for a wrong secret);
- * `POST /cgi-bin/message/custom/send?access_token=` takes customer-service messages (errcode 40001 for an unknown
- * token, 42001 for an expired one, 45002 for text over 2048 UTF-8 bytes) and records each accepted one in
- * {@link FakeWechat.sent}. {@link FakeWechat.failNext} injects failures into the next calls of a route, in
+ * As WeChat's API (`apiUrl`), with WeChat's token semantics:
+ * - `POST /cgi-bin/stable_token` with JSON `{grant_type: "client_credential", appid, secret, force_refresh}` (the
+ *   stable token): in normal mode every caller gets the account's current stable token with its remaining
+ *   lifetime as `expires_in`; a new one is issued only when there is none or the current one is in its last
+ *   `stableRenewWindowS` (300 s), and the old one stays valid until it expires. `force_refresh: true` revokes the
+ *   current one at once and issues a new one (counted in {@link FakeWechat.forcedRefreshes}). Errcode 40013 for an
+ *   unknown appid, 40125 for a wrong secret, 40002 for another grant type, 47001 for a body that is not JSON.
+ * - `GET /cgi-bin/token?grant_type=client_credential&appid=&secret=` (the plain token, isolated from the stable
+ *   one): every call issues a new token and revokes the previous one `tokenGraceMs` later (WeChat: five minutes),
+ *   so processes that each fetch their own knock each other out; errcode 40013 / 40001 for a wrong appid / secret.
+ * - `POST /cgi-bin/message/custom/send?access_token=` takes customer-service messages (errcode 40001 for an unknown
+ *   or revoked token, 42001 for an expired one, 45002 for text over 2048 UTF-8 bytes) and records each accepted
+ *   one in {@link FakeWechat.sent}.
+ * {@link FakeWechat.failNext} injects failures into the next calls of a route (`token`: either token endpoint), in
  * order: `pass` (the call works), a WeChat errcode (42001 also expires the token used), or an HTTP 5xx before or
  * after the message was applied.
  */
@@ -34,6 +43,10 @@ export interface FakeWechatOptions {
   accountId?: string;
   /** `expires_in` of issued tokens, s. Default 7200. */
   tokenTtlS?: number;
+  /** `/cgi-bin/token`: how long the previous token stays valid after a new one is issued, ms. Default 300 000. */
+  tokenGraceMs?: number;
+  /** `/cgi-bin/stable_token`: a new stable token is issued in the current one's last this many s. Default 300. */
+  stableRenewWindowS?: number;
   /** How long WeChat waits for the endpoint's answer, ms. Default 5000. */
   answerTimeoutMs?: number;
   /** Wait before pushing again after a lost answer, ms. Default 0 (right away, as after a timeout). */
@@ -71,6 +84,8 @@ export interface PushOptions {
   createTime?: number;
   /** Safe mode (encrypted). Default false. */
   safe?: boolean;
+  /** How long this push's attempts wait for the answer, ms. Default: the fake's `answerTimeoutMs`. */
+  answerTimeoutMs?: number;
   /** Answers the fake treats as lost (the first N attempts get re-pushed). */
   loseAnswers?: number;
   /** Sign with a wrong token (the `signature` parameter; in safe mode also `msg_signature`). */
@@ -107,8 +122,14 @@ export interface FakeWechat {
   readonly sent: SentMessage[];
   /** Texts sent to `openId`, in order. */
   sentTo(openId: string): string[];
-  /** Calls of the token endpoint. */
+  /** Calls of the stable token endpoint (`/cgi-bin/stable_token`). */
   readonly tokenRequests: number;
+  /** Calls of the plain token endpoint (`/cgi-bin/token`), which Kesoku does not use. */
+  readonly plainTokenRequests: number;
+  /** Stable token calls with `force_refresh: true`. */
+  readonly forcedRefreshes: number;
+  /** Stable tokens issued so far. */
+  readonly stableTokensIssued: number;
   /** Calls of the send endpoint (accepted or not). */
   readonly sendCalls: number;
   /**
@@ -119,6 +140,8 @@ export interface FakeWechat {
   failNext(route: 'send' | 'token', ...failures: FakeFailure[]): void;
   /** Makes every token issued so far expired (42001 on use). */
   expireTokens(): void;
+  /** Revokes the current stable token and issues a new one, as a `force_refresh: true` call by someone else. */
+  forceRefreshStable(): void;
   waitFor<T>(check: () => T | undefined | null | false, timeoutMs: number, what: string): Promise<T>;
   close(): Promise<void>;
 }
@@ -148,8 +171,35 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
   const retryIntervalMs = opts.retryIntervalMs ?? 0;
   const maxRetries = opts.maxRetries ?? 3;
   const tokenTtlS = opts.tokenTtlS ?? 7200;
+  const tokenGraceMs = opts.tokenGraceMs ?? 300_000;
+  const stableRenewWindowMs = (opts.stableRenewWindowS ?? 300) * 1000;
 
-  const tokens = new Map<string, { expired: boolean }>();
+  /** Every token issued: when it expires and when it was revoked (ms since the epoch). */
+  interface IssuedToken {
+    expiresAt: number;
+    revokedAt: number | null;
+    expired: boolean;
+  }
+  const tokens = new Map<string, IssuedToken>();
+  let currentPlain: string | null = null;
+  let currentStable: string | null = null;
+  let plainTokenRequests = 0;
+  let forcedRefreshes = 0;
+  let stableTokensIssued = 0;
+  const issue = (): string => {
+    const issued = randomBytes(24).toString('base64url');
+    tokens.set(issued, { expiresAt: Date.now() + tokenTtlS * 1000, revokedAt: null, expired: false });
+    return issued;
+  };
+  const usable = (t: IssuedToken | undefined, at: number): t is IssuedToken =>
+    t !== undefined && !t.expired && at < t.expiresAt && (t.revokedAt === null || at < t.revokedAt);
+  const issueStable = (force: boolean): string => {
+    const old = currentStable === null ? undefined : tokens.get(currentStable);
+    if (force && old && old.revokedAt === null) old.revokedAt = Date.now();
+    currentStable = issue();
+    stableTokensIssued += 1;
+    return currentStable;
+  };
   const sent: SentMessage[] = [];
   const failures: Record<'send' | 'token', FakeFailure[]> = { send: [], token: [] };
   let tokenRequests = 0;
@@ -161,7 +211,7 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const body = await readBody(req);
     if (req.method === 'GET' && url.pathname === '/cgi-bin/token') {
-      tokenRequests += 1;
+      plainTokenRequests += 1;
       const failure = failures.token.shift();
       if (failure?.kind === 'http')
         return sendJson(res, failure.status, { errcode: -1, errmsg: 'system error' });
@@ -173,16 +223,53 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
         return sendJson(res, 200, { errcode: 40013, errmsg: 'invalid appid' });
       if (url.searchParams.get('secret') !== appSecret)
         return sendJson(res, 200, { errcode: 40001, errmsg: 'invalid credential, access_token is invalid' });
-      const issued = randomBytes(24).toString('base64url');
-      tokens.set(issued, { expired: false });
-      return sendJson(res, 200, { access_token: issued, expires_in: tokenTtlS });
+      // A new plain token replaces the previous one, which dies tokenGraceMs later.
+      const previous = currentPlain === null ? undefined : tokens.get(currentPlain);
+      if (previous && previous.revokedAt === null) previous.revokedAt = Date.now() + tokenGraceMs;
+      currentPlain = issue();
+      return sendJson(res, 200, { access_token: currentPlain, expires_in: tokenTtlS });
+    }
+    if (url.pathname === '/cgi-bin/stable_token') {
+      tokenRequests += 1;
+      if (req.method !== 'POST') return sendJson(res, 200, { errcode: 43002, errmsg: 'require POST method' });
+      const failure = failures.token.shift();
+      if (failure?.kind === 'http')
+        return sendJson(res, failure.status, { errcode: -1, errmsg: 'system error' });
+      if (failure?.kind === 'errcode')
+        return sendJson(res, 200, { errcode: failure.errcode, errmsg: failure.errmsg ?? 'injected' });
+      let q: { grant_type?: unknown; appid?: unknown; secret?: unknown; force_refresh?: unknown };
+      try {
+        q = JSON.parse(body) as typeof q;
+      } catch {
+        return sendJson(res, 200, { errcode: 47001, errmsg: 'data format error' });
+      }
+      if (q.grant_type !== 'client_credential')
+        return sendJson(res, 200, { errcode: 40002, errmsg: 'invalid grant_type' });
+      if (q.appid !== appId) return sendJson(res, 200, { errcode: 40013, errmsg: 'invalid appid' });
+      if (q.secret !== appSecret) return sendJson(res, 200, { errcode: 40125, errmsg: 'invalid appsecret' });
+      const now = Date.now();
+      const force = q.force_refresh === true;
+      if (force) forcedRefreshes += 1;
+      const current = currentStable === null ? undefined : tokens.get(currentStable);
+      const token =
+        !force && usable(current, now) && current.expiresAt - now > stableRenewWindowMs
+          ? (currentStable as string)
+          : issueStable(force);
+      const expiresAt = (tokens.get(token) as IssuedToken).expiresAt;
+      return sendJson(res, 200, { access_token: token, expires_in: Math.ceil((expiresAt - now) / 1000) });
     }
     if (req.method === 'POST' && url.pathname === '/cgi-bin/message/custom/send') {
       sendCalls += 1;
       const accessToken = url.searchParams.get('access_token') ?? '';
       const known = tokens.get(accessToken);
-      if (!known) return sendJson(res, 200, { errcode: 40001, errmsg: 'invalid credential' });
-      if (known.expired) return sendJson(res, 200, { errcode: 42001, errmsg: 'access_token expired' });
+      const at = Date.now();
+      if (!known || (known.revokedAt !== null && at >= known.revokedAt))
+        return sendJson(res, 200, {
+          errcode: 40001,
+          errmsg: 'invalid credential, access_token is invalid or not latest',
+        });
+      if (known.expired || at >= known.expiresAt)
+        return sendJson(res, 200, { errcode: 42001, errmsg: 'access_token expired' });
       let msg: { touser?: unknown; msgtype?: unknown; text?: { content?: unknown } };
       try {
         msg = JSON.parse(body) as typeof msg;
@@ -274,7 +361,7 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
         method: 'POST',
         headers: { 'content-type': 'text/xml' },
         body,
-        signal: AbortSignal.timeout(answerTimeoutMs),
+        signal: AbortSignal.timeout(o.answerTimeoutMs ?? answerTimeoutMs),
       });
       return { status: res.status, body: await res.text() };
     } catch {
@@ -317,6 +404,15 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
     get tokenRequests() {
       return tokenRequests;
     },
+    get plainTokenRequests() {
+      return plainTokenRequests;
+    },
+    get forcedRefreshes() {
+      return forcedRefreshes;
+    },
+    get stableTokensIssued() {
+      return stableTokensIssued;
+    },
     sendAttemptsTo: (openId, content) =>
       sendAttempts.filter((a) => a.touser === openId && (content === undefined || a.content === content))
         .length,
@@ -328,6 +424,10 @@ export async function startFakeWechat(opts: FakeWechatOptions = {}): Promise<Fak
     },
     expireTokens() {
       for (const t of tokens.values()) t.expired = true;
+    },
+    forceRefreshStable() {
+      forcedRefreshes += 1;
+      issueStable(true);
     },
     async waitFor(check, timeoutMs, what) {
       const deadline = Date.now() + timeoutMs;
