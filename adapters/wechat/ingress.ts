@@ -44,6 +44,7 @@ import {
   type CommandSessions,
 } from '../kit/command-dispatch.ts';
 import { APPROVAL_COMMANDS } from '../kit/typed-approvals.ts';
+import { claimCommandMessage } from '../../db/command-claims.ts';
 import { getMessage } from '../../db/messages.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { Pool } from '../../db/pool.ts';
@@ -235,6 +236,13 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
       return 'unsupported';
     }
     const address = await addressOf(openId);
+    // A command is answered, not stored, so only its claim tells a re-push that reached another process (or this
+    // one after a restart) that it ran already: the first claim runs it, a later one does nothing.
+    if (deps.pool && commands.parse(text) !== null) {
+      const first = await claimCommandMessage(deps.pool, WECHAT_CHATBOT_ID, p.MsgId).catch(() => null);
+      if (first === null) return 'failed'; // nothing claimed: WeChat pushes it again
+      if (!first) return 'duplicate';
+    }
     const reply = await commands.dispatch(text, address.sessionId, `wechat-command-${p.MsgId}`, openId);
     if (reply !== null) {
       await answer(openId, reply);

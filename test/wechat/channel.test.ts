@@ -10,7 +10,8 @@ import { NEW_CONVERSATION_TEXT } from '../../adapters/kit/command-dispatch.ts';
 import { listPlatformPosts } from '../../db/deliveries.ts';
 import type { Message } from '../../domain/message.ts';
 import { newOpenId } from '../fakes/wechat/server.ts';
-import { startWechatBench, type WechatBench } from './harness.ts';
+import { startWechat, wechatChannel } from '../../adapters/wechat/channel.ts';
+import { benchLogger, startWechatBench, type WechatBench } from './harness.ts';
 
 let bench: WechatBench;
 
@@ -319,5 +320,40 @@ describe('WeChat channel', () => {
       expect((await bench.stack.messages(sessionId)).some((m) => /\/(new|status|help)/.test(m.content))).toBe(
         false,
       );
+  });
+
+  it('answers a command once when its re-push reaches another adapter process (or this one after a restart)', async () => {
+    const user = await bench.pairedUser();
+    const msgId = '7' + String(Date.now()).padStart(18, '0');
+    await bench.fake.push({ from: user, content: '/help', msgId });
+    await bench.fake.waitFor(() => bench.fake.sentTo(user).length >= 1, 10_000, 'the /help answer');
+    // A second process of the channel (same database, fresh in-process memory) gets WeChat's re-push.
+    const config = wechatChannel.configSchema.parse({
+      WECHAT_APP_ID: bench.fake.appId,
+      WECHAT_APP_SECRET: bench.fake.appSecret,
+      WECHAT_TOKEN: bench.fake.token,
+      WECHAT_ENCODING_AES_KEY: bench.fake.encodingAesKey,
+      WECHAT_API_URL: bench.fake.apiUrl,
+      WECHAT_PORT: '0',
+    });
+    const other = await startWechat({
+      config,
+      dataDir: bench.stack.dataDir,
+      pool: bench.stack.pool,
+      sessions: bench.stack.sessions,
+      logger: benchLogger(),
+    });
+    try {
+      bench.fake.setEndpoint(other.url as string);
+      await bench.fake.push({ from: user, content: '/help', msgId });
+      const outcomes = ((await other.health?.())?.outcomes ?? {}) as Record<string, number>;
+      expect(outcomes.duplicate).toBe(1);
+      expect(outcomes.command ?? 0).toBe(0);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(bench.fake.sentTo(user)).toHaveLength(1);
+    } finally {
+      bench.fake.setEndpoint(bench.channel.url as string);
+      await other.stop();
+    }
   });
 });
