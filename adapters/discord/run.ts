@@ -12,6 +12,7 @@ import { getMessage, listOpenInputs } from '../../db/messages.ts';
 import { setLocale } from '../../db/sessions.ts';
 import { setApprovalPolicy } from '../../db/approvals.ts';
 import { currentApprovalPolicy } from '../kit/approval-policy.ts';
+import { DISCORD_FEATURES } from './features.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
 import type { DiscordSettings } from './config.ts';
@@ -32,7 +33,6 @@ import { conversationChannelOf, createConversations } from './conversations.ts';
 import type { GatewayFatalError } from './gateway-health.ts';
 import { intentsFor, watchGateway, type GatewayHealthReport } from './gateway-health.ts';
 import { createOnceGate } from './once.ts';
-import { DISCORD_CHATBOT_ID } from './ids.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
 import { createDiscordSink, type DiscordSink } from './sink.ts';
@@ -121,7 +121,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
         throw new SessionClientError('not_found', `no session ${sessionId}`);
     },
     approvalPolicy: (sessionId) =>
-      currentApprovalPolicy(pool, sessionId, DISCORD_CHATBOT_ID, config.KESOKU_TOOL_APPROVAL),
+      currentApprovalPolicy(pool, sessionId, DISCORD_FEATURES, config.KESOKU_TOOL_APPROVAL),
   };
   const sink = createDiscordSink({
     rest: client.rest,
