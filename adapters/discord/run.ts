@@ -31,7 +31,12 @@ import { createApprovalButtons } from './approvals.ts';
 import { createCatchUp } from './catch-up.ts';
 import { conversationChannelOf, createConversations } from './conversations.ts';
 import type { GatewayFatalError } from './gateway-health.ts';
-import { intentsFor, watchGateway, type GatewayHealthReport } from './gateway-health.ts';
+import {
+  intentsFor,
+  messageContentOffNotice,
+  watchGateway,
+  type GatewayHealthReport,
+} from './gateway-health.ts';
 import { createOnceGate } from './once.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
@@ -87,6 +92,13 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
   const logger = deps.logger.child({ component: 'discord' });
   if (!config.DISCORD_TOKEN) throw new ConfigError('DISCORD_TOKEN is not set: the Discord adapter is off');
   const policy = discordPolicy(config);
+  const contentOff = messageContentOffNotice(
+    policy.respond,
+    config.DISCORD_MESSAGE_CONTENT,
+    config.DISCORD_THREADS,
+  );
+  // A warning so that `npm start` (log level warn) shows it: the default setup silently ignores these messages.
+  if (contentOff) logger.warn({ messageContentIntent: false }, contentOff);
   const client = new Client({
     intents: intentsFor(policy.respond, config.DISCORD_MESSAGE_CONTENT, config.DISCORD_THREADS),
     partials: [Partials.Channel, Partials.Message],
