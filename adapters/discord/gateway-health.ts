@@ -3,8 +3,10 @@
  * and the state `/healthz` reports.
  *
  * - Intents: Guilds, GuildMessages and DirectMessages always; the privileged Message Content intent only with
- *   `DISCORD_RESPOND=always`, where Kesoku reads messages that do not mention it. DMs and messages that mention the
- *   bot carry their content without it, so the default `mention` mode needs no approval in the developer portal.
+ *   `DISCORD_RESPOND=always` or `DISCORD_THREADS=true`, where Kesoku reads messages that do not mention it, or
+ *   `DISCORD_MESSAGE_CONTENT=true`. DMs and messages that mention the bot carry their content without it, so the
+ *   default `mention` mode needs no approval in the developer portal ({@link messageContentOffNotice} says at
+ *   start what it turns off).
  * - Close codes 4004 (authentication failed), 4010 (invalid shard), 4011 (sharding required), 4012 (invalid API
  *   version), 4013 (invalid intents) and 4014 (disallowed intents) end the connection for good: discord.js stops
  *   reconnecting and would sit there looking connected. {@link watchGateway} turns them into a
