@@ -4,7 +4,7 @@
  * (workflows/approvals.ts); the rules are domain/tool-approval.ts.
  *
  * The policy of a session is, first to last: the session's own (PATCH /v1/sessions/{id} `approval`, `/approval`),
- * the worker's `KESOKU_TOOL_APPROVAL`, the channel's default ({@link defaultApprovalPolicy}).
+ * the worker's `KESOKU_TOOL_APPROVAL`, the channel's default (`approvalDefaultOf`, adapters/registry.ts).
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -50,6 +50,11 @@ export interface ApprovalDeps {
   sinks?: Record<string, ChannelSink>;
   /** How long to wait for a decision to be shown before going on, ms. Default {@link OUTCOME_SHOW_WAIT_MS}. */
   outcomeWaitMs?: number;
+  /**
+   * A chatbot's default policy (adapters/registry.ts `approvalDefaultOf`). Default: `writes` for the REST API
+   * (`api`), `off` for any other chatbot.
+   */
+  approvalDefaultOf?: (chatbotId: string) => ApprovalPolicy;
 }
 
 /**
@@ -82,6 +87,8 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
   const { pool, logger } = deps;
   const timeoutS = deps.settings?.timeoutS ?? DEFAULT_APPROVAL_TIMEOUT_S;
   const globalPatterns = deps.settings?.autoApprove ?? [];
+  const approvalDefaultOf =
+    deps.approvalDefaultOf ?? ((chatbotId: string) => defaultApprovalPolicy(chatbotId === 'api'));
 
   /**
    * Posts the approval request of each waiting call in its channel (ChannelSink.askApproval). Why here, in the
@@ -165,7 +172,7 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
           continue;
         }
         const subject = approvalSubject(name, call.metadata?.tool_arguments ?? {});
-        const policy = settings.policy ?? deps.settings?.policy ?? defaultApprovalPolicy(call.chatbot_id);
+        const policy = settings.policy ?? deps.settings?.policy ?? approvalDefaultOf(call.chatbot_id);
         const need = approvalNeed(policy, [...globalPatterns, ...settings.patterns], name, subject);
         if (need.kind === 'not_required') {
           checks.push({ callId: call.id, name, subject, state: 'not_required' });

@@ -7,6 +7,7 @@ import { googleChatChannel } from './googlechat/channel.ts';
 import { wechatChannel } from './wechat/channel.ts';
 import type { ChannelDescriptor } from './kit/channel.ts';
 import { API_CAPABILITIES, NO_CAPABILITIES, type ChannelCapabilities } from '../domain/channels.ts';
+import { defaultApprovalPolicy, type ApprovalPolicy } from '../domain/tool-approval.ts';
 import { invalidConfiguration, parseEnv } from '../infra/config.ts';
 
 /** Every chat channel, in start-up order. Add a channel with one line here. */
@@ -33,6 +34,17 @@ export function capabilitiesOf(chatbotId: string): ChannelCapabilities {
       inlineDelivery: channel.features.inlineDelivery,
     };
   return chatbotId === 'api' ? API_CAPABILITIES : NO_CAPABILITIES;
+}
+
+/**
+ * The approval policy of chatbot `chatbotId`'s sessions when neither the session nor `KESOKU_TOOL_APPROVAL` sets
+ * one: a channel's from its `features.decidesApprovals`; `writes` for the REST API (`api`, whose clients decide
+ * with POST …/approval); `off` for the terminal client (`cli`) and an unknown chatbot. Given to the approval
+ * activities (`approvalDefaultOf` option).
+ */
+export function approvalDefaultOf(chatbotId: string): ApprovalPolicy {
+  const channel = channelById(chatbotId);
+  return defaultApprovalPolicy(channel ? channel.features.decidesApprovals : chatbotId === 'api');
 }
 
 /** Session id prefixes the channels own (`discord:`); the REST API never creates a session under one. */

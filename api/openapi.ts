@@ -221,6 +221,25 @@ function schemas(waitMaxS: number): Record<string, Json> {
       },
       additionalProperties: false,
     },
+    TurnWaitingForApproval: {
+      type: 'object',
+      description:
+        'With `wait`: the turn has not ended but waits for a person to decide a tool call (tool approval policy `writes` or `all`), so the wait ends at once instead of running out. ' +
+        'Decide each call with POST …/tool-calls/{call_id}/approval (add `wait` there to get the rest of the turn); `detail` names the first call and that route.',
+      required: ['state', 'message', 'pending_approvals', 'detail'],
+      properties: {
+        state: { type: 'string', const: 'waiting_for_approval' },
+        message: ref('Message'),
+        pending_approvals: {
+          type: 'array',
+          minItems: 1,
+          items: ref('PendingApproval'),
+          description: 'The turn’s tool calls waiting for a decision, oldest first.',
+        },
+        detail: { type: 'string' },
+      },
+      additionalProperties: false,
+    },
     History: {
       type: 'object',
       required: ['revision', 'messages'],
@@ -294,7 +313,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
       },
       additionalProperties: false,
     },
-    ApprovalDecisionRequest: fromZod(approvalDecisionSchema),
+    ApprovalDecisionRequest: fromZod(approvalDecisionSchema(waitMaxS)),
     ApprovalDecisionResult: {
       type: 'object',
       required: ['call_id', 'decision', 'by'],
@@ -581,7 +600,7 @@ const RESPONSES: Record<string, Json> = {
   InternalError: problem('An unexpected error; the log has details under the request id.'),
   Unavailable: problem('Temporal or Postgres is not answering; nothing was accepted.'),
   GatewayTimeout: problem(
-    '`wait` ran out; the message stays accepted (`message_id`) and will still be answered. When the session waits for a tool-call approval, `detail` names the call and `pending_approvals` lists the waiting calls.',
+    '`wait` ran out; the message stays accepted (`message_id`) and will still be answered. When the session waits for a tool-call approval (of an earlier turn: a wait for its own turn ends with 202), `detail` names the call and `pending_approvals` lists the waiting calls.',
   ),
 };
 
@@ -678,11 +697,15 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           summary: 'Send a message (the first message creates the session)',
           description:
             'Accepted messages are stored as `pending_agent` before the answer, so a GET right after shows them. A repeated `id` with the same ' +
-            'content and attachments answers 202 with the stored message (`duplicate: true`) and queues nothing; with other content or attachments it answers 409. With `wait`, the answer comes when the turn ended (200) or the time ran out (504).',
+            'content and attachments answers 202 with the stored message (`duplicate: true`) and queues nothing; with other content or attachments it answers 409. With `wait`, the answer comes when the turn ended (200), as soon as it waits for a tool-call approval (202 `TurnWaitingForApproval`) or when the time ran out (504).',
           requestBody: { required: true, content: json(ref('PostMessageRequest')) },
           responses: {
             '200': { description: 'With `wait`: the turn ended.', content: json(ref('TurnResult')) },
-            '202': { description: 'Accepted and queued.', content: json(ref('MessageAccepted')) },
+            '202': {
+              description:
+                'Without `wait`: accepted and queued (`MessageAccepted`). With `wait`: the turn waits for a tool-call approval (`TurnWaitingForApproval`).',
+              content: json({ oneOf: [ref('MessageAccepted'), ref('TurnWaitingForApproval')] }),
+            },
             ...COMMON_ERRORS,
             '404': r('NotFound'),
             '409': r('Conflict'),
@@ -782,12 +805,22 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           summary: 'Approve, deny or always-approve a tool call waiting for approval',
           description:
             'The decision goes to the session workflow (update `decideApproval`); the waiting turn records it as ' +
-            '`metadata.approval` on the tool_call message and goes on. 409 when the call is not waiting (decided, timed out, stopped).',
+            '`metadata.approval` on the tool_call message and goes on. 409 when the call is not waiting (decided, timed out, stopped). ' +
+            'With `wait`, the answer is that of POST …/messages with `wait` for the call’s turn: 200 `TurnResult`, 202 `TurnWaitingForApproval` (another call waits), 504.',
           requestBody: { required: true, content: json(ref('ApprovalDecisionRequest')) },
           responses: {
-            '200': { description: 'The decision was taken.', content: json(ref('ApprovalDecisionResult')) },
+            '200': {
+              description:
+                'The decision was taken (`ApprovalDecisionResult`); with `wait`: the turn ended (`TurnResult`).',
+              content: json({ oneOf: [ref('ApprovalDecisionResult'), ref('TurnResult')] }),
+            },
+            '202': {
+              description: 'With `wait`: the decision was taken and the turn waits for another approval.',
+              content: json(ref('TurnWaitingForApproval')),
+            },
             ...withSession,
             '409': r('Conflict'),
+            '504': r('GatewayTimeout'),
           },
         },
       },

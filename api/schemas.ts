@@ -176,14 +176,24 @@ export const patchSessionSchema = z
     { message: 'give "title", "mode", "locale" or "approval"' },
   );
 
-/** `POST /v1/sessions/{sessionId}/tool-calls/{callId}/approval` body. */
-export const approvalDecisionSchema = z.strictObject({
-  decision: z
-    .enum(APPROVAL_DECISIONS)
-    .describe(
-      'approve: run this call; deny: do not run it (the model is told); always: run it and approve matching calls in this session from now on.',
-    ),
-});
+/** `POST /v1/sessions/{sessionId}/tool-calls/{callId}/approval` body; `waitMaxS` bounds `wait` (seconds). */
+export function approvalDecisionSchema(waitMaxS: number = API_LIMITS.waitMaxS) {
+  return z.strictObject({
+    decision: z
+      .enum(APPROVAL_DECISIONS)
+      .describe(
+        'approve: run this call; deny: do not run it (the model is told); always: run it and approve matching calls in this session from now on.',
+      ),
+    wait: z
+      .int()
+      .min(0)
+      .max(waitMaxS)
+      .optional()
+      .describe(
+        "Seconds to wait for the call's turn to go on (0 or absent: answer the decision at once). Then the answer is the one of POST …/messages with `wait`: 200 when the turn ended, 202 when it waits for another approval, 504 on time-out.",
+      ),
+  });
+}
 export type PatchSessionBody = z.output<typeof patchSessionSchema>;
 
 /**

@@ -1,11 +1,13 @@
 /**
- * `wait` for `POST /v1/sessions/{id}/messages`: after the message was accepted, wait on the database (never by
- * holding a Temporal update open, docs/architecture.md "REST API v1") until the message reaches a final input status (processed |
- * interrupted | error). Wakes on the session's commit announcements (EventHub.onCommit) and re-checks; a slow
- * poll covers a lost notification.
+ * `wait` for `POST /v1/sessions/{id}/messages` (and for a decision's turn, `POST …/tool-calls/{callId}/approval`):
+ * after the message was accepted, wait on the database (never by holding a Temporal update open,
+ * docs/architecture.md "REST API v1") until the message reaches a final input status (processed | interrupted |
+ * error) or its turn waits for a person to decide a tool call. Wakes on the session's commit announcements
+ * (EventHub.onCommit) and re-checks; a slow poll covers a lost notification.
  */
 import type { Message } from '../domain/message.ts';
 import { isTerminalStatus } from '../domain/status-machine.ts';
+import { listPendingApprovals, type PendingApprovalRow } from '../db/approvals.ts';
 import { getMessage, listTurnMessages } from '../db/messages.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
@@ -17,9 +19,20 @@ import { findReply, turnNotices } from './history.ts';
  * texts of the turn's system notices (api/history.ts `turnNotices`: why a stopped turn ended, a compaction).
  */
 export interface TurnEnd {
+  kind: 'ended';
   message: Message;
   reply: Message | null;
   notices: string[];
+}
+
+/**
+ * The message's turn is still running and waits for a person's decision on `pending` (its tool calls waiting for
+ * approval, oldest first; never empty). The message is as stored (`processing`).
+ */
+export interface TurnWaitingForApproval {
+  kind: 'waiting_for_approval';
+  message: Message;
+  pending: PendingApprovalRow[];
 }
 
 export interface WaitOptions {
@@ -34,14 +47,20 @@ export interface WaitOptions {
   signal: AbortSignal;
   /** Fallback poll interval, in ms (default 2000). */
   pollMs?: number;
+  /**
+   * A tool call whose decision was just taken: the turn records it a moment later, so until then its stored
+   * approval still reads `pending` and must not count as waiting.
+   */
+  decidedCallId?: string;
 }
 
 /**
- * Waits until the message's turn ended.
- * @returns the end, or null when `timeoutMs` passed, the signal aborted or the hub closed first. Database
- *   errors while waiting are logged and retried until the deadline (the message is already accepted).
+ * Waits until the message's turn ended or waits for a tool-call approval.
+ * @returns the end or the approval wait, or null when `timeoutMs` passed, the signal aborted or the hub closed
+ *   first. Database errors while waiting are logged and retried until the deadline (the message is already
+ *   accepted).
  */
-export async function waitForTurnEnd(o: WaitOptions): Promise<TurnEnd | null> {
+export async function waitForTurnEnd(o: WaitOptions): Promise<TurnEnd | TurnWaitingForApproval | null> {
   const deadline = Date.now() + o.timeoutMs;
   let woken = false;
   let wake: (() => void) | null = null;
@@ -56,7 +75,19 @@ export async function waitForTurnEnd(o: WaitOptions): Promise<TurnEnd | null> {
         const message = await getMessage(o.pool, o.messageId);
         if (message && isTerminalStatus(message.status)) {
           const turn = await listTurnMessages(o.pool, o.messageId);
-          return { message, reply: findReply(turn, message), notices: turnNotices(turn, message.id) };
+          return {
+            kind: 'ended',
+            message,
+            reply: findReply(turn, message),
+            notices: turnNotices(turn, message.id),
+          };
+        }
+        if (message?.status === 'processing') {
+          // A turn's id is its trigger message's id.
+          const pending = (await listPendingApprovals(o.pool, o.sessionId)).filter(
+            (p) => p.turn_id === o.messageId && p.call_id !== o.decidedCallId,
+          );
+          if (pending.length > 0) return { kind: 'waiting_for_approval', message, pending };
         }
       } catch (err) {
         o.log.warn(

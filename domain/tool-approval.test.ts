@@ -17,13 +17,9 @@ describe('approval policy', () => {
     expect(policyAsks('off', 'run_shell_command')).toBe(false);
   });
 
-  it('the REST API and the chat channels (buttons, typed /approve on WeChat) default to writes; the terminal to off', () => {
-    expect(defaultApprovalPolicy('discord')).toBe('writes');
-    expect(defaultApprovalPolicy('google_chat')).toBe('writes');
-    expect(defaultApprovalPolicy('wechat')).toBe('writes');
-    expect(defaultApprovalPolicy('api')).toBe('writes');
-    expect(defaultApprovalPolicy('cli')).toBe('off');
-    expect(defaultApprovalPolicy('some_new_channel')).toBe('off');
+  it('a chatbot whose people can decide where they talk defaults to writes, any other to off', () => {
+    expect(defaultApprovalPolicy(true)).toBe('writes');
+    expect(defaultApprovalPolicy(false)).toBe('off');
   });
 
   it('the subject is the command of a shell call and `<tool> <path>` of a file call', () => {

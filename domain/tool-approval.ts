@@ -64,24 +64,15 @@ export function isApprovalDecision(v: unknown): v is ApprovalDecision {
 }
 
 /**
- * Chatbots whose people can decide an approval where they talk: the REST API (`POST …/tool-calls/{callId}/approval`,
- * the `approval_requested` event), Discord (a message with Approve / Deny / Always buttons, for the requester and
- * DISCORD_APPROVERS: adapters/discord/approvals.ts), Google Chat (a card with the same buttons, for the
- * requester and GOOGLE_CHAT_APPROVERS: adapters/googlechat/approvals.ts) and WeChat (a text naming the call,
- * answered by typing `/approve`, `/deny` or `/always`: adapters/wechat/approvals.ts). The terminal client (`cli`)
- * prompts too, but is the host's own user.
+ * The policy of a chatbot when neither `KESOKU_TOOL_APPROVAL` nor the session sets one: `writes` when its people
+ * can decide an approval where they talk (`decides`: the REST API's approval route, a chat channel whose
+ * descriptor has `features.decidesApprovals`, adapters/registry.ts `approvalDefaultOf`) — they may be anyone
+ * the operator let in (a token, a pairing, a guild); `off` otherwise: the local terminal (the person at the
+ * keyboard runs the agent as themselves and watches every command) and any chatbot where a request could only
+ * time out.
  */
-const DECIDING_CHATBOTS: ReadonlySet<string> = new Set(['api', 'discord', 'google_chat', 'wechat']);
-
-/**
- * The policy of a chatbot when neither `KESOKU_TOOL_APPROVAL` nor the session sets one: `writes` for the REST
- * API and the chat channels (Discord, Google Chat, WeChat), whose people may be anyone the operator let in (a
- * token, a pairing, a guild) and who can answer the request where they are; `off` for the local terminal (the
- * person at the keyboard runs the agent as themselves and watches every command) and for any chatbot not listed
- * in {@link DECIDING_CHATBOTS}, where a request could only time out.
- */
-export function defaultApprovalPolicy(chatbotId: string): ApprovalPolicy {
-  return DECIDING_CHATBOTS.has(chatbotId) ? 'writes' : 'off';
+export function defaultApprovalPolicy(decides: boolean): ApprovalPolicy {
+  return decides ? 'writes' : 'off';
 }
 
 /** Whether `policy` asks before a call of `toolName`. */

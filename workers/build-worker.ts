@@ -16,7 +16,7 @@ import { createDeliveryActivities, type ChannelSink } from '../activities/delive
 import { createModelActivities } from '../activities/llm/activities.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
-import { channelSecretKeys, platformMessageIdKeys } from '../adapters/registry.ts';
+import { approvalDefaultOf, channelSecretKeys, platformMessageIdKeys } from '../adapters/registry.ts';
 import { createApprovalActivities, type ApprovalSettings } from '../activities/approvals.ts';
 import type { Config } from '../infra/config.ts';
 import { createToolActivities, workspaceDirFor } from '../activities/tools/activities.ts';
@@ -148,6 +148,7 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
       logger: s.logger,
       settings: s.approvals,
       sinks: s.sinks ?? {},
+      approvalDefaultOf,
     }),
   };
   return Worker.create({

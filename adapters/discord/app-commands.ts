@@ -18,7 +18,7 @@
 import { Routes, type ChatInputCommandInteraction, type REST } from 'discord.js';
 import type { ChatAccess } from '../kit/access.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { TITLE_MAX } from '../kit/commands.ts';
+import { TITLE_MAX_CHARS } from '../../domain/session-settings.ts';
 import {
   commandName,
   parseCommand,
@@ -82,7 +82,9 @@ export const SESSION_APP_COMMANDS: readonly AppCommandDefinition[] = [
   {
     name: 'title',
     description: 'Set the title of this conversation',
-    options: [{ name: 'text', description: 'The new title', type: 3, required: true, max_length: TITLE_MAX }],
+    options: [
+      { name: 'text', description: 'The new title', type: 3, required: true, max_length: TITLE_MAX_CHARS },
+    ],
   },
   {
     name: 'mode',

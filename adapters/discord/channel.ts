@@ -7,22 +7,13 @@ import type { ChannelDescriptor } from '../kit/channel.ts';
 import { discordConfigSchema, type DiscordSettings } from './config.ts';
 import { DISCORD_CHATBOT_ID } from './ids.ts';
 import { createDiscordSinkFromConfig, discordEnabled, startDiscordAdapter } from './run.ts';
-import { DISCORD_MAX_CONTENT } from './split.ts';
+import { DISCORD_FEATURES } from './features.ts';
 
 export const discordChannel: ChannelDescriptor<DiscordSettings> = {
   id: DISCORD_CHATBOT_ID,
   title: 'Discord',
   sessionPrefix: `${DISCORD_CHATBOT_ID}:`,
-  features: {
-    liveProgress: true,
-    inlineDelivery: false,
-    editsInPlace: true,
-    maxMessageLength: DISCORD_MAX_CONTENT,
-    lengthUnit: 'utf16',
-    markdown: 'discord',
-    attachments: true,
-    buttons: true,
-  },
+  features: DISCORD_FEATURES,
   platformMessageIdKey: 'discord_message_id',
   configSchema: discordConfigSchema,
   secretKeys: ['DISCORD_TOKEN'],

@@ -3,8 +3,10 @@
  * and the state `/healthz` reports.
  *
  * - Intents: Guilds, GuildMessages and DirectMessages always; the privileged Message Content intent only with
- *   `DISCORD_RESPOND=always`, where Kesoku reads messages that do not mention it. DMs and messages that mention the
- *   bot carry their content without it, so the default `mention` mode needs no approval in the developer portal.
+ *   `DISCORD_RESPOND=always` or `DISCORD_THREADS=true`, where Kesoku reads messages that do not mention it, or
+ *   `DISCORD_MESSAGE_CONTENT=true`. DMs and messages that mention the bot carry their content without it, so the
+ *   default `mention` mode needs no approval in the developer portal ({@link messageContentOffNotice} says at
+ *   start what it turns off).
  * - Close codes 4004 (authentication failed), 4010 (invalid shard), 4011 (sharding required), 4012 (invalid API
  *   version), 4013 (invalid intents) and 4014 (disallowed intents) end the connection for good: discord.js stops
  *   reconnecting and would sit there looking connected. {@link watchGateway} turns them into a
@@ -34,6 +36,31 @@ export function intentsFor(
   ];
   if (messageContent ?? (respond === 'always' || threads)) intents.push(GatewayIntentBits.MessageContent);
   return intents;
+}
+
+/**
+ * The start-up warning naming what does not work without the Message Content intent, or null when
+ * {@link intentsFor} asks for it. Without it Discord sends a guild message's text only when it mentions the bot,
+ * so a reply to the bot with the ping turned off and a typed command without a mention (a bare `/stop`) arrive
+ * empty and are not acted on; mentions, DMs and the slash commands work. With `respond` = `always` (and
+ * `messageContent` false) un-mentioned messages are not answered at all.
+ */
+export function messageContentOffNotice(
+  respond: 'mention' | 'always',
+  messageContent?: boolean,
+  threads = false,
+): string | null {
+  if (intentsFor(respond, messageContent, threads).includes(GatewayIntentBits.MessageContent)) return null;
+  const why =
+    messageContent === false ? 'DISCORD_MESSAGE_CONTENT=false' : 'DISCORD_MESSAGE_CONTENT is not true';
+  const unread =
+    respond === 'always' ? 'messages without a mention (DISCORD_RESPOND=always answers none of them), ' : '';
+  return (
+    `Discord: the Message Content intent is not requested (${why}), so in server channels Kesoku cannot read ` +
+    `${unread}replies to the bot sent without the ping, or a typed /stop (or other typed command) without a ` +
+    'mention. Mentions, DMs and the slash commands (/stop, …) work. To turn these on, enable "Message Content ' +
+    'Intent" under Bot → Privileged Gateway Intents in the developer portal and set DISCORD_MESSAGE_CONTENT=true.'
+  );
 }
 
 /** Close codes after which the gateway will not take the bot back until the setup changes, with what to do. */

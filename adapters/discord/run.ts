@@ -13,6 +13,7 @@ import { getMessage, listOpenInputs } from '../../db/messages.ts';
 import { setLocale } from '../../db/sessions.ts';
 import { setApprovalPolicy } from '../../db/approvals.ts';
 import { currentApprovalPolicy } from '../kit/approval-policy.ts';
+import { DISCORD_FEATURES } from './features.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
 import type { DiscordSettings } from './config.ts';
@@ -31,9 +32,13 @@ import { createApprovalButtons } from './approvals.ts';
 import { createCatchUp } from './catch-up.ts';
 import { conversationChannelOf, createConversations } from './conversations.ts';
 import type { GatewayFatalError } from './gateway-health.ts';
-import { intentsFor, watchGateway, type GatewayHealthReport } from './gateway-health.ts';
+import {
+  intentsFor,
+  messageContentOffNotice,
+  watchGateway,
+  type GatewayHealthReport,
+} from './gateway-health.ts';
 import { createOnceGate } from './once.ts';
-import { DISCORD_CHATBOT_ID } from './ids.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';
 import { createDiscordSink, type DiscordSink } from './sink.ts';
@@ -88,6 +93,13 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
   const logger = deps.logger.child({ component: 'discord' });
   if (!config.DISCORD_TOKEN) throw new ConfigError('DISCORD_TOKEN is not set: the Discord adapter is off');
   const policy = discordPolicy(config);
+  const contentOff = messageContentOffNotice(
+    policy.respond,
+    config.DISCORD_MESSAGE_CONTENT,
+    config.DISCORD_THREADS,
+  );
+  // A warning so that `npm start` (log level warn) shows it: the default setup silently ignores these messages.
+  if (contentOff) logger.warn({ messageContentIntent: false }, contentOff);
   const client = new Client({
     intents: intentsFor(policy.respond, config.DISCORD_MESSAGE_CONTENT, config.DISCORD_THREADS),
     partials: [Partials.Channel, Partials.Message],
@@ -122,7 +134,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
         throw new SessionClientError('not_found', `no session ${sessionId}`);
     },
     approvalPolicy: (sessionId) =>
-      currentApprovalPolicy(pool, sessionId, DISCORD_CHATBOT_ID, config.KESOKU_TOOL_APPROVAL),
+      currentApprovalPolicy(pool, sessionId, DISCORD_FEATURES, config.KESOKU_TOOL_APPROVAL),
   };
   const sink = createDiscordSink({
     rest: client.rest,

@@ -113,7 +113,7 @@ export async function startGoogleChat(
           throw new SessionClientError('not_found', `no session ${sessionId}`);
       },
       approvalPolicy: (sessionId) =>
-        currentApprovalPolicy(pool, sessionId, GOOGLE_CHAT_CHATBOT_ID, config.KESOKU_TOOL_APPROVAL),
+        currentApprovalPolicy(pool, sessionId, googleChatChannel.features, config.KESOKU_TOOL_APPROVAL),
     },
     api,
     access,
@@ -239,6 +239,8 @@ export const googleChatChannel: ChannelDescriptor<GoogleChatConfig> = {
     // Received: uploaded files are stored in the session's workspace, Drive files passed on as links.
     attachments: true,
     buttons: true,
+    // Approve / Deny / Always buttons on the approval card (./approvals.ts).
+    decidesApprovals: true,
   },
   configSchema: googleChatConfigSchema,
   // The key itself lives in the file GOOGLE_CHAT_CREDENTIALS_FILE names; no variable holds a secret.

@@ -37,6 +37,12 @@ export interface ChannelFeatures extends ChannelCapabilities {
   attachments: boolean;
   /** Interactive buttons (message components, card buttons). */
   buttons: boolean;
+  /**
+   * The channel's people can decide a tool call waiting for approval where they talk (buttons, a typed
+   * `/approve`; the sink implements `askApproval`). Its sessions then default to approval policy `writes`, else
+   * `off` (a request could only time out); domain/tool-approval.ts `defaultApprovalPolicy`.
+   */
+  decidesApprovals: boolean;
 }
 
 /** What a channel gets when it starts: its parsed configuration and the process's shared parts. */

@@ -5,7 +5,8 @@
  * A message is a command only when the WHOLE message is one:
  * - commands without an argument (`/stop`, `/compact`, and each channel's own such as `/help`, `/new`, `/quit`)
  *   match only bare: `/stop the nginx service after the backup` is ordinary text for the agent;
- * - `/title <text>` takes the rest of the message (1-200 characters); a bare `/title` is a usage error;
+ * - `/title <text>` takes the rest of the message (1-`TITLE_MAX_CHARS` code points, the session-title rule of
+ *   domain/session-settings.ts); a bare `/title` is a usage error;
  * - `/mode interrupt|queue`, `/locale en|zh` and `/approval off|writes|all` take exactly one word; a bare form or one unknown word is a usage
  *   error, while more words (`/mode of transport: which is cheaper?`) are ordinary text;
  * - anything else starting with `/` (`/etc/hosts lacks a line`, `/usr/bin/env please`) is ordinary text, except
@@ -14,13 +15,11 @@
  */
 import type { SessionLocale } from '../../domain/failures.ts';
 import type { SessionMode } from '../../workflows/definitions.ts';
+import { TITLE_MAX_CHARS } from '../../domain/session-settings.ts';
 import { isApprovalPolicy, type ApprovalPolicy } from '../../domain/tool-approval.ts';
 
 /** Names of the session commands every channel offers. */
 export const SESSION_COMMANDS = ['stop', 'compact', 'title', 'mode', 'locale', 'approval'] as const;
-
-/** Longest title `/title` accepts, characters. */
-export const TITLE_MAX = 200;
 
 /** A parsed command. `local` is one of the channel's own argument-less commands (`extraBare`). */
 export type ParsedCommand =
@@ -38,7 +37,7 @@ export type ParsedCommand =
 export function commandUsage(command: 'title' | 'mode' | 'locale' | 'approval'): string {
   switch (command) {
     case 'title':
-      return `Usage: \`/title <text>\` (1-${TITLE_MAX} characters).`;
+      return `Usage: \`/title <text>\` (1-${TITLE_MAX_CHARS} characters).`;
     case 'mode':
       return 'Usage: `/mode interrupt` or `/mode queue`.';
     case 'locale':
@@ -63,7 +62,7 @@ export function parseChatCommand(text: string, extraBare: readonly string[] = []
     case 'compact':
       return arg === '' ? { name } : null;
     case 'title':
-      if (arg === '' || arg.length > TITLE_MAX) return { name: 'usage', command: 'title' };
+      if (arg === '' || [...arg].length > TITLE_MAX_CHARS) return { name: 'usage', command: 'title' };
       return { name: 'title', title: arg };
     case 'mode': {
       if (arg !== '' && !oneWord) return null;

@@ -172,6 +172,8 @@ export const wechatChannel: ChannelDescriptor<WechatConfig> = {
     markdown: 'plain',
     attachments: false,
     buttons: false,
+    // The follower answers a request naming the call by typing `/approve`, `/deny` or `/always` (./approvals.ts).
+    decidesApprovals: true,
   },
   configSchema: wechatConfigSchema,
   secretKeys: ['WECHAT_APP_SECRET', 'WECHAT_TOKEN', 'WECHAT_ENCODING_AES_KEY'],

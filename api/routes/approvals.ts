@@ -2,7 +2,8 @@
  * Tool-call approvals over REST: a person's decision on a call waiting for approval
  * (`POST /v1/sessions/{sessionId}/tool-calls/{callId}/approval`), and the approval part of the session answer
  * (its own policy and the calls waiting). The decision goes to the session workflow as the update
- * `decideApproval`; the turn records it on the tool_call message (docs/message-model.md §3.3 `approval`).
+ * `decideApproval`; the turn records it on the tool_call message (docs/message-model.md §3.3 `approval`). With
+ * `wait`, the decision then waits for the call's turn as `POST …/messages` does (api/turn-wait.ts).
  */
 import { Router, type Request, type Response } from 'express';
 import type { SessionView } from '../../db/sessions.ts';
@@ -15,6 +16,7 @@ import { callerOf, requireSessionFor } from '../access.ts';
 import { contextOf } from '../context.ts';
 import { HttpProblem } from '../problems.ts';
 import { approvalDecisionSchema, parseBody, requireJson } from '../schemas.ts';
+import { answerAfterWait } from './messages.ts';
 import { checkSessionIdParam, presentSession, withTemporalDeadline, type SessionResponse } from './common.ts';
 
 /** The session answer with its approvals: `approval` (its own policy, null: the default) and the calls waiting. */
@@ -41,13 +43,14 @@ type ApprovalRequest = Request<{ sessionId: string; callId: string }>;
 export function approvalsRouter(d: ResolvedDeps): Router {
   const router = Router();
   checkSessionIdParam(router);
+  const bodySchema = approvalDecisionSchema(d.waitMaxS);
 
   router.post(
     '/v1/sessions/:sessionId/tool-calls/:callId/approval',
     async (req: ApprovalRequest, res: Response) => {
       const { sessionId, callId } = req.params;
       requireJson(req);
-      const body = parseBody(approvalDecisionSchema, req.body);
+      const body = parseBody(bodySchema, req.body);
       const caller = callerOf(res);
       await requireSessionFor(d.pool, caller, sessionId);
       const call = CALL_ID_PATTERN.test(callId) ? await getMessage(d.pool, callId) : null;
@@ -63,7 +66,13 @@ export function approvalsRouter(d: ResolvedDeps): Router {
       const r = await withTemporalDeadline(d.sessions, d.temporalTimeoutMs, () =>
         d.sessions.decideApproval(sessionId, { callId, decision: body.decision, by }),
       );
-      contextOf(res).log.info({ sessionId, messageId: callId, decision: r.decision, by }, 'approval decided');
+      const log = contextOf(res).log.child({ sessionId });
+      log.info({ messageId: callId, decision: r.decision, by }, 'approval decided');
+      if (body.wait && call.turn_id) {
+        const target = { sessionId, messageId: call.turn_id, waitS: body.wait, decidedCallId: callId };
+        await answerAfterWait(d, res, log, target);
+        return;
+      }
       res.status(200).json({ call_id: r.callId, decision: r.decision, by });
     },
   );

@@ -15,6 +15,7 @@ import type { InboundMessage, SubmitResult } from '../../workflows/definitions.t
 import type { SessionRow } from '../../db/sessions.ts';
 import type { SessionAddress } from '../../workflows/definitions.ts';
 import { API_CHATBOT, authorizeSubmit, callerOf, requireSessionRowFor } from '../access.ts';
+import type { Logger } from '../../infra/logger.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import { readHistory } from '../history.ts';
@@ -67,34 +68,7 @@ export function messagesRouter(d: ResolvedDeps): Router {
       res.status(202).json({ message, queue_position, duplicate });
       return;
     }
-    const gone = new AbortController();
-    res.on('close', () => gone.abort());
-    const end = await waitForTurnEnd({
-      pool: d.pool,
-      events: d.events,
-      log,
-      sessionId,
-      messageId: inbound.id,
-      timeoutMs: body.wait * 1000,
-      signal: gone.signal,
-      pollMs: d.waitPollMs,
-    });
-    if (gone.signal.aborted) return;
-    if (end) {
-      res.status(200).json({ message: end.message, reply: end.reply, notices: end.notices });
-      return;
-    }
-    const extensions = { message_id: inbound.id };
-    if (d.events.closed) {
-      throw new HttpProblem('unavailable', 'the server is shutting down; the message stays accepted', {
-        extensions,
-      });
-    }
-    const pending = await listPendingApprovals(d.pool, sessionId).catch(() => []);
-    const detail = `the turn did not end within ${body.wait} s${waitingFor(sessionId, pending)}; the message stays accepted and will be answered`;
-    throw new HttpProblem('wait_timeout', detail, {
-      extensions: { ...extensions, pending_approvals: pending },
-    });
+    await answerAfterWait(d, res, log, { sessionId, messageId: inbound.id, waitS: body.wait });
   });
 
   router.get('/v1/sessions/:sessionId/messages', async (req: SessionRequest, res: Response) => {
@@ -110,12 +84,79 @@ export function messagesRouter(d: ResolvedDeps): Router {
   return router;
 }
 
+/** What {@link answerAfterWait} waits for: message `messageId`'s turn, for `waitS` seconds. */
+export interface WaitTarget {
+  sessionId: string;
+  messageId: string;
+  waitS: number;
+  /** A tool call whose decision was just taken (not counted as waiting, see api/turn-wait.ts). */
+  decidedCallId?: string;
+}
+
+/**
+ * Waits for a turn and answers the request (the `wait` of POST …/messages and of POST …/approval):
+ * - `200 {message, reply, notices}` when the turn ended;
+ * - `202 {state: "waiting_for_approval", message, pending_approvals, detail}` as soon as the turn waits for a
+ *   person's decision on a tool call (`detail` names the first call and the route that decides it);
+ * - nothing when the client went away.
+ * @throws HttpProblem unavailable (503) when the server shuts down; wait_timeout (504, `message_id` and the
+ *   session's `pending_approvals`) when the time ran out
+ */
+export async function answerAfterWait(
+  d: ResolvedDeps,
+  res: Response,
+  log: Logger,
+  t: WaitTarget,
+): Promise<void> {
+  const { sessionId, messageId, waitS } = t;
+  const gone = new AbortController();
+  res.on('close', () => gone.abort());
+  const end = await waitForTurnEnd({
+    pool: d.pool,
+    events: d.events,
+    log,
+    sessionId,
+    messageId,
+    timeoutMs: waitS * 1000,
+    signal: gone.signal,
+    pollMs: d.waitPollMs,
+    ...(t.decidedCallId !== undefined ? { decidedCallId: t.decidedCallId } : {}),
+  });
+  if (gone.signal.aborted) return;
+  if (end?.kind === 'ended') {
+    res.status(200).json({ message: end.message, reply: end.reply, notices: end.notices });
+    return;
+  }
+  if (end?.kind === 'waiting_for_approval') {
+    log.info({ callId: end.pending[0]?.call_id }, 'wait: the turn waits for a tool-call approval');
+    res.status(202).json({
+      state: 'waiting_for_approval',
+      message: end.message,
+      pending_approvals: end.pending,
+      detail: `the turn is waiting${waitingFor(sessionId, end.pending)}; with "wait": N in the decision's body it answers like this route when the turn ends or waits again`,
+    });
+    return;
+  }
+  const extensions = { message_id: messageId };
+  if (d.events.closed) {
+    throw new HttpProblem('unavailable', 'the server is shutting down; the message stays accepted', {
+      extensions,
+    });
+  }
+  const pending = await listPendingApprovals(d.pool, sessionId).catch(() => []);
+  const waits = pending.length > 0 ? `: it is waiting${waitingFor(sessionId, pending)}` : '';
+  const detail = `the turn did not end within ${waitS} s${waits}; the message stays accepted and will be answered`;
+  throw new HttpProblem('wait_timeout', detail, {
+    extensions: { ...extensions, pending_approvals: pending },
+  });
+}
+
 /** How much of a tool call's subject a wait-timeout detail quotes, in characters. */
 const SUBJECT_QUOTE_MAX = 80;
 
 /**
- * The part of a wait-timeout detail naming what the session waits for: the first tool call waiting for
- * approval and the route that decides it ("" when none waits).
+ * The part of a wait detail naming what the session waits for: " for approval of <tool> `<subject>`…; decide
+ * with POST …" for the first tool call waiting for approval ("" when none waits).
  */
 function waitingFor(sessionId: string, pending: PendingApprovalRow[]): string {
   const first = pending[0];
@@ -126,7 +167,7 @@ function waitingFor(sessionId: string, pending: PendingApprovalRow[]): string {
       : first.subject;
   const more = pending.length > 1 ? ` (and ${pending.length - 1} more, see pending_approvals)` : '';
   return (
-    `: it is waiting for approval of ${first.tool_name} \`${subject}\`${more}; decide with ` +
+    ` for approval of ${first.tool_name} \`${subject}\`${more}; decide with ` +
     `POST /v1/sessions/${sessionId}/tool-calls/${first.call_id}/approval {"decision":"approve"} (or "deny", or "always" to approve such calls for the rest of the session)`
   );
 }

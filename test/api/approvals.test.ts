@@ -1,5 +1,10 @@
 // REST API v1: tool-call approvals — the calls waiting on GET session, the SSE event, the decision route with
 // its problems, and the per-session policy (PATCH approval).
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../domain/message.ts';
 import { uniqueId } from '../support/stack.ts';
@@ -88,22 +93,103 @@ describe('tool-call approval over REST', () => {
     }
   });
 
-  it('a wait that ends on a call waiting for approval: the 504 names the call and how to decide it', async () => {
+  it('a wait ends as soon as the turn waits for approval: 202 names the call, a decision with wait gets the reply', async () => {
     const session = uniqueId('s');
-    const res = await h.client.post(`/v1/sessions/${session}/messages`, {
+    const started = Date.now();
+    const res = await h.client.post<Json>(`/v1/sessions/${session}/messages`, {
       content: 'run: echo waits-for-you',
-      wait: 5,
+      wait: 60,
     });
-    const problem = expectProblem(res, 504, 'wait-timeout');
-    const pending = problem.pending_approvals as PendingJson[];
+    expect(res.status).toBe(202);
+    // Not the full wait: the answer comes once the call waits, not at the time-out.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(res.body).toMatchObject({ state: 'waiting_for_approval', message: { status: 'processing' } });
+    const pending = res.body.pending_approvals as PendingJson[];
     expect(pending).toHaveLength(1);
     expect(pending[0]).toMatchObject({ tool_name: 'run_shell_command', subject: 'echo waits-for-you' });
     const route = `/v1/sessions/${session}/tool-calls/${pending[0]?.call_id}/approval`;
-    expect(problem.detail).toContain('waiting for approval of run_shell_command `echo waits-for-you`');
+    expect(res.body.detail).toContain('waiting for approval of run_shell_command `echo waits-for-you`');
+    expect(res.body.detail).toContain(`POST ${route}`);
+
+    const decided = await h.client.post<{ message: Message; reply: Message }>(route, {
+      decision: 'approve',
+      wait: 60,
+    });
+    expect(decided.status).toBe(200);
+    expect(decided.body.message).toMatchObject({ id: (res.body.message as Message).id, status: 'processed' });
+    expect(decided.body.reply.content).toContain('waits-for-you');
+    // Decided: the call's turn is over, and the decision route says so.
+    expectProblem(await h.client.post(route, { decision: 'deny', wait: 5 }), 409, 'conflict');
+  });
+
+  it('two calls of one step: a decision with wait answers 202 for the other, then 200', async () => {
+    const session = uniqueId('s');
+    const res = await h.client.post<Json>(`/v1/sessions/${session}/messages`, {
+      content: 'run2: echo first-one ;; echo second-one',
+      wait: 60,
+    });
+    expect(res.status).toBe(202);
+    // The calls of one step are asked one after the other: the answer lists those waiting at that moment.
+    const [firstCall] = res.body.pending_approvals as PendingJson[];
+    expect(firstCall?.subject).toBe('echo first-one');
+    const call = (p: PendingJson | undefined) => `/v1/sessions/${session}/tool-calls/${p?.call_id}/approval`;
+    const first = await h.client.post<Json>(call(firstCall), { decision: 'deny', wait: 60 });
+    expect(first.status).toBe(202);
+    const [secondCall, ...more] = first.body.pending_approvals as PendingJson[];
+    expect(more).toEqual([]);
+    expect(secondCall?.subject).toBe('echo second-one');
+    const second = await h.client.post<{ reply: Message }>(call(secondCall), {
+      decision: 'approve',
+      wait: 60,
+    });
+    expect(second.status).toBe(200);
+    expect(second.body.reply.content).toContain('second-one');
+    expectProblem(await h.client.post(call(firstCall), { decision: 'approve', wait: 61 * 5 }), 400);
+  });
+
+  it('a message queued behind a turn waiting for approval: its wait runs out with a 504 naming the call', async () => {
+    const session = uniqueId('s');
+    await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 });
+    expect((await h.client.patch(`/v1/sessions/${session}`, { mode: 'queue' })).status).toBe(200);
+    await h.client.post(`/v1/sessions/${session}/messages`, { content: 'run: echo blocks-the-queue' });
+    const blocking = await waitForPending(session);
+    const res = await h.client.post(`/v1/sessions/${session}/messages`, { content: 'after it', wait: 3 });
+    const problem = expectProblem(res, 504, 'wait-timeout');
+    expect(problem.pending_approvals).toMatchObject([{ call_id: blocking.call_id }]);
+    const route = `/v1/sessions/${session}/tool-calls/${blocking.call_id}/approval`;
+    expect(problem.detail).toContain(
+      'it is waiting for approval of run_shell_command `echo blocks-the-queue`',
+    );
     expect(problem.detail).toContain(`POST ${route}`);
     expect((await h.client.post(route, { decision: 'approve' })).status).toBe(200);
     const messages = await waitTurnEnd(session, problem.message_id as string);
     expect(messages.find((m) => m.id === problem.message_id)?.status).toBe('processed');
+  });
+
+  it("README's first example and its approval step work as written (curl + jq)", async () => {
+    const readme = await fs.readFile(path.join(import.meta.dirname, '../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Send a message'));
+    const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].slice(0, 2).map((m) => m[1] ?? '');
+    expect(blocks).toHaveLength(2);
+    const session = uniqueId('readme');
+    // The fake model runs a command for `run: …`; the README asks a real model in words.
+    const adapt = (block: string) =>
+      block
+        .replaceAll('http://127.0.0.1:3000', h.api.url)
+        .replaceAll('/sessions/demo', `/sessions/${session}`)
+        .replace('What is in /etc/os-release? Use the shell.', 'run: echo from-the-readme');
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'kesoku-readme-'));
+    const sh = (script: string) =>
+      promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, timeout: 90_000 });
+    try {
+      const asked = await sh(adapt(blocks[0] as string));
+      expect(asked.stdout).toContain('waiting for approval of run_shell_command `echo from-the-readme`');
+      const answered = await sh(adapt(blocks[1] as string));
+      expect(answered.stdout).toMatch(/^echo from-the-readme\n[\s\S]*from-the-readme/);
+      expect(answered.stdout).not.toContain('waiting for approval');
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('answers 404 for an unknown call, 400 for a bad decision and 404 for another session', async () => {

@@ -1,6 +1,6 @@
 // The terminal client's inline approval prompt in a pseudo-terminal (util-linux `script` gives the client a real
 // TTY): a command the policy asks about is shown as `approve: run … ? [y]es / [n]o / [a]lways`, `y` runs it,
-// `n` refuses the next one; the real API, worker, Temporal dev server and Postgres behind it.
+// `n` refuses the next one, `a` runs it and lets the next matching command run without a prompt; the real API, worker, Temporal dev server and Postgres behind it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -90,6 +90,33 @@ describe('npm run chat: approval prompt', () => {
       ).toMatchObject([
         { state: 'approved', by: 'api:local' },
         { state: 'denied', by: 'api:local' },
+      ]);
+      cli.child.stdin?.write('/quit\r');
+      await new Promise<void>((resolve) => cli.child.once('close', () => resolve()));
+    } finally {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('a (always) runs the command and the next matching one runs without a prompt', async () => {
+    const session = uniqueId('cli');
+    const cli = runInPty(['--session', session, '--url', api.url]);
+    try {
+      await cli.waitFor(`session ${session}`);
+      cli.child.stdin?.write('run: echo pty-always-1\r');
+      await cli.waitFor('approve: run `echo pty-always-1`? [y]es / [n]o / [a]lways');
+      cli.child.stdin?.write('a\r');
+      await cli.waitFor('✓ approved (always)');
+      await cli.waitFor('Done: pty-always-1');
+
+      // `always` added the pattern `echo *` to the session: the next echo is not asked about.
+      cli.child.stdin?.write('run: echo pty-always-2\r');
+      await cli.waitFor('Done: pty-always-2');
+      expect(cli.text()).not.toContain('approve: run `echo pty-always-2`');
+      const calls = (await stack.messages(session)).filter((m) => m.type === 'tool_call');
+      expect(calls.map((c) => (c.metadata as { approval?: unknown }).approval)).toMatchObject([
+        { state: 'approved', by: 'api:local', decision: 'always' },
+        { state: 'approved', by: 'pattern', pattern: 'echo *' },
       ]);
       cli.child.stdin?.write('/quit\r');
       await new Promise<void>((resolve) => cli.child.once('close', () => resolve()));

@@ -5,6 +5,7 @@
  * means "fix your setup" stops the adapter process with a clear error while `/healthz` shows the gateway state.
  */
 import { createServer } from 'node:net';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../infra/config.ts';
 import { loadDiscordConfig } from '../../adapters/discord/config.ts';
@@ -174,7 +175,7 @@ describe('Discord gateway health', () => {
     }
   });
 
-  it('does not ask for the Message Content intent in mention mode, and explains a refusal of it', async () => {
+  it('does not ask for the Message Content intent in mention mode, says at start what that turns off, and explains a refusal of it', async () => {
     const guildId = snowflake();
     const channel = snowflake();
     // The intent is not enabled for this bot in the developer portal.
@@ -182,7 +183,8 @@ describe('Discord gateway health', () => {
       guilds: [{ id: guildId, channels: [{ id: channel }] }],
       messageContentIntent: false,
     });
-    const logger = createLogger('discord-test', process.env.KESOKU_TEST_LOG ?? 'silent');
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     const base = {
       DISCORD_TOKEN: fake.token,
       DISCORD_API_URL: fake.apiUrl,
@@ -198,6 +200,13 @@ describe('Discord gateway health', () => {
       expect(adapter.health()).toMatchObject({ ok: true, gateway: 'ready' });
       expect((fake.gateway.identifies[0]?.intents ?? -1) & MESSAGE_CONTENT).toBe(0);
       await adapter.stop();
+      // A start-up warning (visible under `npm start`) names the features that are off and the variable.
+      const notice = lines.filter((l) => l.msg.includes('Message Content intent is not requested'));
+      expect(notice).toHaveLength(1);
+      expect(notice[0]?.level).toBe(40);
+      expect(notice[0]?.msg).toMatch(/replies to the bot sent without the ping/);
+      expect(notice[0]?.msg).toMatch(/typed \/stop .* without a mention/);
+      expect(notice[0]?.msg).toContain('DISCORD_MESSAGE_CONTENT=true');
 
       // DISCORD_RESPOND=always needs it: the start fails at once with what to change.
       const started = Date.now();
@@ -212,6 +221,8 @@ describe('Discord gateway health', () => {
       expect((err as Error).message).toMatch(/Message Content Intent/);
       expect(Date.now() - started).toBeLessThan(10_000);
       expect((fake.gateway.identifies.at(-1)?.intents ?? 0) & MESSAGE_CONTENT).toBe(MESSAGE_CONTENT);
+      // Asked for: no such warning from the second start.
+      expect(lines.filter((l) => l.msg.includes('Message Content intent is not requested'))).toHaveLength(1);
     } finally {
       await fake.close();
     }

@@ -14,6 +14,7 @@ import { presentationFor } from '../../adapters/kit/presentation.ts';
 import { measure, splitText } from '../../adapters/kit/split.ts';
 import {
   CHANNELS,
+  approvalDefaultOf,
   capabilitiesOf,
   channelSecretKeys,
   chatSessionPrefixes,
@@ -115,8 +116,26 @@ describe('the channel registry', () => {
     ).toBeNull();
   });
 
+  it("takes a chatbot's default approval policy from its descriptor's decidesApprovals", () => {
+    for (const c of CHANNELS)
+      expect(approvalDefaultOf(c.id), c.id).toBe(c.features.decidesApprovals ? 'writes' : 'off');
+    // The chat channels of today all decide where they talk (buttons, typed /approve).
+    expect(CHANNELS.map((c) => approvalDefaultOf(c.id))).toEqual(CHANNELS.map(() => 'writes'));
+    expect(approvalDefaultOf('api')).toBe('writes');
+    expect(approvalDefaultOf('cli')).toBe('off');
+    expect(approvalDefaultOf('some_new_channel')).toBe('off');
+  });
+
   it('names no channel in generic code', () => {
-    const generic = ['workflows', 'activities', 'api', 'infra', 'workers', 'domain/channels.ts'];
+    const generic = [
+      'workflows',
+      'activities',
+      'api',
+      'infra',
+      'workers',
+      'domain/channels.ts',
+      'domain/tool-approval.ts',
+    ];
     // The message model's literal metadata key, and the tool sandbox's list of secret variable prefixes.
     const allowed = [/discord_message_id/, /SECRET_PREFIX = /];
     const offenders: string[] = [];
