@@ -43,10 +43,18 @@ export function callerOf(res: Response): Principal {
   return p;
 }
 
-const notFound = (sessionId: string) =>
+/**
+ * The 404 of a session the caller cannot reach. An admin reaches every session, so for it the session does not
+ * exist. For anyone else the answer is the same whether the session does not exist or is another principal's
+ * or a chat channel's, so it reveals nothing, and it gives no hint to create the session that a first message
+ * could not follow.
+ */
+const notFound = (sessionId: string, principal: Principal) =>
   new HttpProblem(
     'session_not_found',
-    `session ${sessionId} does not exist; a session is created by its first message (POST /v1/sessions/${sessionId}/messages)`,
+    principal.admin
+      ? `session ${sessionId} does not exist; a session is created by its first message (POST /v1/sessions/${sessionId}/messages)`
+      : `session ${sessionId} was not found for this token`,
   );
 
 /** The principal that owns `sessionId`, or null when no principal does. */
@@ -78,9 +86,9 @@ export async function requireSessionRowFor(
   sessionId: string,
 ): Promise<SessionRow> {
   const session = await getSession(pool, sessionId);
-  if (!session) throw notFound(sessionId);
+  if (!session) throw notFound(sessionId, principal);
   if (!principal.admin && !mayAccess(principal, session, await sessionOwner(pool, sessionId)))
-    throw notFound(sessionId);
+    throw notFound(sessionId, principal);
   return session;
 }
 
@@ -91,9 +99,9 @@ export async function requireSessionFor(
   sessionId: string,
 ): Promise<SessionView> {
   const view = await getSessionView(pool, sessionId);
-  if (!view) throw notFound(sessionId);
+  if (!view) throw notFound(sessionId, principal);
   if (!principal.admin && !mayAccess(principal, view, await sessionOwner(pool, sessionId)))
-    throw notFound(sessionId);
+    throw notFound(sessionId, principal);
   return view;
 }
 
@@ -112,22 +120,24 @@ export async function authorizeSubmit(
   sessionId: string,
 ): Promise<SessionRow | null> {
   const session = await getSession(pool, sessionId);
+  const reserved = chatSessionPrefixes().find((p) => sessionId.startsWith(p));
+  // Under a chat channel's prefix a non-admin gets one answer whether the channel's session exists or not.
+  const reservedProblem = () =>
+    new HttpProblem(
+      'session_not_found',
+      `session ${sessionId} ${principal.admin ? 'does not exist' : 'was not found for this token'}; ids starting with ${reserved} belong to a chat channel, which creates them`,
+    );
   if (session) {
-    if (!mayAccess(principal, session, await sessionOwner(pool, sessionId))) throw notFound(sessionId);
+    if (!mayAccess(principal, session, await sessionOwner(pool, sessionId)))
+      throw reserved ? reservedProblem() : notFound(sessionId, principal);
     return session;
   }
-  const reserved = chatSessionPrefixes().find((p) => sessionId.startsWith(p));
-  if (reserved) {
-    throw new HttpProblem(
-      'session_not_found',
-      `session ${sessionId} does not exist; ids starting with ${reserved} belong to a chat channel, which creates them`,
-    );
-  }
+  if (reserved) throw reservedProblem();
   await pool.query(
     'INSERT INTO session_owners (session_id, principal) VALUES ($1, $2) ON CONFLICT (session_id) DO NOTHING',
     [sessionId, principal.name],
   );
   const owner = await sessionOwner(pool, sessionId);
-  if (owner !== principal.name && !principal.admin) throw notFound(sessionId);
+  if (owner !== principal.name && !principal.admin) throw notFound(sessionId, principal);
   return null;
 }

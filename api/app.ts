@@ -118,8 +118,8 @@ export function createApp(deps: AppDeps): Application {
  * but for the expected outcomes of {@link EXPECTED_5XX_KINDS} (info, no stack).
  */
 function problemResponder() {
-  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const problem = toProblem(err, API_LIMITS.bodyBytes);
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const problem = toProblem(err, API_LIMITS.bodyBytes, req.get('content-encoding'));
     const { requestId, log } = contextOf(res);
     if (problem.status >= 500 && !EXPECTED_5XX_KINDS.has(problem.kind))
       log.error({ err: problem.cause ?? err, problem: problem.kind }, 'request failed');

@@ -5,6 +5,7 @@
  * `turn.committed` events, so both agree on what "after revision N" means.
  */
 import type { Message } from '../domain/message.ts';
+import { sortHistory } from '../domain/history.ts';
 import { messageKind } from '../domain/message-kind.ts';
 import { listSessionMessages } from '../db/messages.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -13,7 +14,10 @@ import type { Queryable } from '../db/pool.ts';
 export interface HistoryDelta {
   revision: number;
   messages: Message[];
-  /** False when `limit` cut the read: read again after `revision` for the rest. */
+  /**
+   * False when `limit` cut the read: for a delta, read again after `revision` for the rest; for the newest
+   * messages (no `afterRevision`), older ones exist (read them with `beforeSeq` = the smallest `seq` returned).
+   */
   complete: boolean;
 }
 
@@ -21,7 +25,8 @@ const maxRevision = (messages: readonly Message[], floor: number): number =>
   messages.reduce((m, x) => (x.revision > m ? x.revision : m), floor);
 
 /**
- * Reads a session's history, or only what changed after `afterRevision`.
+ * Reads a session's history, or only what changed after `afterRevision`, or (`beforeSeq`, without
+ * `afterRevision`) the messages inserted before the one with that `seq`.
  *
  * `sessionRevision` is the session's revision read *before* this call (a lower bound of the answer). The
  * messages come from one SELECT, i.e. one snapshot, so every change with a revision up to the highest one
@@ -29,7 +34,8 @@ const maxRevision = (messages: readonly Message[], floor: number): number =>
  * `revision` is the last whole one, so reading again after it loses nothing; a single revision larger than
  * `limit` is returned whole.
  *
- * Without `afterRevision`: the newest `limit` messages (by insertion order) of the full history.
+ * Without `afterRevision`: the newest `limit` messages (by insertion order, `seq`) of the full history, or of
+ * those inserted before `beforeSeq`; `complete` is false when older ones exist.
  * @param limit maximum messages (a positive integer)
  */
 export async function readHistory(
@@ -38,10 +44,14 @@ export async function readHistory(
   sessionRevision: number,
   afterRevision: number | undefined,
   limit: number,
+  opts: { beforeSeq?: number } = {},
 ): Promise<HistoryDelta> {
   if (afterRevision === undefined) {
-    const messages = await listSessionMessages(q, sessionId, { limit });
-    return { revision: maxRevision(messages, sessionRevision), messages, complete: true };
+    const rows = await listSessionMessages(q, sessionId, { limit: limit + 1, beforeSeq: opts.beforeSeq });
+    // One row more than asked for tells whether older messages exist; the oldest (smallest seq) is dropped.
+    const oldest = rows.length > limit ? Math.min(...rows.map((m) => m.seq)) : null;
+    const messages = oldest === null ? rows : sortHistory(rows.filter((m) => m.seq !== oldest));
+    return { revision: maxRevision(messages, sessionRevision), messages, complete: oldest === null };
   }
   const rows = await listSessionMessages(q, sessionId, { afterRevision, limit: limit + 1 });
   if (rows.length <= limit)

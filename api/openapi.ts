@@ -218,6 +218,10 @@ function schemas(waitMaxS: number): Record<string, Json> {
         message: ref('Message'),
         reply: nullable(ref('Message')),
         notices: { type: 'array', items: { type: 'string' } },
+        duplicate: {
+          type: 'boolean',
+          description: 'True when this id had been accepted before (a retry); nothing new was queued.',
+        },
       },
       additionalProperties: false,
     },
@@ -256,7 +260,8 @@ function schemas(waitMaxS: number): Record<string, Json> {
         },
         has_more: {
           type: 'boolean',
-          description: 'True when `limit` cut the delta: read again with after_revision=revision.',
+          description:
+            'With after_revision: true when `limit` cut the delta (read again with after_revision=revision). Without it: true when older messages exist (read them with before_seq).',
         },
       },
       additionalProperties: false,
@@ -590,7 +595,8 @@ const RESPONSES: Record<string, Json> = {
       'non-admins): both answer the same. A session exists once its first message was accepted.',
   ),
   Conflict: problem(
-    "The message id is already used by another session or with other content or attachments, or `channel` is not the existing session's chatbot.",
+    'The message id is already used by another session (message ids are unique across the server; the answer does not say whose), or with other content or attachments, ' +
+      "or `channel` is not the existing session's chatbot.",
   ),
   PayloadTooLarge: problem(`The body is over ${API_LIMITS.bodyBytes} bytes.`),
   UnsupportedMediaType: problem('The body is not application/json.'),
@@ -718,11 +724,20 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
         get: {
           operationId: 'listMessages',
           summary: 'The history, or what changed after a revision',
+          description:
+            'Without `after_revision`: the newest `limit` messages; `has_more` says older ones exist, read them with `before_seq` = the smallest `seq` of the page (and so on back). ' +
+            "With `after_revision`: every message committed after it; `has_more` says `limit` cut the delta, read again with `after_revision` = the answer's `revision`.",
           parameters: [
             intParam(
               'after_revision',
               'Only messages committed (new or changed) after this revision.',
               0,
+              Number.MAX_SAFE_INTEGER,
+            ),
+            intParam(
+              'before_seq',
+              'Pages back: the newest `limit` messages inserted before the message with this `seq`. Not with `after_revision` (400).',
+              1,
               Number.MAX_SAFE_INTEGER,
             ),
             intParam(
@@ -832,7 +847,8 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           description:
             'Frames: `event: turn.committed` + `id: <revision>` + `data: TurnCommittedEvent`; `event: turn.updated` + `data: TurnUpdatedEvent`; ' +
             'a `: ping` comment every 15 s. With `Last-Event-ID: N` (or `after_revision=N`) the stream starts with everything committed after N; ' +
-            'without it nothing historical is sent (read GET messages first). A session id with no message yet can be watched before its first message ' +
+            "without it nothing historical is sent (read GET messages first). A `Last-Event-ID` (or `after_revision`) above the session's revision — its data was reset since — " +
+            'starts the stream over: the first `turn.committed` has `previous_revision: 0` and carries the whole history, which replaces what the client held. A session id with no message yet can be watched before its first message ' +
             "(the id is claimed for the caller, as its first message would claim it; the stream starts at revision 0); another principal's or a chat channel's id is a 404.",
           parameters: [
             {

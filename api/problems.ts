@@ -86,6 +86,13 @@ export function validationProblem(field: string, detail: string): HttpProblem {
   });
 }
 
+/**
+ * The 409 detail of a client-chosen message id that is already stored. Message ids are unique across the
+ * server, so the answer is the same whichever session or principal holds the id: it names neither.
+ */
+export const MESSAGE_ID_IN_USE =
+  'this message id is already in use; message ids are unique across the server (all sessions and tokens): choose another one, e.g. a UUID, or leave id out';
+
 /** Failure types of the session workflow whose messages are our own, curated text (safe for `detail`). */
 const CURATED_FAILURE_TYPES = new Set(['invalid_message', 'queue_full', 'approval_not_pending']);
 
@@ -149,10 +156,12 @@ export const EXPECTED_5XX_KINDS: ReadonlySet<ProblemKind> = new Set<ProblemKind>
  * - body parser: `entity.parse.failed` → 400, `entity.too.large` → 413, unsupported charset/encoding → 415
  * - {@link SessionClientError}: invalid → 400, queue_full → 429, not_found → 404, unavailable → 503,
  *   id_taken → 409, not_pending → 409, persistence → 503
+ * - a body that does not decompress as its `Content-Encoding` says → 400 naming the encoding
  * - an undecodable URL → 400
  * - Postgres not answering → 503
+ * @param contentEncoding the request's `Content-Encoding` header (absent or `identity`: not compressed)
  */
-export function toProblem(err: unknown, limitBytes: number): HttpProblem {
+export function toProblem(err: unknown, limitBytes: number, contentEncoding?: string): HttpProblem {
   if (err instanceof HttpProblem) return err;
   if (err instanceof SessionClientError) {
     switch (err.kind) {
@@ -177,9 +186,7 @@ export function toProblem(err: unknown, limitBytes: number): HttpProblem {
           extensions: { temporal: false },
         });
       case 'id_taken':
-        return new HttpProblem('conflict', 'this message id is already used by another session', {
-          cause: err,
-        });
+        return new HttpProblem('conflict', MESSAGE_ID_IN_USE, { cause: err });
       case 'not_pending':
         return new HttpProblem(
           'conflict',
@@ -228,11 +235,25 @@ export function toProblem(err: unknown, limitBytes: number): HttpProblem {
     }
   }
   // A path segment that is not valid percent-encoding (the router's decodeURIComponent failed).
-  if (
-    err instanceof URIError ||
-    (bodyError && typeof bodyError.status === 'number' && bodyError.status === 400)
-  ) {
+  if (err instanceof URIError) {
     return new HttpProblem('bad_request', 'the request URL could not be decoded', { cause: err });
+  }
+  if (
+    bodyError &&
+    typeof bodyError.status === 'number' &&
+    bodyError.status >= 400 &&
+    bodyError.status < 500
+  ) {
+    // The body parser marks a failed decompression stream (zlib, brotli) with 400 and no `type`.
+    const encoding = contentEncoding?.trim().toLowerCase();
+    if (encoding && encoding !== 'identity') {
+      return new HttpProblem(
+        'bad_request',
+        `the request body could not be decompressed (Content-Encoding: ${encoding})`,
+        { cause: err },
+      );
+    }
+    return new HttpProblem('bad_request', 'the request could not be read', { cause: err });
   }
   if (isDatabaseUnavailable(err)) {
     return new HttpProblem('unavailable', 'the database is not answering', {

@@ -299,12 +299,13 @@ export async function getMessages(q: Queryable, ids: string[]): Promise<Message[
 
 /**
  * A session's history in phased order (docs/message-model.md §5.1). With `afterRevision`, only messages committed after
- * that revision (new or changed). `limit` caps the rows read (newest kept when capping a full history).
+ * that revision (new or changed). `limit` caps the rows read (newest kept when capping a full history). With
+ * `beforeSeq` (ignored with `afterRevision`), only messages inserted before the one with that `seq`.
  */
 export async function listSessionMessages(
   q: Queryable,
   sessionId: string,
-  opts: { afterRevision?: number; limit?: number } = {},
+  opts: { afterRevision?: number; limit?: number; beforeSeq?: number } = {},
 ): Promise<Message[]> {
   const limit = opts.limit ?? 10_000;
   const r =
@@ -314,8 +315,9 @@ export async function listSessionMessages(
           [sessionId, opts.afterRevision, limit],
         )
       : await q.query<Row>(
-          `SELECT * FROM (SELECT ${COLUMNS} FROM messages WHERE session_id = $1 ORDER BY seq DESC LIMIT $2) t ORDER BY seq`,
-          [sessionId, limit],
+          `SELECT * FROM (SELECT ${COLUMNS} FROM messages WHERE session_id = $1 AND ($3::bigint IS NULL OR seq < $3)
+             ORDER BY seq DESC LIMIT $2) t ORDER BY seq`,
+          [sessionId, limit, opts.beforeSeq ?? null],
         );
   return sortHistory(r.rows.map(toMessage));
 }

@@ -38,6 +38,7 @@ import {
   watchGateway,
   type GatewayHealthReport,
 } from './gateway-health.ts';
+import { DISCORD_CHATBOT_ID } from './ids.ts';
 import { createOnceGate } from './once.ts';
 import { discordPolicy } from './policy.ts';
 import { createDiscordRest, restOptions } from './rest.ts';

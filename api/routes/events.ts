@@ -30,7 +30,8 @@ export function sseFrame(e: HubEvent): string {
 /**
  * The SSE route. Validation and the 404 check happen before the stream opens (problems are still possible). A
  * session id without a session yet is claimed for the caller (api/access.ts authorizeSubmit) and watched from
- * revision 0; another principal's or a chat channel's id is a 404 as always.
+ * revision 0; another principal's or a chat channel's id is a 404 as always. A `Last-Event-ID` (or
+ * `after_revision`) above the session's revision restarts the stream from revision 0 (see the comment below).
  */
 export function eventsRouter(d: ResolvedDeps): Router {
   const router = Router();
@@ -48,6 +49,11 @@ export function eventsRouter(d: ResolvedDeps): Router {
     // the stream starts at revision 0, so the first message's commit is its first event.
     const session = await authorizeSubmit(d.pool, callerOf(res), sessionId);
     if (d.events.closed) throw new HttpProblem('unavailable', 'the server is shutting down');
+    const currentRevision = session?.revision ?? 0;
+    // A revision the session never reached (its data was reset since the client saw it) would hold back every
+    // commit up to it: the stream starts over from revision 0 instead, so the first turn.committed has
+    // previous_revision 0 and carries the whole history, which the client takes in place of what it held.
+    const resumeAfter = afterRevision !== undefined && afterRevision > currentRevision ? 0 : afterRevision;
 
     const log = contextOf(res).log.child({ sessionId });
     res.status(200);
@@ -79,11 +85,16 @@ export function eventsRouter(d: ResolvedDeps): Router {
     };
     try {
       subscription = await d.events.subscribe(sessionId, sink, {
-        afterRevision,
-        currentRevision: session?.revision ?? 0,
+        afterRevision: resumeAfter,
+        currentRevision,
       });
       if (gone) subscription.close();
-      log.debug({ afterRevision }, 'event stream opened');
+      if (resumeAfter !== afterRevision)
+        log.info(
+          { afterRevision, currentRevision },
+          'event stream resumed past the session revision; starting over',
+        );
+      log.debug({ afterRevision: resumeAfter }, 'event stream opened');
     } catch (err) {
       log.warn({ err: String(err) }, 'event stream could not subscribe');
       sink.end();

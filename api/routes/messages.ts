@@ -19,7 +19,7 @@ import type { Logger } from '../../infra/logger.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import { readHistory } from '../history.ts';
-import { HttpProblem } from '../problems.ts';
+import { HttpProblem, MESSAGE_ID_IN_USE, validationProblem } from '../problems.ts';
 import {
   API_LIMITS,
   API_SENDER,
@@ -56,11 +56,16 @@ export function messagesRouter(d: ResolvedDeps): Router {
     // attachment files could replace the first message's (checked again after the submit for a concurrent use).
     if (body.id !== undefined)
       rejectChangedRepeat(sessionId, await getMessage(d.pool, inbound.id), inbound, false);
+    // Files this request created (not ones a first post of the id left): removed again when the post is refused.
+    const created: string[] = [];
     if (body.attachments?.some((a) => a.data !== undefined)) {
-      inbound.attachments = await storeAttachments(d, sessionId, inbound.id, body.attachments);
+      inbound.attachments = await storeAttachments(d, sessionId, inbound.id, body.attachments, created);
     }
     const log = contextOf(res).log.child({ sessionId, messageId: inbound.id });
-    const accepted = await submit(d, address, inbound, body.id !== undefined);
+    const accepted = await submit(d, address, inbound, body.id !== undefined).catch(async (err: unknown) => {
+      if (created.length > 0 && isRefusal(err)) await removeRefusedFiles(d, sessionId, inbound.id, created);
+      throw err;
+    });
     if (accepted.duplicate) rejectChangedRepeat(sessionId, accepted.message, inbound, true);
     log.info({ queuePosition: accepted.queue_position, duplicate: accepted.duplicate }, 'message accepted');
     if (!body.wait) {
@@ -68,16 +73,27 @@ export function messagesRouter(d: ResolvedDeps): Router {
       res.status(202).json({ message, queue_position, duplicate });
       return;
     }
-    await answerAfterWait(d, res, log, { sessionId, messageId: inbound.id, waitS: body.wait });
+    await answerAfterWait(d, res, log, {
+      sessionId,
+      messageId: inbound.id,
+      waitS: body.wait,
+      duplicate: accepted.duplicate,
+    });
   });
 
   router.get('/v1/sessions/:sessionId/messages', async (req: SessionRequest, res: Response) => {
     const { sessionId } = req.params;
     const after = intQuery(req.query.after_revision, 'after_revision', 0, Number.MAX_SAFE_INTEGER);
+    const beforeSeq = intQuery(req.query.before_seq, 'before_seq', 1, Number.MAX_SAFE_INTEGER);
+    if (after !== undefined && beforeSeq !== undefined)
+      throw validationProblem(
+        'before_seq',
+        'pages back through the history; it cannot be used with after_revision',
+      );
     const limit =
       intQuery(req.query.limit, 'limit', 1, API_LIMITS.messagesPageMax) ?? API_LIMITS.messagesPageDefault;
     const session = await requireSessionRowFor(d.pool, callerOf(res), sessionId);
-    const delta = await readHistory(d.pool, sessionId, session.revision, after, limit);
+    const delta = await readHistory(d.pool, sessionId, session.revision, after, limit, { beforeSeq });
     res.status(200).json({ revision: delta.revision, messages: delta.messages, has_more: !delta.complete });
   });
 
@@ -91,11 +107,13 @@ export interface WaitTarget {
   waitS: number;
   /** A tool call whose decision was just taken (not counted as waiting, see api/turn-wait.ts). */
   decidedCallId?: string;
+  /** The post repeated an accepted message id: `duplicate` of the 200 answer. */
+  duplicate?: boolean;
 }
 
 /**
  * Waits for a turn and answers the request (the `wait` of POST …/messages and of POST …/approval):
- * - `200 {message, reply, notices}` when the turn ended;
+ * - `200 {message, reply, notices, duplicate?}` when the turn ended (`duplicate` for a message post);
  * - `202 {state: "waiting_for_approval", message, pending_approvals, detail}` as soon as the turn waits for a
  *   person's decision on a tool call (`detail` names the first call and the route that decides it);
  * - nothing when the client went away.
@@ -124,7 +142,12 @@ export async function answerAfterWait(
   });
   if (gone.signal.aborted) return;
   if (end?.kind === 'ended') {
-    res.status(200).json({ message: end.message, reply: end.reply, notices: end.notices });
+    res.status(200).json({
+      message: end.message,
+      reply: end.reply,
+      notices: end.notices,
+      ...(t.duplicate !== undefined ? { duplicate: t.duplicate } : {}),
+    });
     return;
   }
   if (end?.kind === 'waiting_for_approval') {
@@ -253,6 +276,7 @@ function toInbound(body: PostMessageBody): InboundMessage {
  * before the message is submitted, so the agent's tools can open them and the model activity can read them.
  * Writing the same message again (a repeated id) finds the same files with the same bytes; other bytes under a
  * repeated id are a 409 and never replace the first message's files.
+ * @param created receives the paths of the files this call created (not those an earlier post of the id left)
  * @returns the attachment records for the message (name, content_type, size, path; `url` kept for references)
  * @throws HttpProblem validation when the server has no data directory, or a file exceeds the size limit;
  *   conflict when a file of this message id already holds other bytes
@@ -262,6 +286,7 @@ async function storeAttachments(
   sessionId: string,
   messageId: string,
   list: NonNullable<PostMessageBody['attachments']>,
+  created: string[],
 ): Promise<Attachment[]> {
   const dataDir = d.dataDir;
   if (dataDir === undefined)
@@ -288,7 +313,7 @@ async function storeAttachments(
     }
     const file = path.join(dir, `${i}-${safeFileName(a.name)}`);
     await fs.mkdir(dir, { recursive: true });
-    await placeOnce(file, bytes, messageId);
+    if (await placeOnce(file, bytes, messageId)) created.push(file);
     out.push({ ...record, size: bytes.length, path: file });
   }
   return out;
@@ -297,13 +322,15 @@ async function storeAttachments(
 /**
  * Puts `bytes` at `file` unless it exists: written to a temporary name, then hard-linked into place (atomic, and
  * refused when the name is taken), so concurrent requests of one message id never replace each other's file.
+ * @returns true when this call created `file`, false when it was there with the same bytes
  * @throws HttpProblem conflict (409) when `file` exists with other bytes
  */
-async function placeOnce(file: string, bytes: Buffer, messageId: string): Promise<void> {
+async function placeOnce(file: string, bytes: Buffer, messageId: string): Promise<boolean> {
   const temporary = `${file}.${randomUUID()}.part`;
   await fs.writeFile(temporary, bytes);
   try {
     await fs.link(temporary, file);
+    return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     if (!bytes.equals(await fs.readFile(file))) {
@@ -313,9 +340,43 @@ async function placeOnce(file: string, bytes: Buffer, messageId: string): Promis
         { extensions: { message_id: messageId } },
       );
     }
+    return false;
   } finally {
     await fs.rm(temporary, { force: true });
   }
+}
+
+/**
+ * True when `err` means the session definitely did not take the message (queue full, invalid, its id taken,
+ * not stored). A Temporal that did not answer in time is not a refusal: the message may still be accepted.
+ */
+function isRefusal(err: unknown): boolean {
+  if (err instanceof HttpProblem) return true;
+  return (
+    err instanceof SessionClientError &&
+    (err.kind === 'queue_full' ||
+      err.kind === 'invalid' ||
+      err.kind === 'id_taken' ||
+      err.kind === 'persistence')
+  );
+}
+
+/**
+ * Removes the attachment files a refused post created, and its message's attachment folder when that is then
+ * empty. Nothing is removed when the session stored the message after all (a concurrent post of the same id
+ * was accepted and refers to these files), or when it cannot be read. A file that cannot be removed is left.
+ */
+async function removeRefusedFiles(
+  d: ResolvedDeps,
+  sessionId: string,
+  messageId: string,
+  files: string[],
+): Promise<void> {
+  const stored = await getMessage(d.pool, messageId).catch(() => undefined);
+  if (stored === undefined || stored?.session_id === sessionId) return;
+  await Promise.all(files.map((f) => fs.rm(f, { force: true }).catch(() => undefined)));
+  if (d.dataDir !== undefined)
+    await fs.rmdir(attachmentDirFor(d.dataDir, sessionId, messageId)).catch(() => undefined);
 }
 
 /**
@@ -346,10 +407,13 @@ async function submit(
   }
 }
 
-/** @throws HttpProblem conflict (409) when message `id` belongs to another session */
+/**
+ * @throws HttpProblem conflict (409, `message_id` extension) when message `id` belongs to another session; the
+ *   answer is the same whether that session is the caller's or another principal's
+ */
 async function rejectForeignId(d: ResolvedDeps, sessionId: string, id: string): Promise<void> {
   const existing = await getMessage(d.pool, id);
   if (existing && existing.session_id !== sessionId) {
-    throw new HttpProblem('conflict', 'this message id is already used by another session');
+    throw new HttpProblem('conflict', MESSAGE_ID_IN_USE, { extensions: { message_id: id } });
   }
 }
