@@ -4,7 +4,8 @@
  *   sees neither the worker's processes nor their environment in /proc;
  * - the whole filesystem read-only, with the session's workspace read-write, a private /tmp, and the data dir
  *   (every other workspace, Temporal's and Postgres's files), Kesoku's own directory and the worker's home
- *   hidden under empty tmpfs mounts;
+ *   hidden under empty tmpfs mounts; the directories inside those mounts on the way to the workspace can be
+ *   passed through (so the workspace works by its absolute path) but not listed;
  * - a cleared environment: PATH, HOME (= the workspace), LANG, TERM and the names listed in KESOKU_TOOL_ENV
  *   (less the chat channels' secrets, which shell.ts removes before);
  * - per-process limits (prlimit): CPU seconds, data memory, processes/threads and file size;
@@ -59,6 +60,11 @@ export interface Sandbox {
   setprivPath?: string;
   /** Why commands are not sandboxed (kind `none`). */
   reason?: string;
+  /**
+   * False when bwrap is older than 0.5, which has no `--perms`: the directories on the way to the workspace are
+   * then created 0755 (listable) and /tmp is writable only by a worker that is not root. Absent means true.
+   */
+  bwrapPerms?: boolean;
 }
 
 /** Thrown at start-up when KESOKU_SANDBOX=required and bubblewrap cannot run. */
@@ -142,6 +148,7 @@ export async function prepareSandbox(settings: SandboxSettings): Promise<Sandbox
     bwrapPath,
     prlimitPath,
     ...(setprivPath ? { setprivPath } : {}),
+    bwrapPerms: await bwrapHasPerms(bwrapPath),
   };
   const probeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-sandbox-probe-'));
   try {
@@ -156,6 +163,17 @@ export async function prepareSandbox(settings: SandboxSettings): Promise<Sandbox
     return unsandboxed(`bubblewrap cannot run here (${detail}); user namespaces may be disabled`);
   } finally {
     fs.rmSync(probeDir, { recursive: true, force: true });
+  }
+}
+
+/** Whether this bwrap understands `--perms` (0.5.0 and later); an unreadable version counts as new enough. */
+async function bwrapHasPerms(bwrapPath: string): Promise<boolean> {
+  try {
+    const { stdout } = await run(bwrapPath, ['--version'], { timeout: 10_000 });
+    const m = /(\d+)\.(\d+)/.exec(stdout);
+    return !m || Number(m[1]) > 0 || Number(m[2]) >= 5;
+  } catch {
+    return true;
   }
 }
 
@@ -242,14 +260,46 @@ export function sandboxPlan(
     'kesoku-sandbox',
   ];
   if (s.network === 'off') args.push('--unshare-net');
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  const perms = sandbox.bwrapPerms !== false;
+  // /tmp world-writable like the host's: bwrap makes a tmpfs 0755 for its owner, and as root that is not the
+  // command's user.
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...(perms ? ['--perms', '1777'] : []));
+  args.push('--tmpfs', '/tmp');
   // Shallow paths first, so a deeper hidden path (the data dir inside Kesoku's directory) is mounted inside.
   const realWorkspace = fs.realpathSync(workspaceDir);
-  // Real paths: bwrap cannot mount over a path that goes through a symbolic link (/var/run -> /run).
+  // Real paths: bwrap cannot mount over a path that goes through a symbolic link (/var/run -> /run). /tmp is a
+  // fresh tmpfs already (a worker whose home is /tmp).
   const hidden = [...new Set([...s.hide, '/run/postgresql'].filter(safeIsDir).map((p) => fs.realpathSync(p)))]
-    .filter((p) => p !== '/' && !isInside(realWorkspace, p))
+    .filter((p) => p !== '/' && p !== '/tmp' && !isInside(realWorkspace, p))
     .sort((a, b) => a.length - b.length);
-  for (const p of hidden) args.push('--tmpfs', p);
+  // The workspace's ancestors inside a fresh tmpfs (a hidden directory or /tmp) exist only in the sandbox.
+  // bwrap would create them 0700 for itself (as root: untraversable by the command's user, so `$PWD` and
+  // absolute paths fail); they are made first, and the hidden mounts on the way, mode 0111: anyone may pass
+  // through, nobody (not even their owner, the command's uid in a user namespace) may list them.
+  const tmpfsMounts = ['/tmp'];
+  const made = new Set<string>();
+  const makeDirsTo = (target: string) => {
+    const dirs: string[] = [];
+    for (
+      let dir = path.dirname(target);
+      dir !== '/' && !made.has(dir) && !tmpfsMounts.includes(dir);
+      dir = path.dirname(dir)
+    ) {
+      if (isInside(dir, realWorkspace) && tmpfsMounts.some((m) => isInside(m, dir))) dirs.unshift(dir);
+    }
+    // Shallow first: bwrap would create a missing parent with its own mode.
+    for (const dir of dirs) {
+      made.add(dir);
+      args.push(...(perms ? ['--perms', '0111'] : []), '--dir', dir);
+    }
+  };
+  for (const p of hidden) {
+    makeDirsTo(p);
+    const passage = perms && isInside(p, realWorkspace);
+    args.push(...(passage ? ['--perms', '0111'] : []), '--tmpfs', p);
+    tmpfsMounts.push(p);
+  }
+  makeDirsTo(realWorkspace);
   args.push('--bind', realWorkspace, realWorkspace, '--chdir', realWorkspace, '--clearenv');
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
   args.push('--');

@@ -82,6 +82,41 @@ describe('REST attachments reach the model', () => {
     expect(result?.content).not.toContain('Permission denied');
   });
 
+  it('a shell command in the sandbox can read an attachment by the absolute path in its metadata', async () => {
+    const session = uniqueId('s');
+    const id = uniqueId('m');
+    const file = path.join(attachmentDirFor(stack.dataDir, session, id), '0-notes.txt');
+    stack.script(
+      session,
+      { kind: 'tool_calls', calls: [{ name: 'run_shell_command', arguments: { command: `cat ${file}` } }] },
+      { kind: 'text', text: 'Read it.' },
+    );
+    const umask = process.umask(0o077);
+    let r;
+    try {
+      r = await post(session, {
+        id,
+        content: 'Read my notes with the shell.',
+        attachments: [
+          {
+            name: 'notes.txt',
+            content_type: 'text/plain',
+            data: Buffer.from('by-full-path\n').toString('base64'),
+          },
+        ],
+        wait: 60,
+      });
+    } finally {
+      process.umask(umask);
+    }
+    expect(r.status).toBe(200);
+    const message = r.json.message as { metadata: { attachments: { path: string }[] } };
+    expect(message.metadata.attachments[0]?.path).toBe(file);
+    const result = (await stack.messages(session)).find((m) => m.type === 'tool_result');
+    expect(result?.content).toContain('by-full-path');
+    expect(result?.content).not.toContain('Permission denied');
+  });
+
   it('a text file: stored in the workspace, named and given in full in the current turn, readable with read_file', async () => {
     const session = uniqueId('s');
     const id = uniqueId('m');

@@ -4,6 +4,7 @@
  * With KESOKU_SANDBOX=required the worker refuses to start without a working bubblewrap, so these tests cannot
  * pass unsandboxed.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +61,16 @@ async function runTool(
   return { content: result!.content, summary: String(result!.metadata?.tool_result ?? ''), session };
 }
 
+/** Whether git is installed here (the absolute-path test then runs `git init` and `git status` too). */
+function hasGit(): boolean {
+  try {
+    execFileSync('git', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // DATABASE_URL (set by stackEnv) is a secret too: its value starts with postgres://.
 const secretValues = [...Object.values(SECRETS), 'postgres://'];
 
@@ -97,6 +108,22 @@ describe('sandbox of run_shell_command', () => {
     expect(content).not.toContain('DATA-DIR-PRIVATE');
     expect(content).not.toContain('"name": "kesoku"');
     expect(content).toMatch(/No such file or directory/);
+  }, 120_000);
+
+  it('the workspace works by its absolute path ($PWD, cd "$(pwd)", git); the directories above it cannot be listed; /tmp is writable', async () => {
+    const other = uniqueId('sbx-other');
+    fs.mkdirSync(workspaceDirFor(stack.dataDir, other), { recursive: true });
+    const git = hasGit()
+      ? 'git init -q . && git status && echo git-ok'
+      : 'echo abs > "$PWD/abs.txt" && cat "$(pwd)/abs.txt" && echo git-ok';
+    const { content } = await runTool(
+      `ls -ld "$PWD" . && echo ls-ok; cd "$(pwd)" && echo cd-ok; ${git}; echo t > /tmp/t && echo tmp-ok; ` +
+        `ls -A "$PWD/.." && echo LISTED; ls -A ${stack.dataDir} && echo LISTED; echo done`,
+    );
+    for (const marker of ['ls-ok', 'cd-ok', 'git-ok', 'tmp-ok', 'done']) expect(content).toContain(marker);
+    expect(content).not.toContain('LISTED');
+    expect(content).not.toContain(other);
+    expect(content).toMatch(/cannot open directory .*: Permission denied/);
   }, 120_000);
 
   it('writes outside the workspace fail; writes inside it work', async () => {
