@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   alwaysPatternFor,
   approvalNeed,
+  approvalPolicyInForce,
   approvalSubject,
   defaultApprovalPolicy,
   matchesPattern,
@@ -24,6 +25,14 @@ describe('approval policy', () => {
     expect(defaultApprovalPolicy('api')).toBe('writes');
     expect(defaultApprovalPolicy('cli')).toBe('off');
     expect(defaultApprovalPolicy('some_new_channel')).toBe('off');
+  });
+
+  it('the policy in force: the session’s own, else KESOKU_TOOL_APPROVAL, else the channel’s default', () => {
+    expect(approvalPolicyInForce('all', 'off', 'cli')).toBe('all');
+    expect(approvalPolicyInForce(null, 'all', 'cli')).toBe('all');
+    expect(approvalPolicyInForce(undefined, 'off', 'api')).toBe('off');
+    expect(approvalPolicyInForce(null, undefined, 'api')).toBe('writes');
+    expect(approvalPolicyInForce(null, undefined, 'cli')).toBe('off');
   });
 
   it('the subject is the command of a shell call and `<tool> <path>` of a file call', () => {

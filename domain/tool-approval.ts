@@ -84,6 +84,23 @@ export function defaultApprovalPolicy(chatbotId: string): ApprovalPolicy {
   return DECIDING_CHATBOTS.has(chatbotId) ? 'writes' : 'off';
 }
 
+/**
+ * The policy in force for a session — the one rule the approval activity (activities/approvals.ts), the chat
+ * channels' `/approval` and the REST API's `approval_in_force` all apply: the session's own (`/approval`, PATCH
+ * `approval`), else the deployment's `KESOKU_TOOL_APPROVAL`, else the channel's default
+ * ({@link defaultApprovalPolicy}).
+ * @param sessionPolicy the session's own policy (null or undefined: none set)
+ * @param configured `KESOKU_TOOL_APPROVAL` (undefined: not set)
+ * @param chatbotId the session's chatbot (`api`, `cli`, `discord`, …)
+ */
+export function approvalPolicyInForce(
+  sessionPolicy: ApprovalPolicy | null | undefined,
+  configured: ApprovalPolicy | undefined,
+  chatbotId: string,
+): ApprovalPolicy {
+  return sessionPolicy ?? configured ?? defaultApprovalPolicy(chatbotId);
+}
+
 /** Whether `policy` asks before a call of `toolName`. */
 export function policyAsks(policy: ApprovalPolicy, toolName: string): boolean {
   if (policy === 'off') return false;
