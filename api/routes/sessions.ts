@@ -66,7 +66,8 @@ export function sessionsRouter(d: ResolvedDeps): Router {
     };
     // Before the first message the id is claimed for the caller (as the first message would claim it) and the
     // session row is created with the settings, so they apply to the first turn; another principal's id, or a
-    // chat channel's, stays a 404.
+    // chat channel's, stays a 404. No workflow is started: the first message's reads mode and title from the row.
+    // (A PATCH racing the first message can lose: a workflow that read no row yet keeps the default mode.)
     const existing = await authorizeSubmit(d.pool, caller, sessionId);
     if (!existing) {
       const created = await createSessionWithSettings(
