@@ -279,15 +279,20 @@ class ChatRepl {
   }
 
   private onCommitted(messages: Message[]): void {
-    const shown: Message[] = [];
     for (const m of messages) {
       this.learnChannel(m);
+      this.remember(m);
+    }
+    // What these messages commit (a step's text, a tool's result, the turn's reply) is live no more: the live
+    // region is redrawn before they are printed, so an ended turn's live line is not drawn again under its reply.
+    this.screen.refresh(this.live.view());
+    const shown: Message[] = [];
+    for (const m of messages) {
       const approval = (m.metadata as { approval?: { state?: string } } | null)?.approval;
       if (m.type === 'tool_call' && approval && approval.state !== 'pending') {
         const next = this.approvals.drop(m.id);
         if (next) this.note(approvalPromptText(next), 'warn');
       }
-      this.remember(m);
       if (this.printed.has(m.id)) continue;
       this.printed.add(m.id);
       const text = renderMessage(m, this.o.render);
@@ -296,7 +301,6 @@ class ChatRepl {
       shown.push(m);
     }
     this.acknowledge(shown);
-    this.screen.refresh(this.live.view());
     for (const m of messages) this.waiters.get(m.id)?.();
   }
 

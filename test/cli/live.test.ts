@@ -184,7 +184,7 @@ describe('Screen in region mode (a terminal)', () => {
     const live = new LiveTurn();
     screen.live(live.update(snap({ step: 1, text: 'Done: hi' })), live.view());
     expect(out).toContain('  Done: hi\n');
-    // As the client does on a commit: note the message, print it, redraw the live region from the view.
+    // As the client does on a commit: note the message, redraw the live region from the view, print it.
     const reply = committed({
       id: 'reply',
       role: 'assistant',
@@ -194,11 +194,13 @@ describe('Screen in region mode (a terminal)', () => {
       metadata: null,
     });
     live.commit(reply);
-    screen.print('Kesoku › Done: hi');
     out = '';
     screen.refresh(live.view());
     // Up over the one live line, then clear to the end of the screen: nothing is drawn again.
     expect(out).toBe('\u001b[1A\r\u001b[J');
+    out = '';
+    screen.print('Kesoku › Done: hi');
+    expect(out).toBe('\r\u001b[JKesoku › Done: hi\n');
     out = '';
     screen.live(live.update(snap({ step: 1, text: 'Done: hi' })), live.view());
     expect(out).toBe('');
