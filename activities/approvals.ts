@@ -4,7 +4,8 @@
  * (workflows/approvals.ts); the rules are domain/tool-approval.ts.
  *
  * The policy of a session is, first to last: the session's own (PATCH /v1/sessions/{id} `approval`, `/approval`),
- * the worker's `KESOKU_TOOL_APPROVAL`, the channel's default (`approvalDefaultOf`, adapters/registry.ts).
+ * the worker's `KESOKU_TOOL_APPROVAL`, the channel's default (`approvalDefaultOf`, adapters/registry.ts); one rule,
+ * domain/tool-approval.ts `approvalPolicyInForce`.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -15,8 +16,9 @@ import { toolResult } from '../domain/factories.ts';
 import { failureType } from '../domain/failures.ts';
 import {
   approvalNeed,
-  approvalSubject,
   defaultApprovalPolicy,
+  approvalPolicyInForce,
+  approvalSubject,
   refusedToolResult,
   type ApprovalPolicy,
   type ToolApproval,
@@ -172,7 +174,11 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
           continue;
         }
         const subject = approvalSubject(name, call.metadata?.tool_arguments ?? {});
-        const policy = settings.policy ?? deps.settings?.policy ?? approvalDefaultOf(call.chatbot_id);
+        const policy = approvalPolicyInForce(
+          settings.policy,
+          deps.settings?.policy,
+          approvalDefaultOf(call.chatbot_id),
+        );
         const need = approvalNeed(policy, [...globalPatterns, ...settings.patterns], name, subject);
         if (need.kind === 'not_required') {
           checks.push({ callId: call.id, name, subject, state: 'not_required' });

@@ -20,7 +20,7 @@ import { eventsRouter } from './routes/events.ts';
 import { messagesRouter } from './routes/messages.ts';
 import { metaRouter } from './routes/meta.ts';
 import { sessionsRouter } from './routes/sessions.ts';
-import { approvalsRouter } from './routes/approvals.ts';
+import { approvalsRouter, type ApiApprovalSettings } from './routes/approvals.ts';
 import { API_LIMITS } from './schemas.ts';
 
 /** What the application needs. Durations carry their unit in the name. */
@@ -51,6 +51,14 @@ export interface AppDeps {
    * Unset: such attachments are refused (400).
    */
   dataDir?: string;
+  /**
+   * The deployment's tool-approval settings (`KESOKU_TOOL_APPROVAL`, `KESOKU_TOOL_AUTO_APPROVE`), for the policy
+   * in force and the configured patterns GET/PATCH session report; absent: not set (each channel's default, no
+   * patterns).
+   */
+  approvals?: ApiApprovalSettings;
+  /** Locale of a session a PATCH creates before its first message (KESOKU_LOCALE); default `en`. */
+  defaultLocale?: string;
 }
 
 /** {@link AppDeps} with defaults applied, as the routers see them. */

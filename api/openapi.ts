@@ -279,6 +279,8 @@ function schemas(waitMaxS: number): Record<string, Json> {
         'status',
         'queue_length',
         'approval',
+        'approval_in_force',
+        'approve_patterns',
         'pending_approvals',
       ],
       properties: {
@@ -290,6 +292,31 @@ function schemas(waitMaxS: number): Record<string, Json> {
           enum: [...APPROVAL_POLICIES, null],
           description:
             'The session’s own tool-approval policy; null: KESOKU_TOOL_APPROVAL or the channel’s default.',
+        },
+        approval_in_force: {
+          type: 'string',
+          enum: [...APPROVAL_POLICIES],
+          description:
+            'The tool-approval policy the session’s next tool step applies: `approval`, else KESOKU_TOOL_APPROVAL, else the channel’s default (`writes` for `api` and the chat channels, `off` for the terminal client’s `cli`). `off`: nothing asks; `writes`: shell commands and file writes ask; `all`: every tool call asks.',
+        },
+        approve_patterns: {
+          type: 'object',
+          required: ['session', 'configured'],
+          description:
+            'Patterns that approve, without asking, a tool call the policy in force would ask about (globs on the call’s subject, as in `pending_approvals[].subject`; docs/message-model.md §3.3).',
+          properties: {
+            session: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Added to this session by `always` decisions, oldest first.',
+            },
+            configured: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'KESOKU_TOOL_AUTO_APPROVE: approve in every session.',
+            },
+          },
+          additionalProperties: false,
         },
         pending_approvals: {
           type: 'array',
@@ -592,7 +619,7 @@ const RESPONSES: Record<string, Json> = {
   ),
   NotFound: problem(
     "Unknown session, or one the calling principal may not reach (another principal's, or a chat channel's for " +
-      'non-admins): both answer the same. A session exists once its first message was accepted.',
+      'non-admins): both answer the same. A session exists once its first message was accepted (or a PATCH created it).',
   ),
   Conflict: problem(
     'The message id is already used by another session (message ids are unique across the server; the answer does not say whose), or with other content or attachments, ' +
@@ -686,11 +713,17 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
         },
         patch: {
           operationId: 'updateSession',
-          summary: 'Rename a session, change its mode (through the session workflow) or its locale (en | zh)',
+          summary:
+            'Rename a session, change its mode (through the session workflow), its locale (en | zh) or its tool-approval policy',
+          description:
+            'Before the session’s first message, a PATCH creates the session with the settings given (on `channel`, default `api`), ' +
+            'so they apply to its first turn; the id is claimed for the caller, as its first message would claim it. ' +
+            "Another principal's or a chat channel's id is a 404.",
           requestBody: { required: true, content: json(ref('PatchSessionRequest')) },
           responses: {
             '200': { description: 'The updated session.', content: json(ref('Session')) },
             ...withSession,
+            '409': r('Conflict'),
             '413': r('PayloadTooLarge'),
             '415': r('UnsupportedMediaType'),
           },

@@ -169,6 +169,14 @@ export const patchSessionSchema = z
       .describe(
         'Which tool calls wait for a person: off, writes (shell commands and file writes) or all; null: back to the default.',
       ),
+    channel: z
+      .enum(REST_CHATBOTS)
+      .optional()
+      .describe(
+        'Before the session’s first message, a PATCH creates the session with these settings, on this chatbot: ' +
+          '"api" (default) or "cli", as the first message’s `channel` would. On an existing session it must be ' +
+          'the session’s chatbot (else 409).',
+      ),
   })
   .refine(
     (b) =>

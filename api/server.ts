@@ -34,8 +34,18 @@ export interface ApiServerOptions {
   health?: () => Promise<HealthStatus>;
   /** States of the process's other components for `/healthz` (e.g. the Discord gateway where it runs). */
   components?: () => Promise<ComponentHealth>;
-  /** Passed to createApp (waitTimeoutMaxS, temporalTimeoutMs, waitPollMs, healthTimeoutMs). */
-  app?: Pick<AppDeps, 'waitTimeoutMaxS' | 'temporalTimeoutMs' | 'waitPollMs' | 'healthTimeoutMs' | 'dataDir'>;
+  /** Passed to createApp (waitTimeoutMaxS, temporalTimeoutMs, waitPollMs, healthTimeoutMs, dataDir, approvals,
+   * defaultLocale). */
+  app?: Pick<
+    AppDeps,
+    | 'waitTimeoutMaxS'
+    | 'temporalTimeoutMs'
+    | 'waitPollMs'
+    | 'healthTimeoutMs'
+    | 'dataDir'
+    | 'approvals'
+    | 'defaultLocale'
+  >;
   /** EventHub tuning, in ms (tests shorten the keep-alive). */
   events?: { throttleMs?: number; pingIntervalMs?: number };
 }

@@ -6,6 +6,7 @@
  *   pairing revoke <channel>:<user id>
  *                                remove a paired user; `<channel>` is a chat channel of adapters/registry.ts
  *                                (`discord`, `google_chat`, `wechat`), e.g. `discord:123456789012345678`
+ *   --help (-h, help)            every command with one line each, and examples
  *
  * With `DATABASE_URL` set the commands work on that database directly. Without it (the embedded Postgres of
  * `npm start`) they go through the running REST API at `KESOKU_API_URL` (default http://127.0.0.1:3000) with
@@ -27,7 +28,35 @@ import { CHANNELS, channelById } from '../adapters/registry.ts';
 
 const USAGE = `usage: npm run kesoku -- pairing list
        npm run kesoku -- pairing approve <code>
-       npm run kesoku -- pairing revoke <channel>:<user id>`;
+       npm run kesoku -- pairing revoke <channel>:<user id>
+       npm run kesoku -- --help`;
+
+/** `--help`: every command with one line each, examples, where the data comes from, the exit codes. */
+export function helpText(): string {
+  const channels = CHANNELS.map((c) => c.id).join(', ');
+  return `Kesoku operator commands.
+
+usage: npm run kesoku -- <command> [argument]
+
+commands:
+  pairing list                        list open pairing codes and paired chat users
+  pairing approve <code>              approve the code a chat user was given; they may then talk to the agent
+  pairing revoke <channel>:<user id>  remove a paired chat user (channels: ${channels}; needs DATABASE_URL)
+  help                                this text (also --help, -h)
+
+examples:
+  npm run kesoku -- pairing list
+  npm run kesoku -- pairing approve K7QX4M2P
+  DATABASE_URL=postgres://127.0.0.1:5432/kesoku npm run kesoku -- pairing revoke discord:123456789012345678
+
+With DATABASE_URL the commands work on that database; without it (the embedded Postgres of npm start) they go
+through the running REST API at KESOKU_API_URL (default http://127.0.0.1:3000) with KESOKU_API_TOKEN.
+Exit codes: 0 done, 1 refused (unknown or expired code, nothing to revoke), 2 usage or configuration error,
+3 the database or the API did not answer.
+`;
+}
+
+const HELP_ARGS: ReadonlySet<string> = new Set(['--help', '-h', 'help']);
 
 /** A failure with the exit code to leave with. */
 class CliError extends Error {
@@ -146,6 +175,10 @@ function pairedUserOf(arg: string): { chatbotId: string; userId: string } {
 /** Runs one command line. @returns the exit code */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [group, command, arg, ...rest] = argv;
+  if (argv.length === 1 && group !== undefined && HELP_ARGS.has(group)) {
+    process.stdout.write(helpText());
+    return 0;
+  }
   if (group !== 'pairing' || !command || rest.length > 0) {
     process.stderr.write(`${USAGE}\n`);
     return 2;

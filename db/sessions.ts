@@ -57,6 +57,46 @@ export async function ensureSession(
   );
 }
 
+/** Settings a session can be given before its first message (PATCH /v1/sessions/{id}). */
+export interface InitialSessionSettings {
+  /** A user title (title_source `user`), already checked by the title rule. */
+  title?: string;
+  mode?: 'interrupt' | 'queue';
+  /** The session's locale; default `defaultLocale`. */
+  locale?: string;
+  /** The session's own tool-approval policy (null or absent: none). */
+  approval?: 'off' | 'writes' | 'all' | null;
+}
+
+/**
+ * Creates the row of a session that has no message yet, with the settings the caller gave, in one statement
+ * (nothing half-set is ever visible). The session workflow started by the first message reads mode and title
+ * back from the row (restoreSession); locale and approval are read from the row whenever they apply.
+ * @param defaultLocale the locale of a new session (KESOKU_LOCALE) when `settings.locale` is not given
+ * @returns true when this call created the row, false when it existed already (nothing changed)
+ */
+export async function createSessionWithSettings(
+  q: Queryable,
+  s: { id: string; chatbotId: string; channelId: string; defaultLocale?: string },
+  settings: InitialSessionSettings,
+): Promise<boolean> {
+  const r = await q.query(
+    `INSERT INTO sessions (id, chatbot_id, channel_id, locale, title, title_source, mode, tool_approval)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $5::text IS NULL THEN 'default' ELSE 'user' END, $6, $7)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      s.id,
+      s.chatbotId,
+      s.channelId,
+      settings.locale ?? s.defaultLocale ?? 'en',
+      settings.title === undefined ? null : storableText(settings.title),
+      settings.mode ?? 'interrupt',
+      settings.approval ?? null,
+    ],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
 export async function getSession(q: Queryable, id: string): Promise<SessionRow | null> {
   const r = await q.query<Row>(`SELECT ${COLUMNS} FROM sessions WHERE id = $1`, [id]);
   return r.rows[0] ? toSession(r.rows[0]) : null;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   alwaysPatternFor,
   approvalNeed,
+  approvalPolicyInForce,
   approvalSubject,
   defaultApprovalPolicy,
   matchesPattern,
@@ -20,6 +21,14 @@ describe('approval policy', () => {
   it('a chatbot whose people can decide where they talk defaults to writes, any other to off', () => {
     expect(defaultApprovalPolicy(true)).toBe('writes');
     expect(defaultApprovalPolicy(false)).toBe('off');
+  });
+
+  it('the policy in force: the session’s own, else KESOKU_TOOL_APPROVAL, else the channel’s default', () => {
+    expect(approvalPolicyInForce('all', 'off', 'off')).toBe('all');
+    expect(approvalPolicyInForce(null, 'all', 'off')).toBe('all');
+    expect(approvalPolicyInForce(undefined, 'off', 'writes')).toBe('off');
+    expect(approvalPolicyInForce(null, undefined, 'writes')).toBe('writes');
+    expect(approvalPolicyInForce(null, undefined, 'off')).toBe('off');
   });
 
   it('the subject is the command of a shell call and `<tool> <path>` of a file call', () => {

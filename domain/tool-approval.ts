@@ -75,6 +75,23 @@ export function defaultApprovalPolicy(decides: boolean): ApprovalPolicy {
   return decides ? 'writes' : 'off';
 }
 
+/**
+ * The policy in force for a session — the one rule the approval activity (activities/approvals.ts), the chat
+ * channels' `/approval` and the REST API's `approval_in_force` all apply: the session's own (`/approval`, PATCH
+ * `approval`), else the deployment's `KESOKU_TOOL_APPROVAL`, else the channel's default
+ * ({@link defaultApprovalPolicy}).
+ * @param sessionPolicy the session's own policy (null or undefined: none set)
+ * @param configured `KESOKU_TOOL_APPROVAL` (undefined: not set)
+ * @param channelDefault the default of the session's chatbot (adapters/registry.ts `approvalDefaultOf`)
+ */
+export function approvalPolicyInForce(
+  sessionPolicy: ApprovalPolicy | null | undefined,
+  configured: ApprovalPolicy | undefined,
+  channelDefault: ApprovalPolicy,
+): ApprovalPolicy {
+  return sessionPolicy ?? configured ?? channelDefault;
+}
+
 /** Whether `policy` asks before a call of `toolName`. */
 export function policyAsks(policy: ApprovalPolicy, toolName: string): boolean {
   if (policy === 'off') return false;

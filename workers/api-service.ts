@@ -37,7 +37,14 @@ export async function startApiService(
     host,
     port: cfg.KESOKU_API_PORT,
     tokens,
-    app: { dataDir: cfg.KESOKU_DATA_DIR },
+    app: {
+      dataDir: cfg.KESOKU_DATA_DIR,
+      defaultLocale: cfg.KESOKU_LOCALE,
+      approvals: {
+        ...(cfg.KESOKU_TOOL_APPROVAL ? { policy: cfg.KESOKU_TOOL_APPROVAL } : {}),
+        autoApprove: cfg.KESOKU_TOOL_AUTO_APPROVE,
+      },
+    },
     ...(opts.components ? { components: opts.components } : {}),
     ...(infra.codecToken
       ? { codec: { codec: infra.payloadCodec, token: infra.codecToken, origins: codecOrigins(cfg) } }

@@ -63,6 +63,9 @@ export const sessionSchema = z.looseObject({
   mode: z.enum(['interrupt', 'queue']),
   locale: z.string().optional(),
   turn_count: z.number().optional(),
+  approval: z.enum(['off', 'writes', 'all']).nullable().optional(),
+  approval_in_force: z.enum(['off', 'writes', 'all']).optional(),
+  approve_patterns: z.object({ session: z.array(z.string()), configured: z.array(z.string()) }).optional(),
 });
 export type SessionInfo = z.output<typeof sessionSchema>;
 
@@ -266,7 +269,10 @@ export class KesokuApi {
     return this.call('POST', `${this.sessionPath(sessionId)}/deliveries`, deliveriesSchema, { ids });
   }
 
-  /** `PATCH /v1/sessions/{id}` with a title and/or a mode. */
+  /**
+   * `PATCH /v1/sessions/{id}`: title, mode, locale and/or approval. Before the session's first message it creates
+   * the session on `channel` with these settings.
+   */
   patchSession(
     sessionId: string,
     body: {
@@ -274,6 +280,7 @@ export class KesokuApi {
       mode?: 'interrupt' | 'queue';
       locale?: 'en' | 'zh';
       approval?: 'off' | 'writes' | 'all' | null;
+      channel?: RestChannel;
     },
   ): Promise<SessionInfo> {
     return this.call('PATCH', this.sessionPath(sessionId), sessionSchema, body);

@@ -7,9 +7,11 @@
  *   never repeats text.
  * - {@link LiveTurn.commit} is told about committed messages, so {@link LiveTurn.view} keeps only what has not
  *   been printed for good yet: a step's text disappears once its thought or reply is committed, a tool's
- *   progress once its tool_result is, and the whole turn once its trigger reaches a final status.
+ *   progress once its tool_result is, and the whole turn once its final reply (or crash notice) is committed or
+ *   its trigger reaches a final status, whichever comes first.
  */
 import type { Message } from '../../domain/message.ts';
+import { messageKind } from '../../domain/message-kind.ts';
 import { isTerminalStatus } from '../../domain/status-machine.ts';
 import type { ToolProgress, TurnUpdated } from './api-client.ts';
 
@@ -91,6 +93,13 @@ export class LiveTurn {
     if (m.turn_id === null) return;
     if (m.id === m.turn_id) {
       if (isTerminalStatus(m.status)) this.end(m.id);
+      return;
+    }
+    // The turn's answer, or its crash notice, is its last word: nothing of it is live any more, although its
+    // trigger reaches its final status (and the `finished` snapshot comes) only after the turn's bookkeeping.
+    const kind = messageKind(m);
+    if (kind === 'final_reply' || kind === 'crash_notice') {
+      this.end(m.turn_id);
       return;
     }
     if ((m.type === 'thought' || m.type === 'text') && m.step !== null) {

@@ -14,7 +14,7 @@ import type { Message, TurnMetrics } from '../../domain/message.ts';
 import { messageKind } from '../../domain/message-kind.ts';
 import { presentationFor } from '../../domain/presentation.ts';
 import { metricsSummary, toolResultState } from '../../domain/presentation.ts';
-import type { ToolProgress } from './api-client.ts';
+import type { SessionInfo, ToolProgress } from './api-client.ts';
 import type { LiveView } from './live.ts';
 import { renderMarkdown } from './markdown.ts';
 
@@ -182,6 +182,25 @@ export function renderLive(view: LiveView, opts: RenderOptions, maxTextRows = 4)
   return lines;
 }
 
+/**
+ * The `/approval` answer (no argument): the tool-approval policy in force, whether it is the session's own, and
+ * the patterns that approve calls without asking — the session's (`always`) and the configured ones
+ * (KESOKU_TOOL_AUTO_APPROVE). Pattern text is cleaned of control sequences. One line per part.
+ */
+export function describeApproval(info: SessionInfo): string {
+  const policy = info.approval_in_force ?? info.approval ?? 'unknown (an older server)';
+  const source = info.approval ? 'set for this session' : 'KESOKU_TOOL_APPROVAL or the channel’s default';
+  const lines = [`approval: ${policy} (${source})`];
+  const list = (p: string[]) => (p.length === 0 ? 'none' : p.map((x) => clean(x)).join(', '));
+  if (info.approve_patterns) {
+    lines.push(`  approved without asking in this session (always): ${list(info.approve_patterns.session)}`);
+    lines.push(
+      `  approved without asking everywhere (KESOKU_TOOL_AUTO_APPROVE): ${list(info.approve_patterns.configured)}`,
+    );
+  }
+  return lines.join('\n');
+}
+
 /** The /help text. */
 export function renderHelp(opts: RenderOptions): string {
   const s = opts.style;
@@ -192,6 +211,10 @@ export function renderHelp(opts: RenderOptions): string {
     ['/mode interrupt|queue', 'whether a new message cancels the running turn or waits'],
     ['/approval off|writes|all', 'which tool calls wait for your y/n/a before they run'],
     ['/locale en|zh', 'the language of notices (zh: the Chinese notices)'],
+    [
+      '/approval [off|writes|all]',
+      'which tool calls ask first; alone: the policy in force and approved patterns',
+    ],
     ['/new', 'switch to a fresh session'],
     ['/quit', 'leave (also Ctrl-D or Ctrl-C)'],
     ['/help', 'this list'],

@@ -31,6 +31,7 @@ import { follow, type Follower, type StreamState } from './events.ts';
 import { LiveTurn } from './live.ts';
 import {
   clean,
+  describeApproval,
   renderHelp,
   renderMessage,
   renderNotice,
@@ -278,15 +279,20 @@ class ChatRepl {
   }
 
   private onCommitted(messages: Message[]): void {
-    const shown: Message[] = [];
     for (const m of messages) {
       this.learnChannel(m);
+      this.remember(m);
+    }
+    // What these messages commit (a step's text, a tool's result, the turn's reply) is live no more: the live
+    // region is redrawn before they are printed, so an ended turn's live line is not drawn again under its reply.
+    this.screen.refresh(this.live.view());
+    const shown: Message[] = [];
+    for (const m of messages) {
       const approval = (m.metadata as { approval?: { state?: string } } | null)?.approval;
       if (m.type === 'tool_call' && approval && approval.state !== 'pending') {
         const next = this.approvals.drop(m.id);
         if (next) this.note(approvalPromptText(next), 'warn');
       }
-      this.remember(m);
       if (this.printed.has(m.id)) continue;
       this.printed.add(m.id);
       const text = renderMessage(m, this.o.render);
@@ -295,7 +301,6 @@ class ChatRepl {
       shown.push(m);
     }
     this.acknowledge(shown);
-    this.screen.refresh(this.live.view());
     for (const m of messages) this.waiters.get(m.id)?.();
   }
 
@@ -441,6 +446,17 @@ class ChatRepl {
     return this.channel === 'api' || this.channel === CLI_CHANNEL ? this.channel : undefined;
   }
 
+  /**
+   * Changes the session's settings; before its first message this creates the session (on `cli`, as the first
+   * message would), so the settings apply to the first turn.
+   */
+  private async patch(body: Omit<Parameters<KesokuApi['patchSession']>[1], 'channel'>): Promise<SessionInfo> {
+    const channel = this.channel === null ? this.channelToSend() : undefined;
+    const info = await this.api.patchSession(this.sessionId, { ...body, ...(channel ? { channel } : {}) });
+    if (this.channel === null && info.chatbot_id) this.channel = info.chatbot_id;
+    return info;
+  }
+
   private async command(line: string): Promise<LineResult> {
     const [name = '', ...rest] = line.split(/\s+/);
     const arg = line.slice(name.length).trim();
@@ -472,7 +488,7 @@ class ChatRepl {
             this.note('usage: /title <text>', 'warn');
             return {};
           }
-          const info = await this.api.patchSession(this.sessionId, { title: arg });
+          const info = await this.patch({ title: arg });
           this.note(`title: “${info.title ?? arg}”`);
           return {};
         }
@@ -482,17 +498,22 @@ class ChatRepl {
             this.note('usage: /mode interrupt|queue', 'warn');
             return {};
           }
-          const info = await this.api.patchSession(this.sessionId, { mode });
+          const info = await this.patch({ mode });
           this.note(`mode: ${info.mode}`);
           return {};
         }
         case '/approval': {
           const approval = rest[0]?.toLowerCase();
+          if (approval === undefined) {
+            const info = await this.api.getSession(this.sessionId);
+            this.note(info ? describeApproval(info) : 'approval: the session has no messages yet');
+            return {};
+          }
           if (approval !== 'off' && approval !== 'writes' && approval !== 'all') {
             this.note('usage: /approval off|writes|all', 'warn');
             return {};
           }
-          await this.api.patchSession(this.sessionId, { approval });
+          await this.patch({ approval });
           this.note(`approval: ${approval}`);
           return {};
         }
@@ -502,7 +523,7 @@ class ChatRepl {
             this.note('usage: /locale en|zh', 'warn');
             return {};
           }
-          const info = await this.api.patchSession(this.sessionId, { locale });
+          const info = await this.patch({ locale });
           this.note(`locale: ${info.locale ?? locale}`);
           return {};
         }

@@ -142,7 +142,8 @@ export class Screen {
     this.rl.prompt(true);
   }
 
+  /** The terminal's width; a terminal that reports none (0, e.g. a pseudo-terminal without a size) counts as the render width. */
   private columns(): number {
-    return this.out.columns ?? this.render.columns;
+    return this.out.columns || this.render.columns;
   }
 }

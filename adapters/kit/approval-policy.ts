@@ -1,12 +1,16 @@
 /**
  * The tool-approval policy in force for a session, as the worker decides it (activities/approvals.ts): the
  * session's own (`/approval`, PATCH), else `KESOKU_TOOL_APPROVAL`, else the channel's default (its descriptor's
- * `features.decidesApprovals`). The chat channels
+ * `features.decidesApprovals`; one rule: domain/tool-approval.ts `approvalPolicyInForce`). The chat channels
  * read it to tell whether an `/approval` loosens the policy (kit/command-dispatch.ts `CommandCaller`).
  */
 import { getApprovalSettings } from '../../db/approvals.ts';
 import type { Queryable } from '../../db/pool.ts';
-import { defaultApprovalPolicy, type ApprovalPolicy } from '../../domain/tool-approval.ts';
+import {
+  approvalPolicyInForce,
+  defaultApprovalPolicy,
+  type ApprovalPolicy,
+} from '../../domain/tool-approval.ts';
 import type { ChannelFeatures } from './channel.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 
@@ -23,5 +27,5 @@ export async function currentApprovalPolicy(
 ): Promise<ApprovalPolicy> {
   const settings = await getApprovalSettings(q, sessionId);
   if (!settings) throw new SessionClientError('not_found', `no session ${sessionId}`);
-  return settings.policy ?? configured ?? defaultApprovalPolicy(features.decidesApprovals);
+  return approvalPolicyInForce(settings.policy, configured, defaultApprovalPolicy(features.decidesApprovals));
 }

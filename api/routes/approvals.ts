@@ -1,7 +1,7 @@
 /**
  * Tool-call approvals over REST: a person's decision on a call waiting for approval
  * (`POST /v1/sessions/{sessionId}/tool-calls/{callId}/approval`), and the approval part of the session answer
- * (its own policy and the calls waiting). The decision goes to the session workflow as the update
+ * (its own policy, the policy in force, the approve patterns and the calls waiting). The decision goes to the session workflow as the update
  * `decideApproval`; the turn records it on the tool_call message (docs/message-model.md §3.3 `approval`). With
  * `wait`, the decision then waits for the call's turn as `POST …/messages` does (api/turn-wait.ts).
  */
@@ -10,7 +10,8 @@ import type { SessionView } from '../../db/sessions.ts';
 import { getApprovalSettings, listPendingApprovals, type PendingApprovalRow } from '../../db/approvals.ts';
 import { getMessage } from '../../db/messages.ts';
 import type { Pool } from '../../db/pool.ts';
-import type { ApprovalPolicy, ToolApproval } from '../../domain/tool-approval.ts';
+import { approvalDefaultOf } from '../../adapters/registry.ts';
+import { approvalPolicyInForce, type ApprovalPolicy, type ToolApproval } from '../../domain/tool-approval.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { callerOf, requireSessionFor } from '../access.ts';
 import { contextOf } from '../context.ts';
@@ -19,19 +20,47 @@ import { approvalDecisionSchema, parseBody, requireJson } from '../schemas.ts';
 import { answerAfterWait } from './messages.ts';
 import { checkSessionIdParam, presentSession, withTemporalDeadline, type SessionResponse } from './common.ts';
 
-/** The session answer with its approvals: `approval` (its own policy, null: the default) and the calls waiting. */
+/**
+ * The session answer with its approvals: `approval` (its own policy, null: none set), `approval_in_force` (the
+ * policy the next tool step applies: domain/tool-approval.ts `approvalPolicyInForce`), the patterns that approve
+ * calls without asking — `session` (added by `always` decisions in this session) and `configured`
+ * (`KESOKU_TOOL_AUTO_APPROVE`, every session) — and the calls waiting.
+ */
 export interface SessionWithApprovals extends SessionResponse {
   approval: ApprovalPolicy | null;
+  approval_in_force: ApprovalPolicy;
+  approve_patterns: { session: string[]; configured: string[] };
   pending_approvals: PendingApprovalRow[];
 }
 
+/**
+ * The deployment's approval settings as the API reports them: `KESOKU_TOOL_APPROVAL` (undefined: each channel's
+ * default) and `KESOKU_TOOL_AUTO_APPROVE`. They must be the workers' for the report to be right; `npm start`,
+ * `npm run api` and `npm run worker` read them from the same configuration.
+ */
+export interface ApiApprovalSettings {
+  policy?: ApprovalPolicy;
+  autoApprove?: string[];
+}
+
 /** {@link presentSession} plus the approval fields. */
-export async function presentSessionWithApprovals(pool: Pool, v: SessionView): Promise<SessionWithApprovals> {
+export async function presentSessionWithApprovals(
+  pool: Pool,
+  v: SessionView,
+  configured: ApiApprovalSettings = {},
+): Promise<SessionWithApprovals> {
   const [settings, pending] = await Promise.all([
     getApprovalSettings(pool, v.id),
     listPendingApprovals(pool, v.id),
   ]);
-  return { ...presentSession(v), approval: settings?.policy ?? null, pending_approvals: pending };
+  const own = settings?.policy ?? null;
+  return {
+    ...presentSession(v),
+    approval: own,
+    approval_in_force: approvalPolicyInForce(own, configured.policy, approvalDefaultOf(v.chatbot_id)),
+    approve_patterns: { session: settings?.patterns ?? [], configured: configured.autoApprove ?? [] },
+    pending_approvals: pending,
+  };
 }
 
 /** A tool_call message id: `<turn id>:s<step>:call<i>` (turn ids are message ids, up to 128 characters). */

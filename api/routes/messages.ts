@@ -200,7 +200,7 @@ function waitingFor(sessionId: string, pending: PendingApprovalRow[]): string {
  * channel); a new one is created on `channel` (default `api`) with channel id = the session id.
  * @throws HttpProblem conflict (409) when `channel` is given and is not the existing session's chatbot
  */
-function addressFor(
+export function addressFor(
   sessionId: string,
   existing: SessionRow | null,
   channel: PostMessageBody['channel'],

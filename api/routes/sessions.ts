@@ -1,17 +1,25 @@
 /**
  * Session resources: list, read, rename / change mode (through the session workflow's updates) / change the
  * locale (a row update), stop the running turn, queue a compaction. Every route but the list answers 404 for a
- * session without a row or one the caller may not reach (api/access.ts); the list shows only the sessions the
- * caller may reach.
+ * session the caller may not reach (api/access.ts); GET and compact also for a session without a row, while a
+ * PATCH before the first message creates the session with its settings and `/stop` answers `stopped: false`. The
+ * list shows only the sessions the caller may reach.
  */
 import { Router, type Request, type Response } from 'express';
-import { listSessions, setLocale } from '../../db/sessions.ts';
+import { createSessionWithSettings, listSessions, setLocale } from '../../db/sessions.ts';
 import { setApprovalPolicy } from '../../db/approvals.ts';
 import { presentSessionWithApprovals } from './approvals.ts';
 import type { ResolvedDeps } from '../app.ts';
 import { contextOf } from '../context.ts';
 import { API_LIMITS, cursorQuery, intQuery, parseBody, patchSessionSchema, requireJson } from '../schemas.ts';
-import { authorizeSubmit, callerOf, requireSessionFor } from '../access.ts';
+import {
+  API_CHATBOT,
+  authorizeSubmit,
+  callerOf,
+  requireSessionFor,
+  requireSessionRowFor,
+} from '../access.ts';
+import { addressFor } from './messages.ts';
 import { checkSessionIdParam, presentSessionSummary, withTemporalDeadline } from './common.ts';
 
 type SessionRequest = Request<{ sessionId: string }>;
@@ -40,14 +48,48 @@ export function sessionsRouter(d: ResolvedDeps): Router {
 
   router.get('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
     const view = await requireSessionFor(d.pool, callerOf(res), req.params.sessionId);
-    res.status(200).json(await presentSessionWithApprovals(d.pool, view));
+    res.status(200).json(await presentSessionWithApprovals(d.pool, view, d.approvals));
   });
 
   router.patch('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
     const { sessionId } = req.params;
     requireJson(req);
     const body = parseBody(patchSessionSchema, req.body);
-    const address = addressOf(await requireSessionFor(d.pool, callerOf(res), sessionId));
+    const caller = callerOf(res);
+    const log = contextOf(res).log;
+    const changes = {
+      sessionId,
+      title: body.title !== undefined,
+      mode: body.mode,
+      locale: body.locale,
+      approval: body.approval,
+    };
+    // Before the first message the id is claimed for the caller (as the first message would claim it) and the
+    // session row is created with the settings, so they apply to the first turn; another principal's id, or a
+    // chat channel's, stays a 404. No workflow is started: the first message's reads mode and title from the row.
+    // (A PATCH racing the first message can lose: a workflow that read no row yet keeps the default mode.)
+    const existing = await authorizeSubmit(d.pool, caller, sessionId);
+    if (!existing) {
+      const created = await createSessionWithSettings(
+        d.pool,
+        {
+          id: sessionId,
+          chatbotId: body.channel ?? API_CHATBOT,
+          channelId: sessionId,
+          ...(d.defaultLocale ? { defaultLocale: d.defaultLocale } : {}),
+        },
+        body,
+      );
+      if (created) {
+        log.info({ ...changes, chatbotId: body.channel ?? API_CHATBOT }, 'session created with settings');
+        const view = await requireSessionFor(d.pool, caller, sessionId);
+        res.status(200).json(await presentSessionWithApprovals(d.pool, view, d.approvals));
+        return;
+      }
+      // A first message created it meanwhile: change it like any existing session.
+    }
+    const row = existing ?? (await requireSessionRowFor(d.pool, caller, sessionId));
+    const address = addressFor(sessionId, row, body.channel);
     if (body.title !== undefined) await temporal(() => d.sessions.setTitle(address, body.title as string));
     if (body.mode !== undefined)
       await temporal(() => d.sessions.setMode(address, body.mode as 'interrupt' | 'queue'));
@@ -55,18 +97,9 @@ export function sessionsRouter(d: ResolvedDeps): Router {
     if (body.locale !== undefined) await setLocale(d.pool, sessionId, body.locale);
     // Read by the approval activity at each step: no workflow involved either.
     if (body.approval !== undefined) await setApprovalPolicy(d.pool, sessionId, body.approval);
-    contextOf(res).log.info(
-      {
-        sessionId,
-        title: body.title !== undefined,
-        mode: body.mode,
-        locale: body.locale,
-        approval: body.approval,
-      },
-      'session updated',
-    );
-    const view = await requireSessionFor(d.pool, callerOf(res), sessionId);
-    res.status(200).json(await presentSessionWithApprovals(d.pool, view));
+    log.info(changes, 'session updated');
+    const view = await requireSessionFor(d.pool, caller, sessionId);
+    res.status(200).json(await presentSessionWithApprovals(d.pool, view, d.approvals));
   });
 
   router.post('/v1/sessions/:sessionId/stop', async (req: SessionRequest, res: Response) => {

@@ -8,9 +8,9 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../domain/message.ts';
 import { uniqueId } from '../support/stack.ts';
-import { expectProblem, openEvents, useHarness, type Json } from './support.ts';
+import { ApiClient, expectProblem, openEvents, startApiFor, useHarness, type Json } from './support.ts';
 
-const h = useHarness({ stack: { approvals: { policy: 'writes', timeoutS: 600 } } });
+const h = useHarness({ stack: { approvals: { policy: 'writes', timeoutS: 600, autoApprove: ['uname *'] } } });
 
 interface PendingJson {
   call_id: string;
@@ -235,5 +235,81 @@ describe('tool-call approval over REST', () => {
     });
     expect(denied.status).toBe(200);
     expectProblem(await h.client.patch(`/v1/sessions/${session}`, { approval: 'sometimes' }), 400);
+  });
+});
+
+describe('the approval state of a session', () => {
+  it('GET and PATCH show the policy in force and the approve patterns, the session’s apart from the configured', async () => {
+    const session = uniqueId('s');
+    await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 });
+    expect((await h.client.get(`/v1/sessions/${session}`)).body).toMatchObject({
+      approval: null,
+      approval_in_force: 'writes',
+      approve_patterns: { session: [], configured: ['uname *'] },
+    });
+    // A configured pattern approves without asking.
+    const unasked = await h.client.post<{ reply: Message }>(`/v1/sessions/${session}/messages`, {
+      content: 'run: uname -s',
+      wait: 30,
+    });
+    expect(unasked.status).toBe(200);
+    // An `always` adds the session's own pattern.
+    const posted = await h.client.post<{ message: Message }>(`/v1/sessions/${session}/messages`, {
+      content: 'run: ls -la',
+    });
+    const pending = await waitForPending(session);
+    expect(pending.subject).toBe('ls -la');
+    const path = `/v1/sessions/${session}/tool-calls/${pending.call_id}/approval`;
+    expect((await h.client.post(path, { decision: 'always' })).status).toBe(200);
+    await waitTurnEnd(session, posted.body.message.id);
+    expect((await h.client.get(`/v1/sessions/${session}`)).body).toMatchObject({
+      approval_in_force: 'writes',
+      approve_patterns: { session: ['ls *'], configured: ['uname *'] },
+    });
+    // The session's own policy wins over KESOKU_TOOL_APPROVAL; null gives it back.
+    expect((await h.client.patch(`/v1/sessions/${session}`, { approval: 'all' })).body).toMatchObject({
+      approval: 'all',
+      approval_in_force: 'all',
+      approve_patterns: { session: ['ls *'], configured: ['uname *'] },
+    });
+    expect((await h.client.patch(`/v1/sessions/${session}`, { approval: null })).body).toMatchObject({
+      approval: null,
+      approval_in_force: 'writes',
+    });
+  });
+
+  it('without KESOKU_TOOL_APPROVAL the policy in force is the channel’s default: writes for api, off for cli', async () => {
+    // An API that knows no configured policy (the worker's stays `writes`; only the API's report is checked).
+    const bare = await startApiFor(h.stack, { app: { approvals: {} } });
+    try {
+      const client = new ApiClient(bare.url);
+      const api = uniqueId('s');
+      const cli = uniqueId('s');
+      await client.post(`/v1/sessions/${api}/messages`, { content: 'hello', wait: 30 });
+      await client.post(`/v1/sessions/${cli}/messages`, { content: 'hello', channel: 'cli', wait: 30 });
+      expect((await client.get(`/v1/sessions/${api}`)).body).toMatchObject({
+        approval_in_force: 'writes',
+        approve_patterns: { session: [], configured: [] },
+      });
+      expect((await client.get(`/v1/sessions/${cli}`)).body).toMatchObject({ approval_in_force: 'off' });
+      expect((await client.patch(`/v1/sessions/${cli}`, { approval: 'all' })).body).toMatchObject({
+        approval_in_force: 'all',
+      });
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('PATCH approval before the first message applies to the first turn', async () => {
+    const session = uniqueId('early');
+    const patched = await h.client.patch(`/v1/sessions/${session}`, { approval: 'off' });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ approval: 'off', approval_in_force: 'off', pending_approvals: [] });
+    const ran = await h.client.post<{ reply: Message }>(`/v1/sessions/${session}/messages`, {
+      content: 'run: echo first-turn-unasked',
+      wait: 30,
+    });
+    expect(ran.status).toBe(200);
+    expect(ran.body.reply.content).toContain('first-turn-unasked');
   });
 });

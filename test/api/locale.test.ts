@@ -54,7 +54,7 @@ describe('PATCH /v1/sessions/{id} {"locale"}', () => {
         .field,
     ).toBe('locale');
     expectProblem(
-      await h.client.patch(`/v1/sessions/${uniqueId('nobody')}`, { locale: 'zh' }),
+      await h.client.patch(`/v1/sessions/discord:${uniqueId('nobody')}`, { locale: 'zh' }),
       404,
       'session-not-found',
     );
@@ -69,6 +69,13 @@ describe('KESOKU_LOCALE=zh', () => {
     const notice = await failedTurnNotice(h.stack, session, '你好');
     expect((await h.client.get<Json>(`/v1/sessions/${session}`)).body.locale).toBe('zh');
     expect(notice?.content).toBe('⚠️ 处理您的请求时发生异常: 模型多次返回空回复。');
+  });
+
+  it('is the locale of a session a PATCH creates before its first message', async () => {
+    const session = uniqueId('s');
+    const res = await h.client.patch<Json>(`/v1/sessions/${session}`, { mode: 'queue' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ locale: 'zh', mode: 'queue', turn_count: 0 });
   });
 
   it('is validated: only en and zh', () => {

@@ -85,11 +85,69 @@ describe('PATCH /v1/sessions/{id}', () => {
     expect(
       expectProblem(await h.client.patch(`/v1/sessions/${session}`, { name: 'x' }), 400, 'validation').field,
     ).toBe('name');
+    // Before a first message a PATCH creates the session (below), but never under a chat channel's prefix.
+    expect(
+      expectProblem(
+        await h.client.patch(`/v1/sessions/discord:${uniqueId('nobody')}`, { title: 'x' }),
+        404,
+        'session-not-found',
+      ).detail,
+    ).toContain('belong to a chat channel');
+  });
+
+  it("before the session's first message: creates it with the settings, which the first turn keeps", async () => {
+    const session = uniqueId('early');
+    const res = await h.client.patch(`/v1/sessions/${session}`, { title: ' Set early ', mode: 'queue' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: session,
+      chatbot_id: 'api',
+      title: 'Set early',
+      title_source: 'user',
+      mode: 'queue',
+      turn_count: 0,
+      status: 'idle',
+    });
+    expect((await h.client.get(`/v1/sessions/${session}/messages`)).body).toMatchObject({ messages: [] });
+    // The first message's workflow starts from the stored settings: no generated title replaces the user's.
+    const first = await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 });
+    expect(first.status).toBe(200);
+    expect(await h.stack.sessions.state(session)).toMatchObject({
+      mode: 'queue',
+      title: 'Set early',
+      titleSource: 'user',
+    });
+    const after = await h.client.get(`/v1/sessions/${session}`);
+    expect(after.body).toMatchObject({
+      title: 'Set early',
+      title_source: 'user',
+      mode: 'queue',
+      turn_count: 1,
+    });
+    // A second PATCH is an ordinary change through the workflow.
+    expect((await h.client.patch(`/v1/sessions/${session}`, { mode: 'interrupt' })).body).toMatchObject({
+      mode: 'interrupt',
+    });
+    expect((await h.stack.sessions.state(session)).mode).toBe('interrupt');
+  });
+
+  it('before the first message, `channel` chooses the chatbot as the first message would; a mismatch is a 409', async () => {
+    const session = uniqueId('early');
+    const res = await h.client.patch(`/v1/sessions/${session}`, { mode: 'queue', channel: 'cli' });
+    expect(res.body).toMatchObject({ chatbot_id: 'cli', mode: 'queue' });
     expectProblem(
-      await h.client.patch(`/v1/sessions/${uniqueId('nobody')}`, { title: 'x' }),
-      404,
-      'session-not-found',
+      await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hi', channel: 'api' }),
+      409,
+      'conflict',
     );
+    expectProblem(await h.client.patch(`/v1/sessions/${session}`, { mode: 'queue', channel: 'api' }), 409);
+    const first = await h.client.post(`/v1/sessions/${session}/messages`, {
+      content: 'hi',
+      channel: 'cli',
+      wait: 30,
+    });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ message: { chatbot_id: 'cli' } });
   });
 });
 

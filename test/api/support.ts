@@ -43,7 +43,14 @@ export async function startHarness(
   opts: { stack?: StackOptions; api?: Partial<ApiServerOptions> } = {},
 ): Promise<Harness> {
   const stack = await startStack(opts.stack);
-  const api = await startApiFor(stack, opts.api);
+  // The API reports the approval settings the stack's worker applies (its default: `off`), and creates
+  // sessions in the worker's default locale.
+  const approvals = opts.stack?.approvals ?? { policy: 'off' as const };
+  const defaultLocale = opts.stack?.defaultLocale;
+  const api = await startApiFor(stack, {
+    ...opts.api,
+    app: { approvals, ...(defaultLocale ? { defaultLocale } : {}), ...opts.api?.app },
+  });
   return {
     stack,
     api,

@@ -1,5 +1,6 @@
 // The running turn shown live from turn.updated snapshots: only new text is printed, resets are noticed, and
 // what has been committed is not shown again.
+import type { Interface } from 'node:readline';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../domain/message.ts';
@@ -82,6 +83,56 @@ describe('LiveTurn', () => {
     expect(live.update(snap({ step: 1, text: 'late' }))).toEqual({ reset: false, appended: '', tools: [] });
   });
 
+  it('ends the turn when its final reply is committed, before its trigger’s final status or the finished snapshot', () => {
+    const live = new LiveTurn();
+    live.update(snap({ step: 1, text: 'Done: hi' }));
+    live.commit(
+      committed({ id: 'reply', role: 'assistant', type: 'text', sender: 'Kesoku', step: 1, metadata: null }),
+    );
+    expect(live.view()).toBeNull();
+    // Snapshots trailing the reply (the turn's bookkeeping runs on) bring no live line back.
+    expect(live.update(snap({ step: 1, text: 'Done: hi' }))).toEqual({
+      reset: false,
+      appended: '',
+      tools: [],
+    });
+    expect(
+      live.update(snap({ step: 1, status: 'finished', outcome: 'processed', text: 'Done: hi' })),
+    ).toEqual({
+      reset: false,
+      appended: '',
+      tools: [],
+    });
+    expect(live.view()).toBeNull();
+  });
+
+  it('ends the turn on its crash notice, but not on a notification (a compaction notice may come mid-turn)', () => {
+    const live = new LiveTurn();
+    live.update(snap({ text: 'working' }));
+    live.commit(
+      committed({
+        id: 'n',
+        role: 'assistant',
+        type: 'text',
+        sender: 'Notification',
+        step: null,
+        metadata: null,
+      }),
+    );
+    expect(live.view()).toMatchObject({ text: 'working' });
+    live.commit(
+      committed({
+        id: 'crash',
+        role: 'assistant',
+        type: 'text',
+        sender: 'Kesoku',
+        step: null,
+        metadata: { failure_kind: 'provider' },
+      }),
+    );
+    expect(live.view()).toBeNull();
+  });
+
   it('ends the turn on the finished snapshot', () => {
     const live = new LiveTurn();
     live.update(snap({ text: 'abc' }));
@@ -110,5 +161,61 @@ describe('Screen in append mode (--live on a pipe)', () => {
     screen.live(live.update(snap({ step: 1, text: 'Done' })), live.view());
     screen.print('panel');
     expect(stripVTControlCharacters(out)).toBe('I will run it.\n⏳ sh\nDone\npanel\n');
+  });
+});
+
+describe('Screen in region mode (a terminal)', () => {
+  /** A readline stand-in: the prompt `› ` on one row. */
+  const fakeRl = () =>
+    ({
+      getPrompt: () => '› ',
+      getCursorPos: () => ({ rows: 0, cols: 2 }),
+      prompt: () => undefined,
+    }) as unknown as Interface;
+
+  it('the live line is erased, not redrawn, once the turn’s reply is committed', () => {
+    let out = '';
+    const screen = new Screen({ write: (s) => (out += s), columns: 80 }, 'region', {
+      style: createStyle(0),
+      columns: 80,
+    });
+    screen.attach(fakeRl());
+    screen.showPrompt();
+    const live = new LiveTurn();
+    screen.live(live.update(snap({ step: 1, text: 'Done: hi' })), live.view());
+    expect(out).toContain('  Done: hi\n');
+    // As the client does on a commit: note the message, redraw the live region from the view, print it.
+    const reply = committed({
+      id: 'reply',
+      role: 'assistant',
+      type: 'text',
+      sender: 'Kesoku',
+      step: 1,
+      metadata: null,
+    });
+    live.commit(reply);
+    out = '';
+    screen.refresh(live.view());
+    // Up over the one live line, then clear to the end of the screen: nothing is drawn again.
+    expect(out).toBe('\u001b[1A\r\u001b[J');
+    out = '';
+    screen.print('Kesoku › Done: hi');
+    expect(out).toBe('\r\u001b[JKesoku › Done: hi\n');
+    out = '';
+    screen.live(live.update(snap({ step: 1, text: 'Done: hi' })), live.view());
+    expect(out).toBe('');
+  });
+
+  it('a terminal that reports 0 columns is measured with the render width: Enter erases only the typed line', () => {
+    let out = '';
+    const screen = new Screen({ write: (s) => (out += s), columns: 0 }, 'region', {
+      style: createStyle(0),
+      columns: 80,
+    });
+    screen.attach(fakeRl());
+    screen.showPrompt();
+    screen.entered('hello there', '› hello there');
+    // One row up (the prompt and the typed text fit in 80 columns), not one row per character.
+    expect(out.startsWith('\u001b[1A\r\u001b[J')).toBe(true);
   });
 });

@@ -8,7 +8,9 @@ import { keepOnlyStyling, renderMarkdown } from '../../adapters/cli/markdown.ts'
 import {
   clean,
   createStyle,
+  describeApproval,
   metricsLine,
+  renderHelp,
   renderLive,
   renderMessage,
   visibleWidth,
@@ -355,5 +357,50 @@ describe('describeError', () => {
       },
     });
     expect(describeError(err)).toBe('queue full (429): the session queue is full; try again later');
+  });
+});
+
+describe('the /approval answer', () => {
+  const session = {
+    id: 's',
+    title: null,
+    title_source: 'default',
+    status: 'idle' as const,
+    queue_length: 0,
+    revision: 3,
+    mode: 'interrupt' as const,
+  };
+
+  it('names the policy in force, where it comes from, and the session’s and the configured patterns apart', () => {
+    expect(
+      describeApproval({
+        ...session,
+        approval: null,
+        approval_in_force: 'writes',
+        approve_patterns: { session: ['ls *', 'git status *'], configured: ['uname *'] },
+      }),
+    ).toBe(
+      [
+        'approval: writes (KESOKU_TOOL_APPROVAL or the channel’s default)',
+        '  approved without asking in this session (always): ls *, git status *',
+        '  approved without asking everywhere (KESOKU_TOOL_AUTO_APPROVE): uname *',
+      ].join('\n'),
+    );
+    expect(
+      describeApproval({
+        ...session,
+        approval: 'all',
+        approval_in_force: 'all',
+        approve_patterns: { session: [], configured: [] },
+      }).split('\n'),
+    ).toEqual([
+      'approval: all (set for this session)',
+      '  approved without asking in this session (always): none',
+      '  approved without asking everywhere (KESOKU_TOOL_AUTO_APPROVE): none',
+    ]);
+  });
+
+  it('is listed by /help', () => {
+    expect(stripVTControlCharacters(renderHelp(plainOpts))).toContain('/approval [off|writes|all]');
   });
 });

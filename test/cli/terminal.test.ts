@@ -6,6 +6,7 @@ import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../api/server.ts';
+import { getSession } from '../../db/sessions.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 import { ROOT, runCli } from './support.ts';
@@ -107,6 +108,51 @@ describe('npm run chat', () => {
     } finally {
       cli.kill();
     }
+  });
+
+  it('on a terminal, the live line (⋯ thinking, tool progress) is erased when the reply is printed and stays gone', async () => {
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', api.url], { tty: true, keepStdinOpen: true });
+    try {
+      await cli.waitFor(`session ${session}`);
+      cli.write('run: echo live-gone\r');
+      await cli.waitFor('· turn 1');
+      // The trigger's final status is committed a moment after the reply: wait for it and for its events.
+      await expect
+        .poll(async () => (await stack.messages(session)).find((m) => m.role === 'user')?.status, {
+          timeout: 20_000,
+        })
+        .toBe('processed');
+      await new Promise((r) => setTimeout(r, 1000));
+      const out = stripVTControlCharacters(cli.output());
+      // The live line was there while the turn ran…
+      expect(out.slice(0, out.indexOf('Kesoku › Done: live-gone'))).toContain('⋯ thinking');
+      // …and nothing live is drawn once the reply and its metrics line are printed.
+      const afterReply = out.slice(out.lastIndexOf('· turn 1'));
+      expect(afterReply).not.toContain('⋯');
+      expect(afterReply).not.toContain('⏳');
+      cli.write('/quit\r');
+      expect(await cli.exit()).toBe(0);
+    } finally {
+      cli.kill();
+    }
+  });
+
+  it('/mode and /approval work before the first message: the session is created on cli with them', async () => {
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', api.url, '--timeout', '20'], {
+      stdin: '/mode queue\n/approval\nhello early\n/quit\n',
+    });
+    const code = await cli.exit();
+    const out = stripVTControlCharacters(cli.output());
+    expect(code, out).toBe(0);
+    expect(out).toContain('mode: queue');
+    // The terminal's own default (no KESOKU_TOOL_APPROVAL here), and no patterns yet.
+    expect(out).toContain('approval: off (KESOKU_TOOL_APPROVAL or the channel’s default)');
+    expect(out).toContain('approved without asking in this session (always): none');
+    expect(out).toContain('Kesoku › echo: hello early');
+    const row = await getSession(stack.pool, session);
+    expect(row).toMatchObject({ chatbot_id: 'cli', mode: 'queue', turn_count: 1 });
   });
 
   it('says clearly that the API is not reachable and exits with code 2', async () => {

@@ -180,7 +180,23 @@ describe('principals', () => {
         'session-not-found',
       );
       expectProblem(await bob.post(`/v1/sessions/${session}/stop`), 404, 'session-not-found');
+      expectProblem(
+        await bob.patch(`/v1/sessions/${session}`, { approval: 'off' }),
+        404,
+        'session-not-found',
+      );
       expect((await alice.post(`/v1/sessions/${session}/stop`)).body).toEqual({ stopped: false });
+      // Alice may set the session up before her first message; Bob still cannot reach it.
+      expect((await alice.patch(`/v1/sessions/${session}`, { approval: 'all' })).body).toMatchObject({
+        id: session,
+        approval: 'all',
+      });
+      expectProblem(await bob.get(`/v1/sessions/${session}`), 404, 'session-not-found');
+      expectProblem(
+        await bob.patch(`/v1/sessions/${session}`, { approval: 'off' }),
+        404,
+        'session-not-found',
+      );
       const first = await alice.post<{ message: { id: string } }>(`/v1/sessions/${session}/messages`, {
         content: 'first words',
       });

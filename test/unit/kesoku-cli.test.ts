@@ -51,3 +51,35 @@ describe('kesoku pairing revoke', () => {
     expect(r.stderr).toBe('kesoku: pairing revoke works on the database: set DATABASE_URL\n');
   });
 });
+
+describe('kesoku --help', () => {
+  it('lists every subcommand with one line each, and examples, on stdout with exit code 0', async () => {
+    for (const flag of ['--help', '-h', 'help']) {
+      const r = await kesoku([flag]);
+      expect(r.code, flag).toBe(0);
+      expect(r.stderr).toBe('');
+      const lines = r.stdout.split('\n');
+      for (const command of [
+        'pairing list',
+        'pairing approve <code>',
+        'pairing revoke <channel>:<user id>',
+      ]) {
+        const line = lines.find((l) => l.trimStart().startsWith(command));
+        // The command and what it does on one line.
+        expect(line, command).toMatch(new RegExp(`^  ${command}\\s{2,}\\S`));
+      }
+      expect(r.stdout).toContain(`channels: ${channels}`);
+      const examples = r.stdout.slice(r.stdout.indexOf('examples:'));
+      expect(examples).toContain('npm run kesoku -- pairing list');
+      expect(examples).toContain('npm run kesoku -- pairing approve ');
+      expect(examples).toContain('npm run kesoku -- pairing revoke discord:');
+    }
+  });
+
+  it('a usage error stays a terse usage on stderr (exit 2) that points at --help', async () => {
+    const r = await kesoku(['pairing']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('npm run kesoku -- --help');
+  });
+});
