@@ -25,6 +25,7 @@ import {
   type TemporalCluster,
 } from '../../infra/temporal-cluster.ts';
 import { listSessionMessages } from '../../db/messages.ts';
+import { sessionWorkspaceDir } from '../../infra/workspace.ts';
 import { snowflake, startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.ts';
 import { startEntry, stackEnv, type ChildPart } from '../support/processes.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
@@ -167,11 +168,12 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
     // A shell command; its worker is SIGKILLed while it runs.
     const toolSession = uniqueId('tool');
     const marker = `3.${Math.floor(Math.random() * 1e6)}`;
-    const sideEffect = path.join(stack.dataDir, `ran-${marker}`);
+    // In the session's workspace (the sandbox hides the rest of the data dir from commands).
+    const sideEffect = path.join(sessionWorkspaceDir(stack.dataDir, toolSession), `ran-${marker}`);
     await submit(
       apiA,
       toolSession,
-      `run: sleep ${marker}; echo once >> ${sideEffect}; echo killed >> runs.txt`,
+      `run: sleep ${marker}; echo once >> ran-${marker}; echo killed >> runs.txt`,
     );
     let killed: ChildPart | null = null;
     await expect
@@ -180,6 +182,19 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
         { timeout: 60_000, interval: 200 },
       )
       .not.toBeNull();
+    // Kill it once the command runs (its process is recorded), not while the activity is still recording its
+    // start: a kill before that leaves nothing started, and the retry rightly runs the command.
+    await expect
+      .poll(
+        async () =>
+          (
+            await stack.pool.query(`SELECT 1 FROM tool_runs WHERE session_id = $1 AND pid IS NOT NULL`, [
+              toolSession,
+            ])
+          ).rowCount,
+        { timeout: 60_000, interval: 100 },
+      )
+      .toBe(1);
     await killed!.kill('SIGKILL');
     startWorker();
 
