@@ -88,6 +88,7 @@ export function messagesRouter(d: ResolvedDeps): Router {
     if (d.events.closed) {
       throw new HttpProblem('unavailable', 'the server is shutting down; the message stays accepted', {
         extensions,
+        expected: true,
       });
     }
     const pending = await listPendingApprovals(d.pool, sessionId).catch(() => []);

@@ -5,6 +5,7 @@
  * means "fix your setup" stops the adapter process with a clear error while `/healthz` shows the gateway state.
  */
 import { createServer } from 'node:net';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../infra/config.ts';
 import { loadDiscordConfig } from '../../adapters/discord/config.ts';
@@ -131,6 +132,25 @@ describe('Discord gateway health', () => {
     } finally {
       await restarted.stop();
     }
+  });
+
+  it('stops without logging a disconnect or a reconnect: destroying the client is no outage', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const adapter = await startDiscordAdapter({
+      config: adapterConfig({
+        DISCORD_TOKEN: bench.fake.token,
+        DISCORD_API_URL: bench.fake.apiUrl,
+        KESOKU_DATA_DIR: bench.stack.dataDir,
+        DISCORD_ALLOWED_USERS: bench.alice.id,
+      }),
+      sessions: bench.stack.sessions,
+      pool: bench.stack.pool,
+      logger,
+    });
+    await adapter.stop();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(lines.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([]);
   });
 
   it('a typed /new fetched again by a restarted adapter (catch-up) starts no second conversation', async () => {
