@@ -227,7 +227,9 @@ describe('npm start', () => {
 
     // A second npm start of the same data dir names the running one and leaves it alone.
     const pidFile = path.join(dataDir, 'kesoku.pid');
-    const owner = (JSON.parse(fs.readFileSync(pidFile, 'utf8')) as { pid: number }).pid;
+    // npm runs `exec node bin/start.ts` through sh: the node process is npm's child.
+    const owner = Number(execFileSync('pgrep', ['-P', String(first.child.pid)], { encoding: 'utf8' }).trim());
+    expect(owner).toBeGreaterThan(0);
     const again = await npmRun('start', env);
     expect(again.code, again.out).toBe(1);
     expect(again.out).toBe(
