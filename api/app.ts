@@ -123,13 +123,14 @@ export function createApp(deps: AppDeps): Application {
 
 /**
  * The error middleware: every error becomes a problem; 5xx causes are logged with their raw text at error level,
- * but for the expected outcomes of {@link EXPECTED_5XX_KINDS} (info, no stack).
+ * but for the expected outcomes of {@link EXPECTED_5XX_KINDS} and problems marked `expected` such as a shutdown's
+ * 503 (info, no stack).
  */
 function problemResponder() {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const problem = toProblem(err, API_LIMITS.bodyBytes, req.get('content-encoding'));
     const { requestId, log } = contextOf(res);
-    if (problem.status >= 500 && !EXPECTED_5XX_KINDS.has(problem.kind))
+    if (problem.status >= 500 && !EXPECTED_5XX_KINDS.has(problem.kind) && !problem.expected)
       log.error({ err: problem.cause ?? err, problem: problem.kind }, 'request failed');
     else
       log.info(

@@ -52,11 +52,18 @@ export class HttpProblem extends Error {
   readonly detail: string;
   readonly extensions: Record<string, unknown>;
   readonly headers: Record<string, string>;
+  /** An outcome the server chose, not a fault (e.g. a 503 because it is shutting down): logged at info. */
+  readonly expected: boolean;
 
   constructor(
     kind: ProblemKind,
     detail: string,
-    opts: { extensions?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+    opts: {
+      extensions?: Record<string, unknown>;
+      headers?: Record<string, string>;
+      cause?: unknown;
+      expected?: boolean;
+    } = {},
   ) {
     super(detail, { cause: opts.cause });
     this.name = 'HttpProblem';
@@ -65,6 +72,7 @@ export class HttpProblem extends Error {
     this.detail = detail;
     this.extensions = opts.extensions ?? {};
     this.headers = opts.headers ?? {};
+    this.expected = opts.expected ?? false;
   }
 
   body(requestId?: string): ProblemBody {

@@ -4,19 +4,26 @@ import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
 import {
   installTemporalLogging,
+  prepareOrExit,
   runProcess,
   startInfrastructure,
   startMetricsService,
   stopAll,
   type Service,
 } from '../workers/services.ts';
-import { startApiService } from '../workers/api-service.ts';
+import { apiBindOf, checkApiPortFree, startApiService } from '../workers/api-service.ts';
 
-const cfg = loadConfig();
-const logger = createLogger('kesoku-api', cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
+// Configuration and API tokens are checked before connecting anywhere.
+const { cfg, logger, apiBind } = prepareOrExit('api', () => {
+  const cfg = loadConfig();
+  const apiBind = apiBindOf(cfg);
+  const logger = createLogger('kesoku-api', cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
+  return { cfg, logger, apiBind };
+});
 installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger);
 
 runProcess('api', logger, async () => {
+  await checkApiPortFree(cfg, apiBind.host);
   const infra = await startInfrastructure(cfg, logger, false);
   const api = await startApiService(cfg, infra, logger).catch(async (err) => {
     await infra.stop();

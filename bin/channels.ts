@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
 import {
   installTemporalLogging,
+  prepareOrExit,
   runProcess,
   startInfrastructure,
   startMetricsService,
@@ -18,12 +19,15 @@ import {
 import { startChannelsService } from '../workers/channel-services.ts';
 
 const named = process.argv.slice(2).filter((a) => a.trim() !== '');
-const cfg = loadConfig();
-const processName = named.length === 1 ? `kesoku-${named[0]}` : 'kesoku-channels';
-const logger = createLogger(processName, cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
+const name = named.length === 1 ? (named[0] as string) : 'channels';
+const { cfg, logger } = prepareOrExit(name, () => {
+  const cfg = loadConfig();
+  const logger = createLogger(`kesoku-${name}`, cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
+  return { cfg, logger };
+});
 installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger);
 
-runProcess(named.length === 1 ? (named[0] as string) : 'channels', logger, async () => {
+runProcess(name, logger, async () => {
   const channels = loadChannelConfigs(process.env, named.length > 0 ? named : undefined);
   // Refused before connecting anywhere: a named channel that is off, or no channel on at all.
   const off = channels.filter((c) => !c.enabled);

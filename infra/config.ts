@@ -122,6 +122,8 @@ const envSchema = z.object({
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
     .optional()
     .transform((v) => v ?? 'info'),
+  /** Log lines: `json` or `pretty` (readable); unset: pretty on a terminal, else JSON (infra/logger.ts). */
+  KESOKU_LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** Locale of new sessions (notices and crash notices): `en` or `zh`. */
   KESOKU_LOCALE: z
     .enum(SESSION_LOCALES)

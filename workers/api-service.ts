@@ -1,7 +1,8 @@
 /** The REST API as a service of a Kesoku process (`npm start`, `npm run api`). */
-import { loadApiTokens } from '../api/auth.ts';
+import net from 'node:net';
+import { checkBind, loadApiTokens, type ApiToken } from '../api/auth.ts';
 import { startApiServer } from '../api/server.ts';
-import { apiHost, type Config } from '../infra/config.ts';
+import { apiHost, ConfigError, type Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { ComponentHealth } from '../infra/metrics.ts';
 import type { Infrastructure, Service } from './services.ts';
@@ -16,6 +17,39 @@ export function codecOrigins(cfg: Config): string[] {
 }
 
 /**
+ * The API's principals and interface from the configuration, checked as the server would check them, so that
+ * a process refuses a bad token or an unauthenticated non-loopback bind before it starts any server.
+ * @throws ConfigError for invalid tokens or a non-loopback host without tokens
+ */
+export function apiBindOf(cfg: Config): { tokens: ApiToken[]; host: string } {
+  const tokens = loadApiTokens(cfg);
+  const host = apiHost(cfg, tokens.length > 0);
+  checkBind(host, tokens);
+  return { tokens, host };
+}
+
+/**
+ * Checks that the API's port can be bound on its interface (a port of 0 always can).
+ * @throws ConfigError naming the port and the variable to change when it is taken (or the bind is refused)
+ */
+export async function checkApiPortFree(cfg: Config, host: string): Promise<void> {
+  if (cfg.KESOKU_API_PORT === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new ConfigError(
+          err.code === 'EADDRINUSE'
+            ? `the API port ${cfg.KESOKU_API_PORT} on ${host} is already in use; pick another with KESOKU_API_PORT`
+            : `the API cannot listen on ${host}:${cfg.KESOKU_API_PORT} (${err.message}); check KESOKU_API_HOST and KESOKU_API_PORT`,
+        ),
+      ),
+    );
+    server.listen({ host, port: cfg.KESOKU_API_PORT, exclusive: true }, () => server.close(() => resolve()));
+  });
+}
+
+/**
  * Runs the REST API. `opts.components`: the states of the other components of this process (e.g. the Discord
  * gateway under `npm start`), reported by the API's `/healthz` next to Temporal and Postgres. Without bearer tokens it must bind to loopback (a non-loopback `KESOKU_API_HOST` is
  * refused) and serves only loopback Host names; the log says which.
@@ -27,8 +61,7 @@ export async function startApiService(
   logger: Logger,
   opts: { components?: () => Promise<ComponentHealth> } = {},
 ): Promise<Service & { url: string }> {
-  const tokens = loadApiTokens(cfg);
-  const host = apiHost(cfg, tokens.length > 0);
+  const { tokens, host } = apiBindOf(cfg);
   const api = await startApiServer({
     pool: infra.pool,
     sessions: infra.sessions,

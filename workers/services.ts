@@ -78,7 +78,8 @@ export function sdkLogLine(
   message: string,
   meta: Record<string, unknown>,
 ): { method: 'trace' | 'debug' | 'info' | 'warn' | 'error'; fields: Record<string, unknown> } {
-  const { error, ...rest } = meta;
+  // An activity's task token is an opaque credential-like blob of no use to a reader.
+  const { error, taskToken: _taskToken, ...rest } = meta;
   // By name, not instanceof: the SDK may load its own copy of @temporalio/common.
   const failure =
     error instanceof Error && error.name === 'ApplicationFailure' ? (error as ApplicationFailure) : null;
@@ -502,10 +503,43 @@ export function runProcess(name: string, logger: Logger, main: () => Promise<() 
   process.on('SIGTERM', onSignal);
   startup = main();
   startup.catch((err: unknown) => {
-    logger.error({ err: String(err) }, `${name} could not start`);
-    process.stderr.write(
-      `kesoku: ${name} could not start: ${err instanceof Error ? err.message : String(err)}\n`,
-    );
-    process.exit(1);
+    // An expected refusal (configuration, a port in use, another instance) is the one line below; anything
+    // else is a fault, logged with its stack as well.
+    if (!isStartupRefusal(err)) logger.error({ err }, `${name} could not start`);
+    exitStartupFailure(name, err);
   });
+}
+
+/**
+ * True for errors that refuse a start for a reason the message fully explains, those with a `kind`
+ * (ConfigError's `config`, `already-running`, `temporal_unavailable`, `postgres_unavailable`): no stack.
+ */
+export function isStartupRefusal(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return typeof (err as { kind?: unknown }).kind === 'string';
+}
+
+/** The line a failed start prints: `kesoku: <name> could not start: <message>`, newline-terminated. */
+export function startupFailureLine(name: string, err: unknown): string {
+  const message = (err instanceof Error ? err.message : String(err)).trimEnd();
+  return `kesoku: ${name} could not start: ${message}\n`;
+}
+
+function exitStartupFailure(name: string, err: unknown): never {
+  process.stderr.write(startupFailureLine(name, err));
+  process.exit(1);
+}
+
+/**
+ * Runs an entry point's preparation before {@link runProcess} (reading the configuration, creating the logger,
+ * checks that need no server) and returns its result. A throw prints {@link startupFailureLine} and exits 1,
+ * never an uncaught stack trace; a fault that is not a {@link isStartupRefusal} keeps its stack on stderr.
+ */
+export function prepareOrExit<T>(name: string, prepare: () => T): T {
+  try {
+    return prepare();
+  } catch (err) {
+    if (!isStartupRefusal(err)) process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    exitStartupFailure(name, err);
+  }
 }

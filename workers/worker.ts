@@ -9,6 +9,7 @@ import { createLogger } from '../infra/logger.ts';
 import {
   coreMetricsAddress,
   installTemporalLogging,
+  prepareOrExit,
   runProcess,
   startInfrastructure,
   startMetricsService,
@@ -18,9 +19,12 @@ import {
 } from './services.ts';
 import { createChannelSinks } from './channel-services.ts';
 
-const cfg = loadConfig();
-const channels = loadChannelConfigs();
-const logger = createLogger('kesoku-worker', cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
+const { cfg, channels, logger } = prepareOrExit('worker', () => {
+  const cfg = loadConfig();
+  const channels = loadChannelConfigs();
+  const logger = createLogger('kesoku-worker', cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
+  return { cfg, channels, logger };
+});
 const prometheusBindAddress = await coreMetricsAddress(cfg);
 installTemporalLogging(cfg.KESOKU_LOG_LEVEL, logger, { prometheusBindAddress });
 

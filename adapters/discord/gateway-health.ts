@@ -117,6 +117,11 @@ export interface GatewayWatchOptions {
 /** A watched gateway. */
 export interface GatewayWatch {
   report(): GatewayHealthReport;
+  /**
+   * The client is being destroyed on purpose (shutdown): the disconnects and reconnects that follow are logged
+   * at debug, not as warnings.
+   */
+  stopping(): void;
 }
 
 /** Follows the client's shard events (see the module comment). Attach before `login`. */
@@ -128,6 +133,7 @@ export function watchGateway(client: Client, o: GatewayWatchOptions): GatewayWat
   let everReady = false;
   let lastCloseCode: number | undefined;
   let fatal: GatewayFatalError | null = null;
+  let closing = false;
   const set = (s: typeof state) => {
     state = s;
     since = new Date();
@@ -148,6 +154,7 @@ export function watchGateway(client: Client, o: GatewayWatchOptions): GatewayWat
     o.onReconnected?.('resumed');
   });
   client.on(Events.ShardReconnecting, () => {
+    if (closing) return void logger.debug('discord gateway closing');
     reconnects += 1;
     set('reconnecting');
     logger.warn({ reconnects }, 'discord gateway disconnected; reconnecting');
@@ -155,6 +162,7 @@ export function watchGateway(client: Client, o: GatewayWatchOptions): GatewayWat
   client.on(Events.ShardError, (err) => logger.warn({ err: String(err) }, 'discord gateway error'));
   client.on(Events.ShardDisconnect, (event) => {
     lastCloseCode = event.code;
+    if (closing) return void logger.debug({ code: event.code }, 'discord gateway closed');
     if (FATAL_CLOSE_CODES[event.code] === undefined) {
       logger.warn({ code: event.code }, 'discord gateway closed');
       return;
@@ -180,6 +188,9 @@ export function watchGateway(client: Client, o: GatewayWatchOptions): GatewayWat
         ...(fatal ? { error: (fatal as GatewayFatalError).message } : {}),
         since: since.toISOString(),
       };
+    },
+    stopping() {
+      closing = true;
     },
   };
 }

@@ -274,6 +274,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     await client.login(config.DISCORD_TOKEN);
     await ready;
   } catch (err) {
+    gateway.stopping();
     await client.destroy();
     // A refusal for good (bad token, disallowed intents) explains itself better than the library's error.
     throw (fatalAtStart as GatewayFatalError | null) ?? err;
@@ -296,6 +297,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
       accepting = false;
       await Promise.allSettled([...inFlight]);
       await sink.close();
+      gateway.stopping();
       await client.destroy();
     })();
     return stopping;

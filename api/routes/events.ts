@@ -48,7 +48,8 @@ export function eventsRouter(d: ResolvedDeps): Router {
     // caller as its first message would claim it (404 when it is another principal's or a chat channel's), and
     // the stream starts at revision 0, so the first message's commit is its first event.
     const session = await authorizeSubmit(d.pool, callerOf(res), sessionId);
-    if (d.events.closed) throw new HttpProblem('unavailable', 'the server is shutting down');
+    if (d.events.closed)
+      throw new HttpProblem('unavailable', 'the server is shutting down', { expected: true });
     const currentRevision = session?.revision ?? 0;
     // A revision the session never reached (its data was reset since the client saw it) would hold back every
     // commit up to it: the stream starts over from revision 0 instead, so the first turn.committed has

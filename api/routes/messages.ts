@@ -164,6 +164,7 @@ export async function answerAfterWait(
   if (d.events.closed) {
     throw new HttpProblem('unavailable', 'the server is shutting down; the message stays accepted', {
       extensions,
+      expected: true,
     });
   }
   const pending = await listPendingApprovals(d.pool, sessionId).catch(() => []);

@@ -68,6 +68,24 @@ describe('request handling', () => {
     }
   });
 
+  it('logs a wait cut short by a shutdown (503) at info without a stack, not as an error', async () => {
+    const lines: Json[] = [];
+    const logger = pino({ level: 'debug' }, { write: (s: string) => void lines.push(JSON.parse(s) as Json) });
+    const server = await startApiFor(h.stack, { logger });
+    const client = new ApiClient(server.url);
+    const waiting = client
+      .post(`/v1/sessions/${uniqueId('s')}/messages`, { content: 'sleep: 5', wait: 30 })
+      .catch(() => null);
+    await expect.poll(() => lines.some((l) => l.msg === 'message accepted'), { timeout: 20_000 }).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    await server.close();
+    await waiting;
+    const line = lines.find((l) => l.problem === 'unavailable');
+    expect(line, JSON.stringify(lines)).toMatchObject({ level: 30, status: 503 });
+    expect(line?.err).toBeUndefined();
+    expect(lines.filter((l) => (l.level as number) >= 50)).toEqual([]);
+  });
+
   it('answers a body over 256 KiB with a 413 problem', async () => {
     const session = uniqueId('s');
     const res = await h.client.post(`/v1/sessions/${session}/messages`, { content: 'x'.repeat(257 * 1024) });

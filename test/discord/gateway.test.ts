@@ -134,6 +134,26 @@ describe('Discord gateway health', () => {
     }
   });
 
+  it('stops without logging a disconnect or a reconnect: destroying the client is no outage', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const adapter = await startDiscordAdapter({
+      config: adapterConfig({
+        DISCORD_TOKEN: bench.fake.token,
+        DISCORD_API_URL: bench.fake.apiUrl,
+        KESOKU_DATA_DIR: bench.stack.dataDir,
+        DISCORD_ALLOWED_USERS: bench.alice.id,
+      }),
+      sessions: bench.stack.sessions,
+      pool: bench.stack.pool,
+      logger,
+    });
+    await adapter.stop();
+    await new Promise((r) => setTimeout(r, 500));
+    const gatewayWarnings = lines.filter((l) => l.level >= 40 && l.msg.startsWith('discord gateway'));
+    expect(gatewayWarnings.map((l) => l.msg)).toEqual([]);
+  });
+
   it('a typed /new fetched again by a restarted adapter (catch-up) starts no second conversation', async () => {
     const channel = bench.channels[3] as string;
     const first = await bench.say({ channelId: channel, content: 'the old conversation', mentionBot: true });

@@ -17,12 +17,13 @@ import { ROOT } from '../support/processes.ts';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-start-'));
 let fake: FakeModelServer | undefined;
 let running: ChildProcess | undefined;
+const extraDirs: string[] = [];
 
 afterAll(async () => {
   if (running && running.exitCode === null && running.signalCode === null)
     process.kill(-running.pid!, 'SIGKILL');
   await fake?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  for (const d of [dataDir, ...extraDirs]) fs.rmSync(d, { recursive: true, force: true });
 });
 
 /** PIDs of processes whose command line contains `needle`. */
@@ -75,6 +76,103 @@ async function npmStart(env: NodeJS.ProcessEnv): Promise<Started> {
   return { child, output: () => out, exited };
 }
 
+/** This test process's environment without Kesoku's, Postgres's, Temporal's and Discord's variables. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !/^(KESOKU_|DATABASE_URL$|TEMPORAL_ADDRESS$|DISCORD_)/.test(k),
+    ),
+  );
+}
+
+/** Runs `npm run <script>` to its exit (at most 120 s): exit code and stdout+stderr as they interleaved. */
+function npmRun(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', script], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => {
+      process.kill(-child.pid!, 'SIGKILL');
+      reject(new Error(`npm run ${script} still running after 120 s:\n${out}`));
+    }, 120_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+/** No stack trace, no Node.js crash banner, no JSON log line: what a person should not have to read. */
+function expectCleanRefusal(out: string): void {
+  expect(out).not.toMatch(/^\s+at /m);
+  expect(out).not.toContain('Node.js v');
+  expect(out).not.toContain('file://');
+  expect(out).not.toContain('"level"');
+}
+
+describe('npm start refuses a bad configuration at once', () => {
+  it('prints one kesoku: line for an invalid variable, in every entry point that reads the configuration', async () => {
+    for (const script of ['start', 'worker', 'api', 'channels']) {
+      const { code, out } = await npmRun(script, {
+        ...cleanEnv(),
+        KESOKU_DATA_DIR: path.join(dataDir, 'never-created'),
+        KESOKU_API_PORT: 'abc',
+        KESOKU_TOOL_APPROVAL: 'sometimes',
+      });
+      expect(code, `${script}:\n${out}`).toBe(1);
+      expect(out, script).toMatch(/^kesoku: \S+ could not start: invalid configuration:/);
+      expect(out, script).toContain('KESOKU_API_PORT: must be an integer between 0 and 65535');
+      expect(out, script).toContain('KESOKU_TOOL_APPROVAL: ');
+      expect(out.endsWith('\n'), script).toBe(true);
+      expectCleanRefusal(out);
+    }
+    expect(fs.existsSync(path.join(dataDir, 'never-created'))).toBe(false);
+  }, 300_000);
+
+  it('refuses a short API token, an unauthenticated public bind and a taken API port before starting any server', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    const takenPort = (taken.address() as net.AddressInfo).port;
+    try {
+      const cases: [NodeJS.ProcessEnv, string][] = [
+        [{ KESOKU_API_TOKENS: 'alice:short' }, 'the token must be at least 32 printable characters'],
+        [{ KESOKU_API_HOST: '0.0.0.0' }, 'refusing to serve the API on 0.0.0.0 without tokens'],
+        [{ KESOKU_API_PORT: String(takenPort) }, `the API port ${takenPort} on 127.0.0.1 is already in use`],
+      ];
+      for (const [i, [vars, message]] of cases.entries()) {
+        // A data dir not made yet (as a first start has it), where Postgres could be set up if it were started.
+        const dir = path.join(os.tmpdir(), `kesoku-refused-${process.pid}-${i}`);
+        extraDirs.push(dir);
+        const started = Date.now();
+        const { code, out } = await npmRun('start', {
+          ...cleanEnv(),
+          KESOKU_DATA_DIR: dir,
+          KESOKU_TEMPORAL_PORT: String(await freePort()),
+          KESOKU_TEMPORAL_UI_PORT: String(await freePort()),
+          KESOKU_POSTGRES_PORT: String(await freePort()),
+          ...vars,
+        });
+        expect(code, out).toBe(1);
+        expect(out).toMatch(/^kesoku: kesoku could not start: /);
+        expect(out).toContain(message);
+        expectCleanRefusal(out);
+        // Neither server was started: no Temporal database, no Postgres cluster, and no wait for them.
+        const made = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+        expect(made.filter((f) => f.startsWith('temporal') || f === 'postgres')).toEqual([]);
+        expect(Date.now() - started).toBeLessThan(30_000);
+      }
+    } finally {
+      taken.close();
+    }
+  }, 300_000);
+});
+
 describe('npm start', () => {
   it('answers, stops every part on Ctrl-C and on SIGTERM, and a second start finds the session again', async () => {
     fake = await startFakeModelServer();
@@ -84,11 +182,7 @@ describe('npm start', () => {
       ui: await freePort(),
       postgres: await freePort(),
     };
-    const env: NodeJS.ProcessEnv = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([k]) => !/^(KESOKU_|DATABASE_URL$|TEMPORAL_ADDRESS$|DISCORD_)/.test(k),
-      ),
-    );
+    const env = cleanEnv();
     Object.assign(env, {
       KESOKU_DATA_DIR: dataDir,
       KESOKU_API_PORT: String(ports.api),
@@ -131,12 +225,26 @@ describe('npm start', () => {
       expect(fs.statSync(path.join(dataDir, f)).mode & 0o077, f).toBe(0);
     }
 
+    // A second npm start of the same data dir names the running one and leaves it alone.
+    const pidFile = path.join(dataDir, 'kesoku.pid');
+    // npm runs `exec node bin/start.ts` through sh: the node process is npm's child.
+    const owner = Number(execFileSync('pgrep', ['-P', String(first.child.pid)], { encoding: 'utf8' }).trim());
+    expect(owner).toBeGreaterThan(0);
+    const again = await npmRun('start', env);
+    expect(again.code, again.out).toBe(1);
+    expect(again.out).toBe(
+      `kesoku: kesoku could not start: Kesoku is already running from this checkout (pid ${owner}, API at ${api}); ` +
+        'stop it with Ctrl-C in its terminal\n',
+    );
+    expect((await fetch(`${api}/healthz`)).status).toBe(200);
+
     // Ctrl-C: SIGINT to the whole foreground process group.
     process.kill(-first.child.pid!, 'SIGINT');
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain('kesoku stopped');
     expect(first.output()).not.toContain('again, exiting now');
     for (const port of allPorts) expect(await portOpen(port), `port ${port} after Ctrl-C`).toBe(false);
+    expect(fs.existsSync(pidFile), 'pid file after Ctrl-C').toBe(false);
 
     // Second start: the session and its messages are there; SIGTERM to the npm process alone stops it all.
     const second = await npmStart(env);

@@ -30,4 +30,13 @@ describe('sdkLogLine', () => {
       fields: { state: 'RUNNING' },
     });
   });
+
+  it("leaves out an activity's task token (an opaque blob of no use to a reader)", () => {
+    const line = sdkLogLine('WARN', 'Activity failed', {
+      attempt: 2,
+      taskToken: 'Cg5zZWNyZXQ=',
+      activityType: 'x',
+    });
+    expect(line.fields).toEqual({ attempt: 2, activityType: 'x' });
+  });
 });

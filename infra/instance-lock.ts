@@ -1,0 +1,103 @@
+/**
+ * One `npm start` per data dir: a pid file (`<data dir>/kesoku.pid`, JSON `{pid, apiUrl}`) created exclusively
+ * at start-up and removed at exit. A second start finds it, checks that its pid is a live Kesoku process and
+ * refuses with a line naming that pid and its API, instead of failing later on a port of the first one. A file
+ * left behind by a killed process (its pid gone, or reused by another program) is taken over.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The pid file's name in the data dir. */
+export const PID_FILE = 'kesoku.pid';
+
+/** What the pid file holds. `apiUrl`: the REST API's URL (as configured until the API listens). */
+export interface InstanceInfo {
+  pid: number;
+  apiUrl?: string;
+}
+
+/** Another live Kesoku already runs from this data dir. */
+export class AlreadyRunningError extends Error {
+  readonly kind = 'already-running';
+  readonly other: InstanceInfo;
+  constructor(other: InstanceInfo) {
+    super(
+      `Kesoku is already running from this checkout (pid ${other.pid}, ` +
+        `${other.apiUrl ? `API at ${other.apiUrl}` : 'still starting'}); stop it with Ctrl-C in its terminal`,
+    );
+    this.other = other;
+  }
+}
+
+/** The held pid file: `update` records the API's URL once known; `release` removes the file (idempotent). */
+export interface InstanceLock {
+  readonly file: string;
+  update(apiUrl: string): void;
+  release(): void;
+}
+
+/**
+ * True when `pid` is a running process that looks like a Kesoku start (its command line names `start.ts`).
+ * Where /proc is unavailable, a live pid is enough.
+ */
+export function isLiveKesoku(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  let cmdline: string;
+  try {
+    cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return !fs.existsSync('/proc/self');
+  }
+  return cmdline.includes('start.ts');
+}
+
+function readInfo(file: string): InstanceInfo | null {
+  try {
+    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<InstanceInfo>;
+    return typeof v.pid === 'number' ? { pid: v.pid, apiUrl: v.apiUrl } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Takes the pid file of `dataDir` (which must exist) for this process, with `apiUrl` as the URL so far. The file
+ * is removed when this process exits, however it exits short of SIGKILL.
+ * @throws AlreadyRunningError when a live Kesoku holds it
+ */
+export function acquireInstanceLock(dataDir: string, apiUrl?: string): InstanceLock {
+  const file = path.join(dataDir, PID_FILE);
+  const mine = (url?: string) => JSON.stringify({ pid: process.pid, apiUrl: url }) + '\n';
+  for (let attempt = 0; ; attempt++) {
+    try {
+      fs.writeFileSync(file, mine(apiUrl), { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 2) throw err;
+    }
+    const other = readInfo(file);
+    if (other && isLiveKesoku(other.pid)) throw new AlreadyRunningError(other);
+    // Stale (its process is gone) or unreadable: remove it and try again; of two racing starts one wins `wx`.
+    fs.rmSync(file, { force: true });
+  }
+  let held = true;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    process.off('exit', release);
+    if (readInfo(file)?.pid === process.pid) fs.rmSync(file, { force: true });
+  };
+  process.on('exit', release);
+  return {
+    file,
+    update(url) {
+      if (held) fs.writeFileSync(file, mine(url), { mode: 0o600 });
+    },
+    release,
+  };
+}
