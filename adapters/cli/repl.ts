@@ -97,6 +97,8 @@ class ChatRepl {
   private live = new LiveTurn();
   /** Ids of messages printed (or deliberately not printed) — each is shown once. */
   private printed = new Set<string>();
+  /** Typed messages sent but not echoed yet (id → content): echoed once the API accepted them. */
+  private unechoed = new Map<string, string>();
   /** Latest status of every message seen. */
   private statuses = new Map<string, Message['status']>();
   private waiters = new Map<string, () => void>();
@@ -133,18 +135,26 @@ class ChatRepl {
     });
     this.rl = rl;
     if (rl.terminal) this.screen.attach(rl);
-    // Piped lines arrive while the client is still starting; the iterator buffers them from its creation.
+    // Lines arrive while the client is still starting: piped ones are buffered by the iterator from its
+    // creation, typed ones by a listener attached at once and handed to the input loop in order.
     const lines = this.interactive ? null : rl[Symbol.asyncIterator]();
+    const early: string[] = [];
+    const keepEarly = (line: string) => void early.push(line);
+    if (this.interactive) rl.on('line', keepEarly);
     const stopOnSignal = () => this.quit();
     process.once('SIGINT', stopOnSignal);
     process.once('SIGTERM', stopOnSignal);
     rl.on('SIGINT', stopOnSignal);
     try {
       const session = await this.connect();
-      if (session === 'failed') return EXIT.unavailable;
-      if (this.quitting) return EXIT.ok;
+      if (session === 'failed' || this.quitting) {
+        this.reportUnsent(early);
+        return session === 'failed' ? EXIT.unavailable : EXIT.ok;
+      }
       await this.open(session);
-      return lines ? await this.scriptLoop(lines) : await this.interactiveLoop(rl);
+      if (lines) return await this.scriptLoop(lines);
+      rl.off('line', keepEarly);
+      return await this.interactiveLoop(rl, early);
     } finally {
       process.off('SIGINT', stopOnSignal);
       process.off('SIGTERM', stopOnSignal);
@@ -293,6 +303,7 @@ class ChatRepl {
         const next = this.approvals.drop(m.id);
         if (next) this.note(approvalPromptText(next), 'warn');
       }
+      if (this.unechoed.has(m.id)) this.echo(m.id);
       if (this.printed.has(m.id)) continue;
       this.printed.add(m.id);
       const text = renderMessage(m, this.o.render);
@@ -329,22 +340,37 @@ class ChatRepl {
   // -------------------------------------------------------------------------------------------------------------
   // Input
 
-  private interactiveLoop(rl: readline.Interface): Promise<number> {
+  /**
+   * Handles typed lines one after another until the client quits, starting with `early`: the lines typed
+   * while the client was starting (already on screen where they were typed, so not erased as a fresh one is).
+   */
+  private interactiveLoop(rl: readline.Interface, early: string[]): Promise<number> {
     return new Promise<number>((resolve) => {
       let chain = Promise.resolve();
       const finish = () => resolve(EXIT.ok);
       this.quitSignal.signal.addEventListener('abort', finish, { once: true });
       rl.on('close', () => this.quit());
-      rl.on('line', (line) => {
+      const handle = (line: string, onScreen: boolean) => {
         chain = chain.then(async () => {
           if (this.quitting) return;
-          const r = await this.handleLine(line, true);
+          const r = await this.handleLine(line, true, onScreen);
           if (r.quit) this.quit();
         });
-      });
+      };
+      for (const line of early.splice(0)) handle(line, false);
+      rl.on('line', (line) => handle(line, true));
       this.screen.showPrompt();
       if (!rl.terminal) rl.prompt();
     });
+  }
+
+  /** Says which lines typed while the client was starting were not sent (it could not start, or quit). */
+  private reportUnsent(early: string[]): void {
+    const unsent = early.filter((l) => l.trim() !== '');
+    if (unsent.length === 0) return;
+    const s = unsent.length === 1 ? '' : 's';
+    const text = `not sent — typed before the client was connected (${unsent.length} line${s}):\n${unsent.map((l) => `  ${l}`).join('\n')}`;
+    this.o.errors.write(`${renderNotice(clean(text), 'error', this.o.render)}\n`);
   }
 
   private async scriptLoop(lines: AsyncIterator<string>): Promise<number> {
@@ -366,12 +392,18 @@ class ChatRepl {
     return failed ? EXIT.failed : EXIT.ok;
   }
 
-  /** One line of input: a command or a message. */
-  private async handleLine(raw: string, typed: boolean): Promise<LineResult> {
+  /**
+   * One line of input: a command or a message. `typed`: from a person at a terminal; `onScreen` (default
+   * true): readline just left it under the prompt, where it is replaced by its transcript form.
+   */
+  private async handleLine(raw: string, typed: boolean, onScreen = true): Promise<LineResult> {
     const line = raw.replace(/\s+$/, '');
     const s = this.o.render.style;
+    const entered = (echo: string | null) => {
+      if (typed && onScreen) this.screen.entered(raw, echo);
+    };
     if (line.trim() === '') {
-      if (typed) this.screen.entered(raw, null);
+      entered(null);
       this.screen.showPrompt();
       return {};
     }
@@ -379,13 +411,13 @@ class ChatRepl {
     const waiting = this.approvals.current();
     const answer = waiting ? parseApprovalAnswer(line) : null;
     if (waiting && answer) {
-      if (typed) this.screen.entered(raw, s.dim(`› ${line}`));
+      entered(s.dim(`› ${line}`));
       this.screen.showPrompt();
       return this.answerApproval(waiting, answer);
     }
     // Only a line that is wholly a command counts (the rule shared with the chat adapters); `//` sends a literal `/`.
     const isCommand = !line.startsWith('//') && parseChatCommand(line, CLI_LOCAL_COMMANDS) !== null;
-    if (typed) this.screen.entered(raw, isCommand ? s.dim(`› ${line}`) : null);
+    entered(isCommand ? s.dim(`› ${line}`) : null);
     this.screen.showPrompt();
     if (isCommand) return this.command(line);
     const content = line.startsWith('//') ? line.slice(1) : line;
@@ -401,9 +433,10 @@ class ChatRepl {
     const id = randomUUID();
     const sessionId = this.sessionId;
     if (typed) {
-      // The terminal already shows what was typed; print it in transcript form now, not again when committed.
+      // Echoed in transcript form once accepted (or when its commit arrives first), not again when committed;
+      // a line the API refuses is not shown as sent.
       this.printed.add(id);
-      this.screen.print(renderUserLine(this.o.sender, content, this.o.render));
+      this.unechoed.set(id, content);
     }
     for (let attempt = 1; ; attempt++) {
       try {
@@ -418,6 +451,7 @@ class ChatRepl {
           const n = accepted.queue_position;
           this.note(`queued: ${n} turn${n === 1 ? '' : 's'} ahead of it`);
         }
+        this.echo(id);
         this.follower?.wake();
         return id;
       } catch (err) {
@@ -426,6 +460,8 @@ class ChatRepl {
           await this.pause(500 * attempt);
           continue;
         }
+        this.unechoed.delete(id);
+        this.printed.delete(id);
         const giveBack = typed && this.rl?.terminal === true && this.rl.line === '';
         this.note(
           `not sent — ${describeError(err)}${giveBack ? ' (your text is back in the prompt)' : ''}`,
@@ -435,6 +471,14 @@ class ChatRepl {
         return null;
       }
     }
+  }
+
+  /** Prints a typed message, accepted or committed, in transcript form (once). */
+  private echo(id: string): void {
+    const content = this.unechoed.get(id);
+    if (content === undefined) return;
+    this.unechoed.delete(id);
+    this.screen.print(renderUserLine(this.o.sender, content, this.o.render));
   }
 
   /**

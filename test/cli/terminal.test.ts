@@ -155,6 +155,49 @@ describe('npm run chat', () => {
     expect(row).toMatchObject({ chatbot_id: 'cli', mode: 'queue', turn_count: 1 });
   });
 
+  it('on a terminal, lines typed before the client is connected are sent in order once it is', async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}`;
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', url], { tty: true, keepStdinOpen: true });
+    let late: ApiServer | null = null;
+    try {
+      await cli.waitFor('Waiting for it');
+      cli.write('typed early\r');
+      await new Promise((r) => setTimeout(r, 300));
+      late = await startApi(port);
+      await cli.waitFor(`session ${session}`);
+      cli.write('typed late\r');
+      await expect
+        .poll(async () => userTexts(await stack.messages(session)), { timeout: 20_000 })
+        .toEqual(['typed early', 'typed late']);
+      cli.write('/quit\r');
+      expect(await cli.exit()).toBe(0);
+    } finally {
+      cli.kill();
+      await late?.close();
+    }
+  });
+
+  it('on a terminal, a line the API does not accept is not shown as sent', async () => {
+    const port = await closedPort();
+    const own = await startApi(port);
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', own.url], { tty: true, keepStdinOpen: true });
+    try {
+      await cli.waitFor(`session ${session}`);
+      await own.close();
+      cli.write('during restart\r');
+      await cli.waitFor('your text is back in the prompt');
+      const out = stripVTControlCharacters(cli.output());
+      expect(out).toContain('not sent');
+      expect(out).not.toContain('tester › during restart');
+    } finally {
+      cli.kill();
+      await own.close();
+    }
+  });
+
   it('says clearly that the API is not reachable and exits with code 2', async () => {
     const port = await closedPort();
     const url = `http://127.0.0.1:${port}`;
@@ -167,6 +210,23 @@ describe('npm run chat', () => {
     expect(cli.output()).not.toContain('at Object.');
   });
 });
+
+/** A second API server over the same stack, on `port`. */
+function startApi(port: number): Promise<ApiServer> {
+  return startApiServer({
+    pool: stack.pool,
+    sessions: stack.sessions,
+    databaseUrl: stack.databaseUrl,
+    logger: createLogger('test-cli', process.env.KESOKU_TEST_LOG ?? 'silent'),
+    host: '127.0.0.1',
+    port,
+    tokens: [],
+  });
+}
+
+/** The texts of a session's user messages, in commit order. */
+const userTexts = (ms: { role: string; type: string; content: unknown }[]) =>
+  ms.filter((m) => m.role === 'user' && m.type === 'text').map((m) => m.content);
 
 const esc = (s: string) => s.replace(/[[\]\\^$.*+?(){}|]/g, '\\$&');
 
