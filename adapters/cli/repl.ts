@@ -22,6 +22,7 @@ import { DeliveryAcks } from './acks.ts';
 import {
   ApiError,
   describeError,
+  notFoundForToken,
   type KesokuApi,
   type RestChannel,
   type SessionInfo,
@@ -111,6 +112,8 @@ class ChatRepl {
   /** The session's chatbot, once known (from the session or its messages); null for a session not created yet. */
   private channel: string | null = null;
   private readonly acks: DeliveryAcks;
+  /** The API answered the start's read with "not found for this token": the session may be someone else's. */
+  private maybeForeign = false;
 
   constructor(opts: ReplOptions) {
     this.o = opts;
@@ -175,7 +178,10 @@ class ChatRepl {
     let attempt = 0;
     for (;;) {
       try {
-        return await this.api.getSession(this.sessionId);
+        const found = await this.api.findSession(this.sessionId);
+        if ('session' in found) return found.session;
+        this.maybeForeign = found.notFound.forToken;
+        return null;
       } catch (err) {
         const retryable = err instanceof ApiError && (err.kind === 'unreachable' || err.status === 503);
         if (!retryable || !this.interactive) {
@@ -204,8 +210,16 @@ class ChatRepl {
         ]
           .filter(Boolean)
           .join(' · ')
-      : 'new session';
+      : this.maybeForeign
+        ? 'not found for this token'
+        : 'new session';
     this.banner(about);
+    if (!session && this.maybeForeign) {
+      this.note(
+        `session ${id} was not found for this token: it belongs to someone else or cannot be used with this token (messages to it are refused), or it does not exist yet (your first message creates it). If it is not yours: ${this.elsewhere()}`,
+        'warn',
+      );
+    }
     let revision = 0;
     this.channel = session?.chatbot_id ?? null;
     if (session) {
@@ -463,10 +477,10 @@ class ChatRepl {
         this.unechoed.delete(id);
         this.printed.delete(id);
         const giveBack = typed && this.rl?.terminal === true && this.rl.line === '';
-        this.note(
-          `not sent — ${describeError(err)}${giveBack ? ' (your text is back in the prompt)' : ''}`,
-          'error',
-        );
+        const why = notFoundForToken(err)
+          ? `session ${sessionId} belongs to someone else or cannot be used with this token; ${this.elsewhere()}`
+          : describeError(err);
+        this.note(`not sent — ${why}${giveBack ? ' (your text is back in the prompt)' : ''}`, 'error');
         if (giveBack) this.rl?.write(content);
         return null;
       }
@@ -650,6 +664,12 @@ class ChatRepl {
     this.note(
       `API ${this.api.baseUrl} · resume with: ${chatCommand(this.api.baseUrl, this.sessionId)}${help}`,
     );
+  }
+
+  /** Where to go instead of a session this token cannot use: another --session (or /new at a terminal). */
+  private elsewhere(): string {
+    const other = chatCommand(this.api.baseUrl, this.o.newSessionId());
+    return `use another session: ${other}${this.interactive ? ' (or /new)' : ''}`;
   }
 
   private note(text: string, level: 'info' | 'warn' | 'error' = 'info'): void {
