@@ -180,6 +180,18 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * True for the 404 the API gives a token that may not use a session (api/access.ts): the session is another
+ * principal's or a chat channel's — or does not exist yet, which the API does not tell apart for that token.
+ */
+export function notFoundForToken(err: unknown): boolean {
+  return (
+    err instanceof ApiError &&
+    err.status === 404 &&
+    /not found for this token/.test(err.problem?.detail ?? '')
+  );
+}
+
 /** The one line a person reads when the API cannot be reached at `baseUrl`. */
 export function unreachableLine(baseUrl: string): string {
   return `Kesoku API at ${baseUrl} is not reachable — is \`npm start\` running?`;
@@ -227,10 +239,22 @@ export class KesokuApi {
 
   /** `GET /v1/sessions/{id}`; null when the session does not exist yet (404). */
   async getSession(sessionId: string): Promise<SessionInfo | null> {
+    const found = await this.findSession(sessionId);
+    return 'notFound' in found ? null : found.session;
+  }
+
+  /**
+   * `GET /v1/sessions/{id}`, telling a 404 apart: `forToken` when the API said the session was not found for
+   * this token ({@link notFoundForToken}), so it may be someone else's.
+   */
+  async findSession(
+    sessionId: string,
+  ): Promise<{ session: SessionInfo } | { notFound: { forToken: boolean } }> {
     try {
-      return await this.call('GET', this.sessionPath(sessionId), sessionSchema);
+      return { session: await this.call('GET', this.sessionPath(sessionId), sessionSchema) };
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return null;
+      if (err instanceof ApiError && err.status === 404)
+        return { notFound: { forToken: notFoundForToken(err) } };
       throw err;
     }
   }

@@ -3,7 +3,8 @@
  * client runs: reconnects with backoff when the API goes away, resumes with `Last-Event-ID: <revision>`, and
  * turns `turn.committed` events into a gap-free sequence of committed messages — when an event does not start
  * where the last one ended (`previous_revision` above the revision held), the missing delta is read with
- * `GET …/messages?after_revision=` first (docs/message-flow.md §11). A session that does not exist yet (404) is waited for.
+ * `GET …/messages?after_revision=` first (docs/message-flow.md §11); one that starts from revision 0 while a
+ * later revision is held is a stream the server reset, taken as a fresh start. A session that does not exist yet (404) is waited for.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { approvalRequestedSchema, type ApprovalRequested } from './approval-prompt.ts';
@@ -105,6 +106,9 @@ export function follow(opts: FollowOptions): Follower {
   };
 
   const onCommittedEvent = async (e: TurnCommitted) => {
+    // A stream the server reset (the revision held is newer than the session's, e.g. after a data reset)
+    // starts again from revision 0 with the whole history: a fresh start.
+    if (e.previous_revision === 0 && revision > 0) revision = 0;
     if (e.revision <= revision) return; // already held (an overlap after a resume)
     if (e.previous_revision > revision) await catchUp();
     if (e.revision <= revision) return;

@@ -22,6 +22,7 @@ import { DeliveryAcks } from './acks.ts';
 import {
   ApiError,
   describeError,
+  notFoundForToken,
   type KesokuApi,
   type RestChannel,
   type SessionInfo,
@@ -97,6 +98,8 @@ class ChatRepl {
   private live = new LiveTurn();
   /** Ids of messages printed (or deliberately not printed) — each is shown once. */
   private printed = new Set<string>();
+  /** Typed messages sent but not echoed yet (id → content): echoed once the API accepted them. */
+  private unechoed = new Map<string, string>();
   /** Latest status of every message seen. */
   private statuses = new Map<string, Message['status']>();
   private waiters = new Map<string, () => void>();
@@ -109,6 +112,8 @@ class ChatRepl {
   /** The session's chatbot, once known (from the session or its messages); null for a session not created yet. */
   private channel: string | null = null;
   private readonly acks: DeliveryAcks;
+  /** The API answered the start's read with "not found for this token": the session may be someone else's. */
+  private maybeForeign = false;
 
   constructor(opts: ReplOptions) {
     this.o = opts;
@@ -133,18 +138,26 @@ class ChatRepl {
     });
     this.rl = rl;
     if (rl.terminal) this.screen.attach(rl);
-    // Piped lines arrive while the client is still starting; the iterator buffers them from its creation.
+    // Lines arrive while the client is still starting: piped ones are buffered by the iterator from its
+    // creation, typed ones by a listener attached at once and handed to the input loop in order.
     const lines = this.interactive ? null : rl[Symbol.asyncIterator]();
+    const early: string[] = [];
+    const keepEarly = (line: string) => void early.push(line);
+    if (this.interactive) rl.on('line', keepEarly);
     const stopOnSignal = () => this.quit();
     process.once('SIGINT', stopOnSignal);
     process.once('SIGTERM', stopOnSignal);
     rl.on('SIGINT', stopOnSignal);
     try {
       const session = await this.connect();
-      if (session === 'failed') return EXIT.unavailable;
-      if (this.quitting) return EXIT.ok;
+      if (session === 'failed' || this.quitting) {
+        this.reportUnsent(early);
+        return session === 'failed' ? EXIT.unavailable : EXIT.ok;
+      }
       await this.open(session);
-      return lines ? await this.scriptLoop(lines) : await this.interactiveLoop(rl);
+      if (lines) return await this.scriptLoop(lines);
+      rl.off('line', keepEarly);
+      return await this.interactiveLoop(rl, early);
     } finally {
       process.off('SIGINT', stopOnSignal);
       process.off('SIGTERM', stopOnSignal);
@@ -165,7 +178,10 @@ class ChatRepl {
     let attempt = 0;
     for (;;) {
       try {
-        return await this.api.getSession(this.sessionId);
+        const found = await this.api.findSession(this.sessionId);
+        if ('session' in found) return found.session;
+        this.maybeForeign = found.notFound.forToken;
+        return null;
       } catch (err) {
         const retryable = err instanceof ApiError && (err.kind === 'unreachable' || err.status === 503);
         if (!retryable || !this.interactive) {
@@ -194,8 +210,16 @@ class ChatRepl {
         ]
           .filter(Boolean)
           .join(' · ')
-      : 'new session';
+      : this.maybeForeign
+        ? 'not found for this token'
+        : 'new session';
     this.banner(about);
+    if (!session && this.maybeForeign) {
+      this.note(
+        `session ${id} was not found for this token: it belongs to someone else or cannot be used with this token (messages to it are refused), or it does not exist yet (your first message creates it). If it is not yours: ${this.elsewhere()}`,
+        'warn',
+      );
+    }
     let revision = 0;
     this.channel = session?.chatbot_id ?? null;
     if (session) {
@@ -293,6 +317,7 @@ class ChatRepl {
         const next = this.approvals.drop(m.id);
         if (next) this.note(approvalPromptText(next), 'warn');
       }
+      if (this.unechoed.has(m.id)) this.echo(m.id);
       if (this.printed.has(m.id)) continue;
       this.printed.add(m.id);
       const text = renderMessage(m, this.o.render);
@@ -329,22 +354,37 @@ class ChatRepl {
   // -------------------------------------------------------------------------------------------------------------
   // Input
 
-  private interactiveLoop(rl: readline.Interface): Promise<number> {
+  /**
+   * Handles typed lines one after another until the client quits, starting with `early`: the lines typed
+   * while the client was starting (already on screen where they were typed, so not erased as a fresh one is).
+   */
+  private interactiveLoop(rl: readline.Interface, early: string[]): Promise<number> {
     return new Promise<number>((resolve) => {
       let chain = Promise.resolve();
       const finish = () => resolve(EXIT.ok);
       this.quitSignal.signal.addEventListener('abort', finish, { once: true });
       rl.on('close', () => this.quit());
-      rl.on('line', (line) => {
+      const handle = (line: string, onScreen: boolean) => {
         chain = chain.then(async () => {
           if (this.quitting) return;
-          const r = await this.handleLine(line, true);
+          const r = await this.handleLine(line, true, onScreen);
           if (r.quit) this.quit();
         });
-      });
+      };
+      for (const line of early.splice(0)) handle(line, false);
+      rl.on('line', (line) => handle(line, true));
       this.screen.showPrompt();
       if (!rl.terminal) rl.prompt();
     });
+  }
+
+  /** Says which lines typed while the client was starting were not sent (it could not start, or quit). */
+  private reportUnsent(early: string[]): void {
+    const unsent = early.filter((l) => l.trim() !== '');
+    if (unsent.length === 0) return;
+    const s = unsent.length === 1 ? '' : 's';
+    const text = `not sent — typed before the client was connected (${unsent.length} line${s}):\n${unsent.map((l) => `  ${l}`).join('\n')}`;
+    this.o.errors.write(`${renderNotice(clean(text), 'error', this.o.render)}\n`);
   }
 
   private async scriptLoop(lines: AsyncIterator<string>): Promise<number> {
@@ -366,12 +406,18 @@ class ChatRepl {
     return failed ? EXIT.failed : EXIT.ok;
   }
 
-  /** One line of input: a command or a message. */
-  private async handleLine(raw: string, typed: boolean): Promise<LineResult> {
+  /**
+   * One line of input: a command or a message. `typed`: from a person at a terminal; `onScreen` (default
+   * true): readline just left it under the prompt, where it is replaced by its transcript form.
+   */
+  private async handleLine(raw: string, typed: boolean, onScreen = true): Promise<LineResult> {
     const line = raw.replace(/\s+$/, '');
     const s = this.o.render.style;
+    const entered = (echo: string | null) => {
+      if (typed && onScreen) this.screen.entered(raw, echo);
+    };
     if (line.trim() === '') {
-      if (typed) this.screen.entered(raw, null);
+      entered(null);
       this.screen.showPrompt();
       return {};
     }
@@ -379,13 +425,13 @@ class ChatRepl {
     const waiting = this.approvals.current();
     const answer = waiting ? parseApprovalAnswer(line) : null;
     if (waiting && answer) {
-      if (typed) this.screen.entered(raw, s.dim(`› ${line}`));
+      entered(s.dim(`› ${line}`));
       this.screen.showPrompt();
       return this.answerApproval(waiting, answer);
     }
     // Only a line that is wholly a command counts (the rule shared with the chat adapters); `//` sends a literal `/`.
     const isCommand = !line.startsWith('//') && parseChatCommand(line, CLI_LOCAL_COMMANDS) !== null;
-    if (typed) this.screen.entered(raw, isCommand ? s.dim(`› ${line}`) : null);
+    entered(isCommand ? s.dim(`› ${line}`) : null);
     this.screen.showPrompt();
     if (isCommand) return this.command(line);
     const content = line.startsWith('//') ? line.slice(1) : line;
@@ -401,9 +447,10 @@ class ChatRepl {
     const id = randomUUID();
     const sessionId = this.sessionId;
     if (typed) {
-      // The terminal already shows what was typed; print it in transcript form now, not again when committed.
+      // Echoed in transcript form once accepted (or when its commit arrives first), not again when committed;
+      // a line the API refuses is not shown as sent.
       this.printed.add(id);
-      this.screen.print(renderUserLine(this.o.sender, content, this.o.render));
+      this.unechoed.set(id, content);
     }
     for (let attempt = 1; ; attempt++) {
       try {
@@ -418,6 +465,7 @@ class ChatRepl {
           const n = accepted.queue_position;
           this.note(`queued: ${n} turn${n === 1 ? '' : 's'} ahead of it`);
         }
+        this.echo(id);
         this.follower?.wake();
         return id;
       } catch (err) {
@@ -426,15 +474,25 @@ class ChatRepl {
           await this.pause(500 * attempt);
           continue;
         }
+        this.unechoed.delete(id);
+        this.printed.delete(id);
         const giveBack = typed && this.rl?.terminal === true && this.rl.line === '';
-        this.note(
-          `not sent — ${describeError(err)}${giveBack ? ' (your text is back in the prompt)' : ''}`,
-          'error',
-        );
+        const why = notFoundForToken(err)
+          ? `session ${sessionId} belongs to someone else or cannot be used with this token; ${this.elsewhere()}`
+          : describeError(err);
+        this.note(`not sent — ${why}${giveBack ? ' (your text is back in the prompt)' : ''}`, 'error');
         if (giveBack) this.rl?.write(content);
         return null;
       }
     }
+  }
+
+  /** Prints a typed message, accepted or committed, in transcript form (once). */
+  private echo(id: string): void {
+    const content = this.unechoed.get(id);
+    if (content === undefined) return;
+    this.unechoed.delete(id);
+    this.screen.print(renderUserLine(this.o.sender, content, this.o.render));
   }
 
   /**
@@ -606,6 +664,12 @@ class ChatRepl {
     this.note(
       `API ${this.api.baseUrl} · resume with: ${chatCommand(this.api.baseUrl, this.sessionId)}${help}`,
     );
+  }
+
+  /** Where to go instead of a session this token cannot use: another --session (or /new at a terminal). */
+  private elsewhere(): string {
+    const other = chatCommand(this.api.baseUrl, this.o.newSessionId());
+    return `use another session: ${other}${this.interactive ? ' (or /new)' : ''}`;
   }
 
   private note(text: string, level: 'info' | 'warn' | 'error' = 'info'): void {

@@ -178,6 +178,22 @@ describe('follow', () => {
     expect(lastEventIds).toEqual(['0', '0']);
   });
 
+  it('takes a stream the server reset (previous revision 0 while it holds a later one) as a fresh start', async () => {
+    const { api, lastEventIds } = await fakeApi((_req, res) => {
+      open(res);
+      committed(res, 0, 2, [at(1), at(2)]); // the session's data was reset: its whole history
+      committed(res, 2, 3, [at(3)]);
+    });
+    const r = recorder();
+    followers.push(follow({ api, sessionId: 's1', afterRevision: 9, handlers: r.handlers }));
+    await r.until(() => r.batches.length === 2);
+    expect(lastEventIds).toEqual(['9']);
+    expect(r.batches).toEqual([
+      { ids: ['m1', 'm2'], revision: 2 },
+      { ids: ['m3'], revision: 3 },
+    ]);
+  });
+
   it('skips a frame it cannot understand and keeps the stream', async () => {
     const { api } = await fakeApi((_req, res) => {
       open(res);

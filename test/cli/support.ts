@@ -31,10 +31,12 @@ export function runCli(
   args: string[],
   opts: { stdin?: string; keepStdinOpen?: boolean; env?: NodeJS.ProcessEnv; tty?: boolean } = {},
 ): CliRun {
-  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '1', USER: 'tester', ...opts.env };
+  // The environment's API settings are not the test's; `opts.env` may set them.
+  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '1', USER: 'tester' };
   delete env.KESOKU_API_URL;
   delete env.KESOKU_API_TOKEN;
   delete env.KESOKU_API_TOKENS;
+  Object.assign(env, opts.env);
   const argv = [process.execPath, path.join(ROOT, 'adapters', 'cli', 'main.ts'), ...args];
   const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
   const child = opts.tty

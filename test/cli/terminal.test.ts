@@ -6,6 +6,7 @@ import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../api/server.ts';
+import type { ApiToken } from '../../api/auth.ts';
 import { getSession } from '../../db/sessions.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
@@ -138,6 +139,37 @@ describe('npm run chat', () => {
     }
   });
 
+  it('on a terminal, the streamed compaction summary is no longer live once the summary is printed', async () => {
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', api.url], { tty: true, keepStdinOpen: true });
+    try {
+      await cli.waitFor(`session ${session}`);
+      cli.write('hello before compaction\r');
+      await cli.waitFor('echo: hello before compaction');
+      await expect
+        .poll(async () => (await stack.messages(session)).find((m) => m.role === 'user')?.status, {
+          timeout: 20_000,
+        })
+        .toBe('processed');
+      const summary = Array.from({ length: 8 }, (_, i) => `summary-row-${i + 1}`).join('\n');
+      stack.script(session, { kind: 'text', text: summary, chunkDelayMs: 60 });
+      cli.write('/compact\r');
+      await cli.waitFor('Kesoku (summary)');
+      await new Promise((r) => setTimeout(r, 1500));
+      const out = stripVTControlCharacters(cli.output());
+      const printed = out.lastIndexOf('Kesoku (summary)');
+      // The summary streamed live before it was committed…
+      expect(out.slice(0, printed)).toContain('summary-row-7');
+      // …and once printed, its rows are not drawn again under it.
+      const after = out.slice(out.indexOf('⏱', printed));
+      expect(after).not.toContain('summary-row-');
+      cli.write('/quit\r');
+      expect(await cli.exit()).toBe(0);
+    } finally {
+      cli.kill();
+    }
+  });
+
   it('/mode and /approval work before the first message: the session is created on cli with them', async () => {
     const session = uniqueId('cli');
     const cli = runCli(['--session', session, '--url', api.url, '--timeout', '20'], {
@@ -155,6 +187,81 @@ describe('npm run chat', () => {
     expect(row).toMatchObject({ chatbot_id: 'cli', mode: 'queue', turn_count: 1 });
   });
 
+  it('on a terminal, lines typed before the client is connected are sent in order once it is', async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}`;
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', url], { tty: true, keepStdinOpen: true });
+    let late: ApiServer | null = null;
+    try {
+      await cli.waitFor('Waiting for it');
+      cli.write('typed early\r');
+      await new Promise((r) => setTimeout(r, 300));
+      late = await startApi(port);
+      await cli.waitFor(`session ${session}`);
+      cli.write('typed late\r');
+      await expect
+        .poll(async () => userTexts(await stack.messages(session)), { timeout: 20_000 })
+        .toEqual(['typed early', 'typed late']);
+      cli.write('/quit\r');
+      expect(await cli.exit()).toBe(0);
+    } finally {
+      cli.kill();
+      await late?.close();
+    }
+  });
+
+  it('on a terminal, a line the API does not accept is not shown as sent', async () => {
+    const port = await closedPort();
+    const own = await startApi(port);
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', own.url], { tty: true, keepStdinOpen: true });
+    try {
+      await cli.waitFor(`session ${session}`);
+      await own.close();
+      cli.write('during restart\r');
+      await cli.waitFor('your text is back in the prompt');
+      const out = stripVTControlCharacters(cli.output());
+      expect(out).toContain('not sent');
+      expect(out).not.toContain('tester › during restart');
+    } finally {
+      cli.kill();
+      await own.close();
+    }
+  });
+
+  it("says plainly, at start and when a message is refused, that another principal's session cannot be used with this token", async () => {
+    const port = await closedPort();
+    const own = await startApi(port, [
+      { name: 'alice', admin: false, token: 'alice-token' },
+      { name: 'bob', admin: false, token: 'bob-token' },
+    ]);
+    try {
+      const session = uniqueId('cli');
+      const res = await fetch(`${own.url}/v1/sessions/${session}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer alice-token' },
+        body: JSON.stringify({ content: 'alice was here', sender: 'alice' }),
+      });
+      expect(res.status).toBe(202);
+      const cli = runCli(['--session', session, '--url', own.url, '--timeout', '20'], {
+        stdin: 'hello from bob\n/quit\n',
+        env: { KESOKU_API_TOKEN: 'bob-token' },
+      });
+      const code = await cli.exit();
+      const out = stripVTControlCharacters(cli.output());
+      expect(code, out).toBe(1);
+      expect(out).not.toContain('new session');
+      expect(out).toContain(`session ${session} was not found for this token: it belongs to someone else`);
+      expect(out).toContain(
+        `not sent — session ${session} belongs to someone else or cannot be used with this token; use another session: npm run chat -- --session cli-`,
+      );
+      expect(userTexts(await stack.messages(session))).toEqual(['alice was here']);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('says clearly that the API is not reachable and exits with code 2', async () => {
     const port = await closedPort();
     const url = `http://127.0.0.1:${port}`;
@@ -167,6 +274,23 @@ describe('npm run chat', () => {
     expect(cli.output()).not.toContain('at Object.');
   });
 });
+
+/** A second API server over the same stack, on `port`, with `tokens` (none: loopback only). */
+function startApi(port: number, tokens: ApiToken[] = []): Promise<ApiServer> {
+  return startApiServer({
+    pool: stack.pool,
+    sessions: stack.sessions,
+    databaseUrl: stack.databaseUrl,
+    logger: createLogger('test-cli', process.env.KESOKU_TEST_LOG ?? 'silent'),
+    host: '127.0.0.1',
+    port,
+    tokens,
+  });
+}
+
+/** The texts of a session's user messages, in commit order. */
+const userTexts = (ms: { role: string; type: string; content: unknown }[]) =>
+  ms.filter((m) => m.role === 'user' && m.type === 'text').map((m) => m.content);
 
 const esc = (s: string) => s.replace(/[[\]\\^$.*+?(){}|]/g, '\\$&');
 
