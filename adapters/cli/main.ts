@@ -39,6 +39,7 @@ if (!parsed.ok) {
     history: o.history,
     turnTimeoutMs: o.turnTimeoutS * 1000,
     newSessionId: () => newSessionId(),
+    freshSession: o.sessionGenerated,
   });
   process.exitCode = code;
   // Whatever still holds the event loop (a socket the HTTP client keeps alive) must not hold the exit.

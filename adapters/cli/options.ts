@@ -9,6 +9,8 @@ import { ID_PATTERN, LIMITS } from '../../domain/inbound.ts';
 export interface CliOptions {
   /** The session to talk to. */
   session: string;
+  /** No `--session` was given: `session` is a fresh id made here. */
+  sessionGenerated: boolean;
   /** API base URL without a trailing slash. */
   url: string;
   /** Bearer token, when one is configured. */
@@ -133,6 +135,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): P
     ok: true,
     options: {
       session: session ?? newSessionId(),
+      sessionGenerated: session === undefined,
       url: url.replace(/\/+$/, ''),
       token,
       sender: (user || 'you').slice(0, LIMITS.maxSenderLength),

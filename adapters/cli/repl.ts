@@ -76,6 +76,11 @@ export interface ReplOptions {
   turnTimeoutMs: number;
   /** Makes the id of a fresh session (`/new`). */
   newSessionId: () => string;
+  /**
+   * `sessionId` was made here (no `--session`): nobody else can hold it, so a 404 at start means a new session
+   * and is not reported as possibly someone else's.
+   */
+  freshSession?: boolean;
 }
 
 /** Exit codes of {@link runRepl}. */
@@ -180,7 +185,7 @@ class ChatRepl {
       try {
         const found = await this.api.findSession(this.sessionId);
         if ('session' in found) return found.session;
-        this.maybeForeign = found.notFound.forToken;
+        this.maybeForeign = found.notFound.forToken && this.o.freshSession !== true;
         return null;
       } catch (err) {
         const retryable = err instanceof ApiError && (err.kind === 'unreachable' || err.status === 503);

@@ -15,11 +15,14 @@ describe('parseOptions', () => {
     expect(o.url).toBe('http://127.0.0.1:3000');
     expect(o.token).toBeUndefined();
     expect(o.sender).toBe('you');
+    // Made here, so nobody else can hold it: a 404 at start is a new session, never "someone else's".
+    expect(o.sessionGenerated).toBe(true);
   });
 
   it('takes --session and --url, else KESOKU_API_URL, else KESOKU_API_PORT', () => {
     expect(parse(['--session', 'demo', '--url', 'http://h:9/']).url).toBe('http://h:9');
     expect(parse(['--session', 'demo']).session).toBe('demo');
+    expect(parse(['--session', 'demo']).sessionGenerated).toBe(false);
     expect(parse([], { KESOKU_API_URL: 'https://k.example' }).url).toBe('https://k.example');
     expect(parse([], { KESOKU_API_PORT: '3311' }).url).toBe('http://127.0.0.1:3311');
   });

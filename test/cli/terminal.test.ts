@@ -257,6 +257,17 @@ describe('npm run chat', () => {
         `not sent — session ${session} belongs to someone else or cannot be used with this token; use another session: npm run chat -- --session cli-`,
       );
       expect(userTexts(await stack.messages(session))).toEqual(['alice was here']);
+
+      // Without --session the id is made here: bob's new session is just new, with no warning.
+      const fresh = runCli(['--url', own.url, '--timeout', '20'], {
+        stdin: '/quit\n',
+        env: { KESOKU_API_TOKEN: 'bob-token' },
+      });
+      const freshOut = stripVTControlCharacters(fresh.output());
+      expect(await fresh.exit(), freshOut).toBe(0);
+      const all = stripVTControlCharacters(fresh.output());
+      expect(all).toContain('new session');
+      expect(all).not.toContain('not found for this token');
     } finally {
       await own.close();
     }
