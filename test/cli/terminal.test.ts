@@ -158,8 +158,8 @@ describe('npm run chat', () => {
       await new Promise((r) => setTimeout(r, 1500));
       const out = stripVTControlCharacters(cli.output());
       const printed = out.lastIndexOf('Kesoku (summary)');
-      // The summary streamed live before it was committed…
-      expect(out.slice(0, printed)).toContain('summary-row-7');
+      // The summary streamed live before it was committed (how far depends on the snapshots' pace)…
+      expect(out.slice(0, printed)).toMatch(/summary-row-\d/);
       // …and once printed, its rows are not drawn again under it.
       const after = out.slice(out.indexOf('⏱', printed));
       expect(after).not.toContain('summary-row-');

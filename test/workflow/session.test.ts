@@ -280,7 +280,11 @@ describe('session workflow with stub activities', () => {
     });
     stub.rejectFails = true;
     await s.handle.executeUpdate(stopUpdate); // a no-op stop first: nothing running
-    for (let i = 0; i < 33; i++) await s.handle.signal(userMessageSignal, s.message(`m${i}`));
+    // m0's turn runs first, so the queue holds m1…m32 (its 32 places) and the 34th message is the one refused;
+    // sent all at once, a slow admission of m0 could leave m0 queued and refuse m32 instead.
+    await s.handle.signal(userMessageSignal, s.message('m0'));
+    await until(() => stub.calls.includes('model m0 0'), "m0's model call");
+    for (let i = 1; i < 33; i++) await s.handle.signal(userMessageSignal, s.message(`m${i}`));
     await s.handle.signal(userMessageSignal, s.message('overflow'));
     await until(() => stub.calls.includes('reject overflow'), 'the queue-full write');
     await sleep(500);
