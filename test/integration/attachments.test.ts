@@ -47,6 +47,26 @@ async function post(
 const lastUser = (r: FakeRequest | undefined): WireMessage | undefined =>
   [...(r?.body?.messages ?? [])].reverse().find((m) => m.role === 'user');
 
+/**
+ * Posts message `id` with `notes.txt` holding `text` and waits for its turn, with umask 077 as Kesoku's processes
+ * run (private files): the API stores the attachment for its owner only.
+ */
+async function postNotesOwnerOnly(session: string, id: string, text: string) {
+  const umask = process.umask(0o077);
+  try {
+    return await post(session, {
+      id,
+      content: 'Read my notes with the shell.',
+      attachments: [
+        { name: 'notes.txt', content_type: 'text/plain', data: Buffer.from(text).toString('base64') },
+      ],
+      wait: 60,
+    });
+  } finally {
+    process.umask(umask);
+  }
+}
+
 describe('REST attachments reach the model', () => {
   it('a shell command in the sandbox can read an attachment the API stored (as root: given to the sandbox user)', async () => {
     const session = uniqueId('s');
@@ -57,25 +77,7 @@ describe('REST attachments reach the model', () => {
       { kind: 'tool_calls', calls: [{ name: 'run_shell_command', arguments: { command: `cat ${rel}` } }] },
       { kind: 'text', text: 'Read it.' },
     );
-    // Kesoku's processes run with umask 077 (private files): the API stores the attachment for its owner only.
-    const umask = process.umask(0o077);
-    let r;
-    try {
-      r = await post(session, {
-        id,
-        content: 'Read my notes with the shell.',
-        attachments: [
-          {
-            name: 'notes.txt',
-            content_type: 'text/plain',
-            data: Buffer.from('secret-sauce\n').toString('base64'),
-          },
-        ],
-        wait: 60,
-      });
-    } finally {
-      process.umask(umask);
-    }
+    const r = await postNotesOwnerOnly(session, id, 'secret-sauce\n');
     expect(r.status).toBe(200);
     const result = (await stack.messages(session)).find((m) => m.type === 'tool_result');
     expect(result?.content).toContain('secret-sauce');
@@ -91,24 +93,7 @@ describe('REST attachments reach the model', () => {
       { kind: 'tool_calls', calls: [{ name: 'run_shell_command', arguments: { command: `cat ${file}` } }] },
       { kind: 'text', text: 'Read it.' },
     );
-    const umask = process.umask(0o077);
-    let r;
-    try {
-      r = await post(session, {
-        id,
-        content: 'Read my notes with the shell.',
-        attachments: [
-          {
-            name: 'notes.txt',
-            content_type: 'text/plain',
-            data: Buffer.from('by-full-path\n').toString('base64'),
-          },
-        ],
-        wait: 60,
-      });
-    } finally {
-      process.umask(umask);
-    }
+    const r = await postNotesOwnerOnly(session, id, 'by-full-path\n');
     expect(r.status).toBe(200);
     const message = r.json.message as { metadata: { attachments: { path: string }[] } };
     expect(message.metadata.attachments[0]?.path).toBe(file);

@@ -1,11 +1,11 @@
 /**
  * Interrupts, /stop, queue mode, the bounded queue (update and signal) and continue-as-new.
  */
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionClientError } from '../../infra/session-client.ts';
 import { sessionWorkflowId, userMessageSignal } from '../../workflows/definitions.ts';
 import { recordHistory } from '../support/histories.ts';
+import { pids } from '../support/processes.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -13,19 +13,6 @@ beforeAll(async () => {
   stack = await startStack({ continueAsNewAfterTurns: 3 });
 });
 afterAll(async () => stack?.stop());
-
-/** PIDs of processes whose command line contains `needle`. */
-function pids(needle: string): number[] {
-  try {
-    return execFileSync('pgrep', ['-f', needle], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean)
-      .map(Number)
-      .filter((p) => p !== process.pid);
-  } catch {
-    return [];
-  }
-}
 
 describe('interrupt mode (default)', () => {
   it('a new message interrupts the running turn; the next turn sees both', async () => {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/temporal-server.ts';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/model-server.ts';
-import { ROOT } from '../support/processes.ts';
+import { pids, ROOT } from '../support/processes.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-start-'));
 let fake: FakeModelServer | undefined;
@@ -25,19 +25,6 @@ afterAll(async () => {
   await fake?.close();
   for (const d of [dataDir, ...extraDirs]) fs.rmSync(d, { recursive: true, force: true });
 });
-
-/** PIDs of processes whose command line contains `needle`. */
-function pids(needle: string): number[] {
-  try {
-    return execFileSync('pgrep', ['-f', needle], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean)
-      .map(Number)
-      .filter((p) => p !== process.pid);
-  } catch {
-    return [];
-  }
-}
 
 /** True when something accepts connections on 127.0.0.1:`port`. */
 function portOpen(port: number): Promise<boolean> {

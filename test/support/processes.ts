@@ -2,7 +2,7 @@
  * Kesoku parts as separate OS processes (the real `npm run worker` entry point), so tests can SIGKILL and
  * restart them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Stack } from './stack.ts';
 
@@ -96,4 +96,17 @@ export function startPart(script: string, env: NodeJS.ProcessEnv, args: string[]
       await exited;
     },
   };
+}
+
+/** PIDs of processes whose command line contains `needle`. */
+export function pids(needle: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', needle], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
+      .filter((p) => p !== process.pid);
+  } catch {
+    return [];
+  }
 }
