@@ -1,7 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` is pure code (no servers); `integration` gets a real Temporal dev server and a real
-// Postgres database from test/global-setup.ts. `npm test` runs both.
+// Two projects, chosen by where a test lives and how it is named (docs/testing.md):
+// - `unit`: `x.test.ts` beside the code it tests (and in a folder's own test/), run without servers;
+// - `integration`: `x.stack.test.ts` anywhere, and every suite under test/ (the ones that cross the house), with
+//   a real Temporal dev server and a real Postgres database from test/global-setup.ts.
+// `npm test` runs both.
+const OUTSIDE = ['node_modules/**', '.kesoku/**', 'bench/results/**'];
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -13,25 +18,16 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: [
-            'domain/**/*.test.ts',
-            'test/unit/**/*.test.ts',
-            'test/cli/{render,live,options,events}.test.ts',
-          ],
+          include: ['**/*.test.ts'],
+          exclude: [...OUTSIDE, '**/*.stack.test.ts', 'test/**'],
         },
       },
       {
         extends: true,
         test: {
           name: 'integration',
-          include: ['**/*.test.ts'],
-          exclude: [
-            'node_modules/**',
-            '.kesoku/**',
-            'domain/**',
-            'test/unit/**',
-            'test/cli/{render,live,options,events}.test.ts',
-          ],
+          include: ['**/*.stack.test.ts', 'test/**/*.test.ts'],
+          exclude: OUTSIDE,
           globalSetup: ['test/global-setup.ts'],
           setupFiles: ['test/support/quiet-runtime.ts'],
         },

@@ -56,7 +56,37 @@ export interface ApprovalDeps {
    * A chatbot's default policy (adapters/registry.ts `approvalDefaultOf`). Default: `writes` for the REST API
    * (`api`), `off` for any other chatbot.
    */
-  approvalDefaultOf?: (chatbotId: string) => ApprovalPolicy;
+  approvalDefaultOf?: (chatbotId: string, owner?: string | null) => ApprovalPolicy;
+  /**
+   * How a tool from elsewhere is approved (an MCP server's, activities/mcp/tools.ts `approvalOf`): `ask` like a
+   * writing tool, `auto` like `read_file`; undefined for the host tools (their own rule).
+   */
+  toolApproval?: (toolName: string) => Promise<'ask' | 'auto' | undefined>;
+}
+
+/**
+ * What a person is asked about for a tool from elsewhere: its name and its arguments as JSON (they say what the
+ * call does), e.g. `mcp__github__create_issue {"title":"…"}`; an `always` then approves the tool (`<name> *`).
+ */
+function extraToolSubject(name: string, args: unknown): string {
+  let value = args;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      // shown as given
+    }
+  }
+  const text = typeof value === 'string' ? value : JSON.stringify(value ?? {});
+  return text === '{}' ? name : `${name} ${text}`;
+}
+
+/**
+ * The policy a call of a tool with its own approval (`ask` | `auto`) is judged by: an `ask` tool asks under
+ * `writes` as the writing tools do; an `auto` tool, like `read_file`, only under `all`.
+ */
+function policyForTool(policy: ApprovalPolicy, approval: 'ask' | 'auto' | undefined): ApprovalPolicy {
+  return approval === 'ask' && policy === 'writes' ? 'all' : policy;
 }
 
 /**
@@ -173,13 +203,16 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
           });
           continue;
         }
-        const subject = approvalSubject(name, call.metadata?.tool_arguments ?? {});
+        const own = await deps.toolApproval?.(name);
+        const args = call.metadata?.tool_arguments ?? {};
+        const subject = own ? extraToolSubject(name, args) : approvalSubject(name, args);
         const policy = approvalPolicyInForce(
           settings.policy,
           deps.settings?.policy,
-          approvalDefaultOf(call.chatbot_id),
+          approvalDefaultOf(call.chatbot_id, settings.owner),
         );
-        const need = approvalNeed(policy, [...globalPatterns, ...settings.patterns], name, subject);
+        const toolPolicy = policyForTool(policy, own);
+        const need = approvalNeed(toolPolicy, [...globalPatterns, ...settings.patterns], name, subject);
         if (need.kind === 'not_required') {
           checks.push({ callId: call.id, name, subject, state: 'not_required' });
           continue;

@@ -9,7 +9,7 @@ import type { Message } from '../domain/message.ts';
 import type { TurnFailureKind } from '../domain/failures.ts';
 import type { InboundMessage } from '../domain/inbound.ts';
 import type { SessionMode, TitleSource } from '../domain/session-settings.ts';
-import type { QueueItem, SessionAddress } from '../workflows/definitions.ts';
+import type { QueueItem, SeenCommand, SessionAddress } from '../workflows/definitions.ts';
 
 /** How a turn ended, for {@link PersistenceActivities.finishTurn}. */
 export type TurnOutcome =
@@ -80,7 +80,14 @@ export interface PersistenceActivities {
     queue: QueueItem[];
     /** Notices (and partial answers) of the turns finished here, to deliver in order. */
     noticeIds: string[];
+    /** The command updates an earlier run kept when it ended ({@link keepSeenCommands}), oldest first. */
+    seenCommands?: SeenCommand[];
   }>;
+  /**
+   * Keeps the command updates (`stop`, `compact`) a run answered when it ends without continue-as-new, so the
+   * next run, which starts from Postgres, answers a repeated update id the same instead of running it again.
+   */
+  keepSeenCommands(input: { sessionId: string; commands: SeenCommand[] }): Promise<void>;
   /**
    * Records that `/stop` or an interrupt asked turn `turnId` to end, so that a model step of that turn which
    * finishes later cannot commit (its commit is guarded, see db/messages.ts `guardTurn`).
@@ -233,4 +240,31 @@ export interface ApprovalActivities {
     why: 'denied' | 'timed_out';
     timeoutS: number;
   }): Promise<{ resultId: string; ok: boolean; summary: string }>;
+}
+
+/** What one tick of a scheduled prompt did (activities/schedules.ts). */
+export interface ScheduleFireResult {
+  /**
+   * `fired`: the session holds the cron prompt (this call or an earlier attempt put it in); `missed`: the tick is
+   * later than the catch-up window; `gone`: the schedule was deleted (its Temporal Schedule is removed too).
+   */
+  outcome: 'fired' | 'missed' | 'gone';
+  /** The cron prompt's message id (also its turn's id); absent when `gone`. */
+  messageId?: string;
+}
+
+export interface ScheduleActivities {
+  /**
+   * Puts one tick's prompt into its session as the seed's cron message (user/text, sender `Cronjob`,
+   * `metadata.is_cronjob`), starting the session workflow if needed, and records the run. Idempotent per
+   * (schedule, scheduled time): the message id is derived from the scheduled time.
+   * @param scheduledAt ISO 8601: the tick's scheduled time
+   * @throws a retryable failure while the session cannot take it (queue full, Temporal or Postgres down), so
+   *   the prompt is never dropped; `schedule_rejected` (non-retryable) when the session refuses it for good
+   */
+  fireScheduledPrompt(input: {
+    sessionId: string;
+    scheduleId: string;
+    scheduledAt: string;
+  }): Promise<ScheduleFireResult>;
 }

@@ -10,10 +10,13 @@
  *
  * When the sink refuses a message for good (a permanent {@link SinkError}, or a transient one on the activity's
  * last attempt), the body is sent once as a plain message through the sink's fallback — claimed in Postgres
- * before it is attempted, so a retry never sends a second one — and then the failure is recorded: the message
- * keeps its status, `metadata.delivery_failure` says what happened, and the workflow gets a non-retryable
- * ApplicationFailure of type `delivery:<reason>`. A send that succeeds, even after transient failures, sends
- * no fallback. A refusal saying the recipient cannot be reached at all (SinkError `recipientUnreachable`, e.g.
+ * before it is attempted, so a retry never sends a second one — and the failure is recorded in
+ * `metadata.delivery_failure`. A fallback that was sent reached the user: the message becomes `delivered` and
+ * the activity succeeds, so the turn ends `processed` with no crash notice (seed 004 §5.2 rules 3–4). A
+ * fallback that failed (or a channel without one) leaves the message `pending` and gives the workflow a
+ * non-retryable ApplicationFailure of type `delivery:<reason>`. A crash notice about a reply that could not be
+ * delivered gets no fallback of its own: a turn sends at most one plain fallback. A send that succeeds, even
+ * after transient failures, sends no fallback. A refusal saying the recipient cannot be reached at all (SinkError `recipientUnreachable`, e.g.
  * WeChat's closed 48-hour reply window) sends no fallback either — it could not get through — and is recorded
  * with reason `unreachable`; the session then stores no crash notice for it (activities/persistence.ts).
  */
@@ -88,12 +91,34 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
     );
   }
 
+  /**
+   * The body reached the user through the fallback: the failure of the normal send is recorded, and the message is
+   * `delivered` (idempotent: a retry after a crash between the two writes finds the record and only commits).
+   */
+  async function deliveredByFallback(
+    message: Message,
+    failure: Omit<DeliveryFailure, 'at'> | null,
+  ): Promise<{ delivered: boolean }> {
+    if (failure !== null)
+      await recordDeliveryFailure(pool, message.session_id, message.id, {
+        ...failure,
+        at: new Date().toISOString(),
+      });
+    logger.info(
+      { sessionId: message.session_id, messageId: message.id },
+      'message delivered through the fallback',
+    );
+    await commit(pool, message.session_id, { transitions: [{ id: message.id, to: 'delivered' }] });
+    return { delivered: true };
+  }
+
   /** The one fallback send: claimed before it is attempted; a claim found from an earlier attempt is not repeated. */
   async function fallback(
     sink: ChannelSink,
     message: Message,
     session: SessionRow,
-  ): Promise<FallbackOutcome> {
+  ): Promise<FallbackOutcome | null> {
+    if (isDeliveryFailureNotice(message)) return null;
     if (!sink.sendFallback) return 'unsupported';
     if (!(await claimFallback(pool, message.id))) {
       return (await getDeliveryRecord(pool, message.id))?.fallbackOutcome ?? 'failed';
@@ -131,6 +156,7 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
         throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, failureType('delivery'));
 
       const record = await getDeliveryRecord(pool, messageId);
+      if (record?.failure?.fallback === 'sent') return deliveredByFallback(message, null);
       if (record?.failure) {
         // An earlier attempt already gave up and recorded why: never send again.
         throw ApplicationFailure.nonRetryable(
@@ -149,11 +175,13 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       }
       if (record?.fallbackClaimedAt) {
         // An earlier attempt gave up on the normal send and started the fallback, then stopped before recording.
-        throw await fail(message, {
-          reason: 'refused',
-          fallback: record.fallbackOutcome ?? 'failed',
+        const failure = {
+          reason: 'refused' as const,
+          fallback: record.fallbackOutcome ?? ('failed' as const),
           error: 'the fallback had been started by an earlier attempt',
-        });
+        };
+        if (failure.fallback === 'sent') return deliveredByFallback(message, failure);
+        throw await fail(message, failure);
       }
       try {
         await sink.send(message, session);
@@ -175,11 +203,13 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
         if (isUnreachableSinkError(err))
           throw await fail(message, { reason: 'unreachable', fallback: null, error });
         const outcome = await fallback(sink, message, session);
-        throw await fail(message, {
-          reason: permanent ? 'refused' : 'retries_exhausted',
+        const failure = {
+          reason: permanent ? ('refused' as const) : ('retries_exhausted' as const),
           fallback: outcome,
           error,
-        });
+        };
+        if (outcome === 'sent') return deliveredByFallback(message, failure);
+        throw await fail(message, failure);
       }
       // A client-acknowledged channel marks the message itself once it printed it.
       if (sink.acknowledgedByClient) return { delivered: false };
@@ -217,4 +247,13 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
         .catch((err: unknown) => logger.debug({ err: String(err) }, 'typing failed'));
     },
   };
+}
+
+/**
+ * True for the crash notice of a turn whose reply could not be delivered (`failure_kind` `delivery:…`): the reply
+ * already had the turn's one fallback.
+ */
+function isDeliveryFailureNotice(message: Message): boolean {
+  const kind = message.metadata?.failure_kind;
+  return typeof kind === 'string' && (kind === 'delivery' || kind.startsWith('delivery:'));
 }

@@ -8,6 +8,7 @@ import type { PersistenceActivities, TurnOutcome } from './contracts.ts';
 import { deliveryFailureType } from './delivery.ts';
 import type { NewMessage } from '../domain/factories.ts';
 import {
+  backgroundAlert,
   cronPrompt,
   crashNotice,
   manualCompactionPrompt,
@@ -16,6 +17,7 @@ import {
 } from '../domain/factories.ts';
 import { failureType, presentFailure, presentInterruption, presentQueueFull } from '../domain/failures.ts';
 import type { Message } from '../domain/message.ts';
+import { messageKind } from '../domain/message-kind.ts';
 import { indexToolFlows } from '../domain/tool-flow.ts';
 import { IllegalTransitionError } from '../domain/status-machine.ts';
 import {
@@ -24,16 +26,25 @@ import {
   getMessage,
   listOpenInputs,
   listTurnMessages,
+  markStale,
   requestStop,
 } from '../db/messages.ts';
 import { cancelPendingApprovals } from '../db/approvals.ts';
 import type { Pool } from '../db/pool.ts';
 import { editPendingInput, withdrawPendingInput } from '../db/queued-inputs.ts';
-import { ensureSession, getSession, incrementTurnCount, setMode, setUserTitle } from '../db/sessions.ts';
+import {
+  ensureSession,
+  getSession,
+  incrementTurnCount,
+  keepSeenCommands,
+  readSeenCommands,
+  setMode,
+  setUserTitle,
+} from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { InboundMessage } from '../domain/inbound.ts';
 import { recordTurn } from '../infra/metrics.ts';
-import type { QueueItem, SessionAddress } from '../workflows/definitions.ts';
+import type { QueueItem, SeenCommand, SessionAddress } from '../workflows/definitions.ts';
 
 /** Deterministic ids of the messages Kesoku writes for a turn. */
 export const ids = {
@@ -54,7 +65,8 @@ export interface PersistenceDeps {
 }
 
 /**
- * Builds the stored form of an inbound message (docs/message-model.md §3 "标准用户提问" or "定时任务消息"). The
+ * Builds the stored form of an inbound message (docs/message-model.md §3 "标准用户提问", "定时任务消息" or
+ * "后台唤醒警报"). The
  * platform message id is kept under `platformMessageIdKey` (the channel's key, docs/message-model.md §3.3).
  */
 export function inboundToMessage(
@@ -69,6 +81,13 @@ export function inboundToMessage(
     channel_id: address.channelId,
   };
   if (m.kind === 'cron') return cronPrompt({ ...base, content: m.content, received_at: m.receivedAt });
+  if (m.kind === 'background_alert')
+    return backgroundAlert({
+      ...base,
+      job_id: m.jobId ?? m.id,
+      report: m.content,
+      received_at: m.receivedAt,
+    });
   return userQuestion({
     ...base,
     sender: m.sender,
@@ -132,6 +151,16 @@ export function createPersistenceActivities({
     const session = await getSession(pool, sessionId);
     if (!session)
       throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, 'turn_persistence:unknown_turn');
+    // A turn that ends otherwise than processed takes no decision any more: its approvals still `pending` are
+    // closed (`cancelled`, by the stop reason or `error`), so no record or channel button stays live. Before the
+    // turn ends, so that a retry of this activity still finds them.
+    if (result.outcome !== 'processed')
+      await cancelPendingApprovals(
+        pool,
+        sessionId,
+        turnId,
+        result.outcome === 'interrupted' ? result.reason : 'error',
+      );
     const turn = await listTurnMessages(pool, turnId);
     const trigger = turn.find((m) => m.id === turnId);
     if (!trigger)
@@ -161,6 +190,14 @@ export function createPersistenceActivities({
         : result.outcome === 'interrupted'
           ? { interrupt_reason: result.reason }
           : undefined;
+    // Replies a step committed just before the stop reached it are not delivered (the workflow drops a stale
+    // step): they are marked stale so that the model never takes them for answers the user saw.
+    const stale =
+      result.outcome === 'interrupted'
+        ? turn.filter(
+            (m) => m.status === 'pending' && messageKind(m) === 'final_reply' && m.metadata?.partial !== true,
+          )
+        : [];
     const alreadyEnded = trigger.status !== 'processing' && trigger.status !== 'pending_agent';
     await commit(pool, sessionId, {
       insert,
@@ -171,6 +208,11 @@ export function createPersistenceActivities({
       // The turn is counted in the same transaction as its final status, so a retry cannot count it twice.
       alsoInTransaction: async (client, { updated }) => {
         if (updated.some((m) => m.id === turnId)) await incrementTurnCount(client, sessionId);
+        await markStale(
+          client,
+          sessionId,
+          stale.map((m) => m.id),
+        );
       },
     });
     if (!alreadyEnded) recordTurn(to, trigger.created_at);
@@ -276,18 +318,24 @@ export function createPersistenceActivities({
           const senderId = m.metadata?.sender_id;
           queue.push({
             messageId: m.id,
-            kind: m.metadata?.is_compaction === true ? 'compaction' : 'user',
+            kind:
+              m.metadata?.is_compaction === true
+                ? 'compaction'
+                : m.metadata?.is_cronjob === true
+                  ? 'cron'
+                  : m.role === 'system'
+                    ? 'alert'
+                    : 'user',
             ...(typeof senderId === 'string' ? { senderId } : {}),
           });
           continue;
         }
-        // Its calls waiting for approval wait no more: nothing will take a decision for them (buttons, /approve).
-        // Before the turn ends, so that a retry of this activity still finds the turn open and does it.
-        await cancelPendingApprovals(pool, sessionId, m.id, 'restart');
+        // Its calls waiting for approval are cancelled by endTurn (by `restart`).
         const r = await endTurn(sessionId, m.id, { outcome: 'interrupted', reason: 'restart' });
         noticeIds.push(...r.partialIds, ...(r.noticeId ? [r.noticeId] : []));
       }
       const after = await getSession(pool, sessionId);
+      const seenCommands = (await readSeenCommands(pool, sessionId)).filter(isSeenCommand);
       return {
         found: session !== null,
         mode: session?.mode ?? 'interrupt',
@@ -296,7 +344,12 @@ export function createPersistenceActivities({
         turnCount: after?.turn_count ?? 0,
         queue,
         noticeIds,
+        ...(seenCommands.length > 0 ? { seenCommands } : {}),
       };
+    },
+
+    async keepSeenCommands({ sessionId, commands }) {
+      await keepSeenCommands(pool, sessionId, commands);
     },
 
     async requestStop({ sessionId, turnId }) {
@@ -316,6 +369,12 @@ export function createPersistenceActivities({
       if (mode !== undefined) await setMode(pool, sessionId, mode);
     },
   };
+}
+
+/** A kept command as {@link keepSeenCommands} wrote it (anything else in the column is skipped). */
+function isSeenCommand(c: unknown): c is SeenCommand {
+  const o = c as Partial<SeenCommand> | null;
+  return typeof o === 'object' && o !== null && typeof o.updateId === 'string' && typeof o.name === 'string';
 }
 
 /**

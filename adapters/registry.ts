@@ -7,7 +7,7 @@ import { googleChatChannel } from './googlechat/channel.ts';
 import { wechatChannel } from './wechat/channel.ts';
 import type { ChannelDescriptor } from './kit/channel.ts';
 import { API_CAPABILITIES, NO_CAPABILITIES, type ChannelCapabilities } from '../domain/channels.ts';
-import { defaultApprovalPolicy, type ApprovalPolicy } from '../domain/tool-approval.ts';
+import { LOCAL_OPERATOR, defaultApprovalPolicy, type ApprovalPolicy } from '../domain/tool-approval.ts';
 import { invalidConfiguration, parseEnv } from '../infra/config.ts';
 
 /** Every chat channel, in start-up order. Add a channel with one line here. */
@@ -39,17 +39,32 @@ export function capabilitiesOf(chatbotId: string): ChannelCapabilities {
 /**
  * The approval policy of chatbot `chatbotId`'s sessions when neither the session nor `KESOKU_TOOL_APPROVAL` sets
  * one: a channel's from its `features.decidesApprovals`; `writes` for the REST API (`api`, whose clients decide
- * with POST …/approval); `off` for the terminal client (`cli`) and an unknown chatbot. Given to the approval
- * activities (`approvalDefaultOf` option).
+ * with POST …/approval); for the terminal client (`cli`) `off` only in a session the token-less local operator
+ * created (`owner` {@link LOCAL_OPERATOR}: the person at the keyboard is the one the agent runs for), `writes` for
+ * any other principal's (a token, a remote `npm run chat -- --url …`) or an unknown owner; `off` for an unknown
+ * chatbot. Given to the approval activities (`approvalDefaultOf` option).
+ * @param owner the API principal that created the session (db/approvals.ts getApprovalSettings)
  */
-export function approvalDefaultOf(chatbotId: string): ApprovalPolicy {
+export function approvalDefaultOf(chatbotId: string, owner?: string | null): ApprovalPolicy {
   const channel = channelById(chatbotId);
-  return defaultApprovalPolicy(channel ? channel.features.decidesApprovals : chatbotId === 'api');
+  if (channel) return defaultApprovalPolicy(channel.features.decidesApprovals);
+  if (chatbotId === 'cli') return defaultApprovalPolicy(owner !== LOCAL_OPERATOR);
+  return defaultApprovalPolicy(chatbotId === 'api');
 }
 
 /** Session id prefixes the channels own (`discord:`); the REST API never creates a session under one. */
 export function chatSessionPrefixes(): string[] {
   return CHANNELS.map((c) => c.sessionPrefix);
+}
+
+/** Every variable the channels read (their `configSchema` keys), for the unknown-setting check (infra/env-file.ts). */
+export function channelVariableNames(): string[] {
+  return CHANNELS.flatMap((c) => Object.keys((c.configSchema as unknown as { shape?: object }).shape ?? {}));
+}
+
+/** Message id prefixes the channels own (`discord-`); a REST client never sends an id starting with one. */
+export function chatMessageIdPrefixes(): string[] {
+  return CHANNELS.map((c) => c.messageIdPrefix);
 }
 
 /** Every channel's secret variables, redacted from logs (infra/logger.ts). */

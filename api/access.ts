@@ -105,19 +105,26 @@ export async function requireSessionFor(
   return view;
 }
 
+/** Default of `KESOKU_MAX_SESSIONS_PER_PRINCIPAL`: sessions one non-admin principal may create. */
+export const DEFAULT_SESSIONS_PER_PRINCIPAL = 1000;
+
 /**
  * Checks that `principal` may submit a message to `sessionId`, claiming the session for it when the session
  * does not exist yet. The claim is one `INSERT … ON CONFLICT DO NOTHING`, so of two principals racing for a
  * new id exactly one wins and the other gets 404. A claim whose submit then fails stays: the id remains the
- * claimant's, which is what a retry of the same request needs.
+ * claimant's, which is what a retry of the same request needs. A non-admin principal claims at most
+ * `maxSessions` ids (every session is a workflow and a workspace); admins are not limited.
+ * @param opts.maxSessions default {@link DEFAULT_SESSIONS_PER_PRINCIPAL}
  * @returns the session row, or null when the session does not exist yet (it is now claimed for `principal`)
  * @throws HttpProblem session_not_found (404) when the session is another principal's, a chat channel's
- *   (non-admins), or would be created under a chat-channel prefix
+ *   (non-admins), or would be created under a chat-channel prefix; too_many_sessions (429) when a non-admin
+ *   principal already has `maxSessions` sessions
  */
 export async function authorizeSubmit(
   pool: Pool,
   principal: Principal,
   sessionId: string,
+  opts: { maxSessions?: number } = {},
 ): Promise<SessionRow | null> {
   const session = await getSession(pool, sessionId);
   const reserved = chatSessionPrefixes().find((p) => sessionId.startsWith(p));
@@ -133,10 +140,21 @@ export async function authorizeSubmit(
     return session;
   }
   if (reserved) throw reservedProblem();
-  await pool.query(
-    'INSERT INTO session_owners (session_id, principal) VALUES ($1, $2) ON CONFLICT (session_id) DO NOTHING',
-    [sessionId, principal.name],
+  const max = opts.maxSessions ?? DEFAULT_SESSIONS_PER_PRINCIPAL;
+  // One statement: the count and the claim see the same rows (concurrent claims may pass the limit by a few).
+  const claimed = await pool.query(
+    `INSERT INTO session_owners (session_id, principal)
+     SELECT $1, $2 WHERE $3 OR (SELECT count(*) FROM session_owners WHERE principal = $2) < $4
+     ON CONFLICT (session_id) DO NOTHING`,
+    [sessionId, principal.name, principal.admin, max],
   );
+  if (claimed.rowCount === 0 && !principal.admin && (await sessionOwner(pool, sessionId)) === null)
+    throw new HttpProblem(
+      'too_many_sessions',
+      `this token already has ${max} sessions, the most one principal may create (KESOKU_MAX_SESSIONS_PER_PRINCIPAL); ` +
+        'go on in one of them',
+      { extensions: { limit: max } },
+    );
   const owner = await sessionOwner(pool, sessionId);
   if (owner !== principal.name && !principal.admin) throw notFound(sessionId, principal);
   return null;

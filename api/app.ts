@@ -1,73 +1,31 @@
 /**
- * The REST API v1 express application: request ids and per-request loggers, the loopback guards when no
- * tokens are configured, the codec endpoint for the Temporal Web UI, bearer auth naming a principal on `/v1`,
+ * The REST API v1 express application: request ids and per-request loggers, security headers, the loopback guards
+ * when no tokens are configured, the codec endpoint for the Temporal Web UI, the web page at `/`
+ * (api/routes/web.ts), bearer auth naming a principal on `/v1`,
  * JSON bodies up to 256 KiB, one router per resource, and one error middleware that answers
  * every 4xx/5xx as `application/problem+json` (api/problems.ts).
  */
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
-import type { Pool } from '../db/pool.ts';
-import type { Logger } from '../infra/logger.ts';
-import type { SessionClient } from '../infra/session-client.ts';
-import { authenticate, loopbackGuard, type ApiToken } from './auth.ts';
-import { codecRouter, CODEC_PATH, type CodecOptions } from './routes/codec.ts';
+import { DEFAULT_SESSIONS_PER_PRINCIPAL } from './access.ts';
+import { authenticate, loopbackGuard } from './auth.ts';
+import { codecRouter, CODEC_PATH } from './routes/codec.ts';
 import { contextOf, requestContext } from './context.ts';
-import type { EventHub } from './event-hub.ts';
-import type { HealthStatus } from './health.ts';
+import type { AppDeps, ResolvedDeps } from './deps.ts';
 import { EXPECTED_5XX_KINDS, HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problems.ts';
 import { adminRouter } from './routes/admin.ts';
+import { mcpRouter } from './routes/mcp.ts';
+import { peopleRouter } from './routes/people.ts';
 import { deliveriesRouter } from './routes/deliveries.ts';
-import { eventsRouter } from './routes/events.ts';
+import { DEFAULT_STREAMS_PER_PRINCIPAL, eventsRouter } from './routes/events.ts';
+import { jobsRouter } from './routes/jobs.ts';
 import { messagesRouter } from './routes/messages.ts';
 import { metaRouter } from './routes/meta.ts';
 import { sessionsRouter } from './routes/sessions.ts';
-import { approvalsRouter, type ApiApprovalSettings } from './routes/approvals.ts';
+import { schedulesRouter } from './routes/schedules.ts';
+import { ScheduleService } from '../infra/schedules.ts';
+import { approvalsRouter } from './routes/approvals.ts';
+import { securityHeaders, webPage } from './routes/web.ts';
 import { API_LIMITS } from './schemas.ts';
-
-/** What the application needs. Durations carry their unit in the name. */
-export interface AppDeps {
-  pool: Pool;
-  sessions: SessionClient;
-  events: EventHub;
-  logger: Logger;
-  /**
-   * Principals and their bearer tokens for `/v1/*` (api/auth.ts). Empty: no authentication; the server must
-   * then bind to loopback, and the Host and Origin guards apply.
-   */
-  tokens: ApiToken[];
-  /** The Temporal Web UI codec endpoint under `/codec`; absent: not served. */
-  codec?: CodecOptions;
-  /** Whether Temporal and Postgres answer (see api/health.ts createHealthCheck). */
-  health: () => Promise<HealthStatus>;
-  /** Largest `wait` accepted, in seconds (default and maximum 300). */
-  waitTimeoutMaxS?: number;
-  /** gRPC deadline for each Temporal call, in ms (default 10 000): past it the request answers 503. */
-  temporalTimeoutMs?: number;
-  /** Fallback poll interval while waiting for a turn, in ms (default 2000). */
-  waitPollMs?: number;
-  /** Time limit of `health()`, in ms (default 5000). */
-  healthTimeoutMs?: number;
-  /**
-   * Kesoku's data directory: attachments posted with `data` are stored in the session workspaces under it.
-   * Unset: such attachments are refused (400).
-   */
-  dataDir?: string;
-  /**
-   * The deployment's tool-approval settings (`KESOKU_TOOL_APPROVAL`, `KESOKU_TOOL_AUTO_APPROVE`), for the policy
-   * in force and the configured patterns GET/PATCH session report; absent: not set (each channel's default, no
-   * patterns).
-   */
-  approvals?: ApiApprovalSettings;
-  /** Locale of a session a PATCH creates before its first message (KESOKU_LOCALE); default `en`. */
-  defaultLocale?: string;
-}
-
-/** {@link AppDeps} with defaults applied, as the routers see them. */
-export interface ResolvedDeps extends AppDeps {
-  waitMaxS: number;
-  temporalTimeoutMs: number;
-  waitPollMs: number;
-  healthTimeoutMs: number;
-}
 
 /** Builds the application. Nothing listens yet: see api/server.ts. */
 export function createApp(deps: AppDeps): Application {
@@ -77,17 +35,33 @@ export function createApp(deps: AppDeps): Application {
     temporalTimeoutMs: deps.temporalTimeoutMs ?? 10_000,
     waitPollMs: deps.waitPollMs ?? 2000,
     healthTimeoutMs: deps.healthTimeoutMs ?? 5000,
+    schedules:
+      deps.schedules ??
+      new ScheduleService({
+        client: deps.sessions.client,
+        pool: deps.pool,
+        taskQueue: deps.sessions.taskQueue,
+        logger: deps.logger,
+        ...(deps.defaultZone ? { defaultZone: deps.defaultZone } : {}),
+      }),
+    limits: {
+      sessionsPerPrincipal: deps.limits?.sessionsPerPrincipal ?? DEFAULT_SESSIONS_PER_PRINCIPAL,
+      streamsPerPrincipal: deps.limits?.streamsPerPrincipal ?? DEFAULT_STREAMS_PER_PRINCIPAL,
+    },
   };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
 
   app.use(requestContext(deps.logger));
+  app.use(securityHeaders);
   // Without tokens: loopback Host names only, and no cross-site state changes (the codec endpoint has its own
   // CORS allow-list and token).
   app.use(loopbackGuard(deps.tokens.length === 0, [CODEC_PATH]));
   if (deps.codec) app.use(codecRouter(deps.codec));
   app.use(metaRouter(d));
+  // The web page at `/` (adapters/web/): static, no token needed to load it; its data comes from /v1.
+  app.use(webPage({ auth: deps.tokens.length > 0 }));
   app.use('/v1', authenticate(deps.tokens));
   app.use(
     express.json({
@@ -101,10 +75,14 @@ export function createApp(deps: AppDeps): Application {
   );
   app.use(messagesRouter(d));
   app.use(sessionsRouter(d));
+  app.use(schedulesRouter(d));
   app.use(deliveriesRouter(d));
   app.use(approvalsRouter(d));
+  app.use(jobsRouter(d));
   app.use(eventsRouter(d));
   app.use(adminRouter(d));
+  app.use(mcpRouter(d));
+  app.use(peopleRouter(d));
   app.use((req: Request, _res: Response, next: NextFunction) => {
     const allowed = allowedMethods(app, req.path);
     if (allowed.length === 0)

@@ -18,6 +18,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ConfigError } from '../infra/config.ts';
+import { loopbackRefusal } from '../infra/loopback.ts';
+import { LOCAL_OPERATOR } from '../domain/tool-approval.ts';
 import { HttpProblem } from './problems.ts';
 
 /** Shortest accepted bearer token, in characters (e.g. `openssl rand -hex 32` gives 64). */
@@ -35,7 +37,7 @@ export interface ApiToken extends Principal {
 }
 
 /** The caller when no tokens are configured: the operator on this machine, an admin. */
-export const LOCAL_PRINCIPAL: Principal = Object.freeze({ name: 'local', admin: true });
+export const LOCAL_PRINCIPAL: Principal = Object.freeze({ name: LOCAL_OPERATOR, admin: true });
 
 const NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
 // Printable ASCII without space and comma (the list separator).
@@ -46,8 +48,8 @@ const TOKEN_CHARS = /^[\x21-\x2b\x2d-\x7e]+$/;
  * @param entries from `KESOKU_API_TOKENS` (comma-separated) and `KESOKU_API_TOKENS_FILE` (one per line; blank
  *   lines and lines starting with `#` skipped)
  * @param admins names that are admins besides `admin`
- * @throws ConfigError naming the entry (never the token) when an entry has no name, a bad name, a short token,
- *   or repeats a name or token
+ * @throws ConfigError naming the entry (never the token) when an entry has no name, a bad name (or `local`, the
+ *   token-less operator's), a short token, or repeats a name or token
  */
 export function parseApiTokens(
   entries: readonly { source: string; value: string }[],
@@ -67,6 +69,8 @@ export function parseApiTokens(
     const name = value.slice(0, colon).trim();
     const token = value.slice(colon + 1).trim();
     if (!NAME.test(name)) problems.push(`${where}: the name must be 1-64 characters of A-Z a-z 0-9 _ . @ -`);
+    else if (name === LOCAL_OPERATOR)
+      problems.push(`${where}: the name ${LOCAL_OPERATOR} is the token-less local operator's; pick another`);
     else if (token.length < MIN_TOKEN_LENGTH || !TOKEN_CHARS.test(token))
       problems.push(
         `${where} (${name}): the token must be at least ${MIN_TOKEN_LENGTH} printable characters without spaces or commas`,
@@ -212,19 +216,12 @@ export const requireAdmin: RequestHandler = (_req: Request, res: Response, next:
   );
 };
 
-/** The `Host` header values a loopback server on `port` accepts. */
-export function loopbackHosts(port: number): string[] {
-  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-}
-
-const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
 /**
- * The guards that stand in for a token on a token-less loopback API (mount before every route):
- * - the `Host` header must be a loopback name with the port the request came in on (`127.0.0.1:3000`,
- *   `localhost:3000`, `[::1]:3000`), which refuses DNS rebinding;
- * - a state-changing request (POST/PUT/PATCH/DELETE) must carry no `Origin` (curl, the terminal client) or the
- *   loopback origin of this server, and no `Sec-Fetch-Site: cross-site`, which refuses cross-site requests.
+ * The guards that stand in for a token on a token-less loopback API (mount before every route; the rule is
+ * infra/loopback.ts): the `Host` header must be a loopback name with the port the request came in on
+ * (`127.0.0.1:3000`, `localhost:3000`, `[::1]:3000`), which refuses DNS rebinding; and no request, read or
+ * write, may come from another site (a foreign `Origin`, `Sec-Fetch-Site` other than `same-origin` or `none`),
+ * since reads can write too (`GET …/events` claims a session id) and a page should not hold streams open.
  * Routes in `exempt` (path prefixes, e.g. the codec endpoint with its own CORS and token) skip the origin check.
  * A no-op when `enabled` is false (tokens configured).
  * @throws HttpProblem forbidden (403) via `next`
@@ -232,39 +229,25 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export function loopbackGuard(enabled: boolean, exempt: readonly string[] = []): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     if (!enabled) return next();
-    const port = req.socket.localPort ?? 0;
-    const allowed = loopbackHosts(port);
-    const host = (req.get('host') ?? '').toLowerCase();
-    if (!allowed.includes(host)) {
+    const refusal = loopbackRefusal(
+      {
+        method: req.method,
+        host: req.get('host'),
+        origin: exempt.some((p) => req.path.startsWith(p)) ? undefined : req.get('origin'),
+        secFetchSite: exempt.some((p) => req.path.startsWith(p)) ? undefined : req.get('sec-fetch-site'),
+      },
+      req.socket.localPort ?? 0,
+      { checkReads: true },
+    );
+    if (refusal?.kind === 'host')
       return next(
         new HttpProblem(
           'forbidden',
-          `without API tokens only requests to ${allowed.join(', ')} are served (the Host header names another host)`,
+          `without API tokens only requests to ${refusal.allowed.join(', ')} are served (the Host header names another host)`,
         ),
       );
-    }
-    if (!STATE_CHANGING.has(req.method) || exempt.some((p) => req.path.startsWith(p))) return next();
-    const origin = req.get('origin');
-    const site = req.get('sec-fetch-site');
-    if ((origin !== undefined && !allowed.includes(originHost(origin))) || site === 'cross-site') {
-      return next(
-        new HttpProblem(
-          'forbidden',
-          'cross-origin requests that change state are refused without API tokens',
-        ),
-      );
-    }
+    if (refusal)
+      return next(new HttpProblem('forbidden', 'cross-site requests are refused without API tokens'));
     next();
   };
-}
-
-/** `host:port` of an `http://` origin (other schemes and `null` give an empty string). */
-function originHost(origin: string): string {
-  try {
-    const u = new URL(origin);
-    if (u.protocol !== 'http:') return '';
-    return `${u.hostname}:${u.port || '80'}`.toLowerCase();
-  } catch {
-    return '';
-  }
 }

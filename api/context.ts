@@ -25,8 +25,19 @@ export function contextOf(res: Response): RequestContext {
 }
 
 /**
+ * `path` as it may be logged: the codec token of a `/codec/<token>/encode|decode` path (the form for a Web UI
+ * that cannot send a header) is replaced by `<token>`.
+ */
+export function loggedPath(path: string | undefined): string | undefined {
+  // Express gives no path for a request the server dropped while it was routed (a shutdown).
+  if (typeof path !== 'string') return path;
+  return path.replace(/^\/codec\/[^/]+\/(encode|decode)\/?$/, '/codec/<token>/$1');
+}
+
+/**
  * Middleware: assigns the request id, sets the response header, creates the child logger and logs one line
- * per finished request (`method`, `path`, `status`, `ms`; never headers or bodies).
+ * per finished request (`method`, `path` without secrets ({@link loggedPath}), `status`, `ms`; never headers or
+ * bodies).
  */
 export function requestContext(logger: Logger): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -40,7 +51,7 @@ export function requestContext(logger: Logger): RequestHandler {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const line = {
         method: req.method,
-        path: req.path,
+        path: loggedPath(req.path),
         status: res.statusCode,
         ms: Math.round(ms * 10) / 10,
       };

@@ -7,9 +7,13 @@
  *   `previous_revision`, so a client can check continuity; events per subscriber chain exactly.
  * - `turn.updated`: a snapshot of the running turn (step, status, the text streamed so far in this step, tool
  *   progress) built from transient TURN_CHANNEL events, at most one per `throttleMs` per session; the latest
- *   snapshot is always sent. A final `finished` snapshot follows the commit that ends the turn. The turn's
+ *   snapshot is always sent. Every running turn is followed whether or not anyone watches it (api/live-turns.ts
+ *   says why), and a stream that opens while a turn runs gets its whole snapshot first, so a reload mid-turn
+ *   shows the text from its first character. A final `finished` snapshot follows the commit that ends the turn. The turn's
  *   system notices (notifications: the compaction notice, a stopped turn's notice; docs/message-model.md §5.3
  *   "system interaction log", `live` on REST) are read from the commits and carried in its snapshots' `notices`.
+ * - `approval_requested`: sent when a tool call starts waiting for a decision, and for every call still waiting
+ *   when a stream opens, so a client that was away sees what waits for it.
  * - After the listener reconnects, every subscriber is caught up from its last sent revision.
  *
  * Commit watchers ({@link EventHub.onCommit}) let `POST …/messages` with `wait` sleep until the session commits.
@@ -18,37 +22,21 @@ import type { Message } from '../domain/message.ts';
 import { isTurnTrigger } from '../domain/history.ts';
 import { messageKind } from '../domain/message-kind.ts';
 import { isTerminalStatus } from '../domain/status-machine.ts';
+import { listPendingApprovals } from '../db/approvals.ts';
+import { getMessage } from '../db/messages.ts';
 import { COMMIT_CHANNEL, NotificationListener, TURN_CHANNEL, type TurnEvent } from '../db/notify.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
 import { readHistory } from './history.ts';
+import { LiveTurns, type LiveTurnSnapshot } from './live-turns.ts';
 
-/** `turn.updated` status: the TurnEvent statuses of db/notify.ts. */
-export type TurnUpdateStatus = 'started' | 'thinking' | 'running_tools' | 'finished';
-
-/** Progress of one tool call in the current step. `summary` is the tool's short result summary. */
-export interface ToolProgress {
-  call_id: string;
-  name: string;
-  status: 'running' | 'ok' | 'error';
-  summary?: string;
-}
+export type { ToolProgress, TurnUpdateStatus } from './live-turns.ts';
 
 /**
- * Data of `event: turn.updated`. `outcome` is set only on the `finished` snapshot; `notices` (the texts of the
- * turn's system notices committed so far, in order) once the turn has one.
+ * Data of `event: turn.updated`: a {@link LiveTurnSnapshot}. `outcome` is set only on the `finished` snapshot;
+ * `notices` (the texts of the turn's system notices committed so far, in order) once the turn has one.
  */
-export interface TurnUpdatedData {
-  session_id: string;
-  /** The trigger message's id. */
-  turn_id: string;
-  /** Model step, from 0. */
-  step: number;
-  status: TurnUpdateStatus;
-  /** Text streamed so far in this step. */
-  text: string;
-  tools: ToolProgress[];
-  outcome?: 'processed' | 'interrupted' | 'error';
+export interface TurnUpdatedData extends LiveTurnSnapshot {
   notices?: string[];
 }
 
@@ -115,19 +103,14 @@ interface SessionFeed {
   id: string;
   subscribers: Set<Subscriber>;
   watchers: Set<() => void>;
-  snapshot: TurnUpdatedData | null;
   /** The system notices committed for one turn (the latest turn that had one): ids seen and texts, in order. */
   notices: { turnId: string; ids: Set<string>; texts: string[] } | null;
-  /** Turns whose end was seen; late transient events for them are dropped. */
-  finished: string[];
   lastUpdateAt: number;
   timer: NodeJS.Timeout | null;
   syncing: Promise<void> | null;
   dirty: boolean;
   retry: NodeJS.Timeout | null;
 }
-
-const FINISHED_MEMORY = 16;
 
 /** One per API process; see the module comment. Create, `start()`, hand to createApp, `close()` on shutdown. */
 export class EventHub {
@@ -138,6 +121,8 @@ export class EventHub {
   private readonly batchLimit: number;
   private readonly listener: NotificationListener;
   private readonly feeds = new Map<string, SessionFeed>();
+  /** Every session's running turn, watched or not (see the module comment). */
+  private readonly turns = new LiveTurns();
   private pingTimer: NodeJS.Timeout | null = null;
   private closedFlag = false;
 
@@ -159,7 +144,10 @@ export class EventHub {
   /** Connects the listener (LISTEN on both channels) and starts the keep-alive timer. @throws when Postgres is unreachable */
   async start(): Promise<void> {
     await this.listener.start();
-    this.pingTimer = setInterval(() => this.pingAll(), this.pingIntervalMs);
+    this.pingTimer = setInterval(() => {
+      this.pingAll();
+      this.turns.sweep(Date.now());
+    }, this.pingIntervalMs);
     this.pingTimer.unref();
   }
 
@@ -204,7 +192,8 @@ export class EventHub {
   /**
    * Subscribes `sink` to a session's events. With `afterRevision` (from `Last-Event-ID`), everything committed
    * after it is sent first as `turn.committed`; otherwise the subscriber starts at `currentRevision` (the
-   * session's revision the caller just read) and gets nothing historical.
+   * session's revision the caller just read) and gets nothing historical. Then come an `approval_requested` for
+   * every tool call waiting for a decision and, while a turn runs, its whole `turn.updated` snapshot.
    */
   async subscribe(
     sessionId: string,
@@ -218,7 +207,44 @@ export class EventHub {
     const subscription = { close: () => this.drop(feed, () => feed.subscribers.delete(sub)) };
     // A commit may have landed between the caller's read and this registration: sync reads the database.
     await this.sync(feed);
+    await this.sendCurrent(feed, sub);
     return subscription;
+  }
+
+  /**
+   * What a new subscriber needs besides the commits: the calls waiting for approval, then the running turn's
+   * snapshot as it stands after those reads (a later event can only extend it). A snapshot whose trigger has
+   * reached a final status (its end was committed while nobody here watched) is dropped instead.
+   */
+  private async sendCurrent(feed: SessionFeed, sub: Subscriber): Promise<void> {
+    const pending = await listPendingApprovals(this.pool, feed.id);
+    for (const p of pending) {
+      if (!feed.subscribers.has(sub)) return;
+      const expires = p.expires_at ?? '';
+      safely(() =>
+        sub.sink.send({
+          event: 'approval_requested',
+          data: {
+            session_id: feed.id,
+            turn_id: p.turn_id ?? '',
+            step: stepOfCall(p.call_id),
+            call_id: p.call_id,
+            tool_name: p.tool_name,
+            subject: p.subject,
+            expires_at: expires,
+          },
+        }),
+      );
+    }
+    const running = this.turns.get(feed.id);
+    if (!running) return;
+    const trigger = await getMessage(this.pool, running.turn_id);
+    if (!trigger || isTerminalStatus(trigger.status)) {
+      this.turns.end(feed.id, running.turn_id, undefined);
+      return;
+    }
+    const event = this.updateEvent(feed);
+    if (event && feed.subscribers.has(sub)) safely(() => sub.sink.send(event));
   }
 
   /**
@@ -238,8 +264,6 @@ export class EventHub {
         id: sessionId,
         subscribers: new Set(),
         watchers: new Set(),
-        snapshot: null,
-        finished: [],
         notices: null,
         lastUpdateAt: 0,
         timer: null,
@@ -364,102 +388,53 @@ export class EventHub {
   private noticeSystemLogs(feed: SessionFeed, messages: readonly Message[]): void {
     for (const m of messages) {
       const turnId = m.turn_id;
-      if (turnId === null || messageKind(m) !== 'notification' || feed.finished.includes(turnId)) continue;
+      if (turnId === null || messageKind(m) !== 'notification' || this.turns.hasEnded(feed.id, turnId))
+        continue;
       if (feed.notices?.turnId !== turnId) feed.notices = { turnId, ids: new Set(), texts: [] };
       if (feed.notices.ids.has(m.id)) continue;
       feed.notices.ids.add(m.id);
       feed.notices.texts.push(m.content);
-      if (feed.snapshot?.turn_id === turnId) this.scheduleUpdate(feed);
+      if (this.turns.get(feed.id)?.turn_id === turnId) this.scheduleUpdate(feed);
     }
   }
 
   /** After the commit that ends the running turn: the final `finished` snapshot, sent at once. */
   private noticeEndedTurns(feed: SessionFeed, messages: readonly Message[]): void {
     for (const m of messages) {
-      if (!isTurnTrigger(m) || !isTerminalStatus(m.status) || feed.finished.includes(m.id)) continue;
-      feed.finished.push(m.id);
-      if (feed.finished.length > FINISHED_MEMORY) feed.finished.shift();
-      if (feed.snapshot?.turn_id !== m.id) continue;
+      if (!isTurnTrigger(m) || !isTerminalStatus(m.status) || this.turns.hasEnded(feed.id, m.id)) continue;
+      const last = this.turns.end(feed.id, m.id, m.status as 'processed' | 'interrupted' | 'error');
+      if (!last) continue;
       if (feed.timer) clearTimeout(feed.timer);
       feed.timer = null;
-      feed.snapshot = {
-        ...feed.snapshot,
-        status: 'finished',
-        outcome: m.status as 'processed' | 'interrupted' | 'error',
-      };
-      this.emitUpdate(feed);
-      feed.snapshot = null;
+      this.emitUpdate(feed, last);
     }
   }
 
   private onTurnEvent(ev: TurnEvent): void {
     if (typeof ev?.s !== 'string' || typeof ev.t !== 'string') return;
-    const feed = this.feeds.get(ev.s);
-    if (!feed || feed.subscribers.size === 0 || feed.finished.includes(ev.t)) return;
-    if (ev.type === 'approval_requested') {
-      // Sent at once, never throttled or folded into a snapshot: someone has to answer it.
-      const event: HubEvent = {
-        event: 'approval_requested',
-        data: {
-          session_id: ev.s,
-          turn_id: ev.t,
-          step: ev.step,
-          call_id: ev.call_id,
-          tool_name: ev.name,
-          subject: ev.subject,
-          expires_at: ev.expires_at,
-        },
-      };
-      for (const sub of feed.subscribers) safely(() => sub.sink.send(event));
+    if (ev.type !== 'approval_requested') {
+      // Every turn is followed, watched or not, so a stream opened later gets the whole snapshot.
+      if (!this.turns.apply(ev, Date.now())) return;
+      const watched = this.feeds.get(ev.s);
+      if (watched && watched.subscribers.size > 0) this.scheduleUpdate(watched);
       return;
     }
-    let snap = feed.snapshot;
-    const step = 'step' in ev && typeof ev.step === 'number' ? ev.step : (snap?.step ?? 0);
-    if (!snap || snap.turn_id !== ev.t || step > snap.step) {
-      snap = { session_id: ev.s, turn_id: ev.t, step, status: 'thinking', text: '', tools: [] };
-    } else if (step < snap.step) {
-      return; // a late event of an earlier step
-    }
-    switch (ev.type) {
-      case 'status':
-        snap = { ...snap, status: ev.status };
-        break;
-      case 'delta':
-        snap = {
-          ...snap,
-          text: snap.text + ev.text,
-          status: snap.status === 'started' ? 'thinking' : snap.status,
-        };
-        break;
-      case 'tool_started':
-        snap = {
-          ...snap,
-          status: 'running_tools',
-          tools: [
-            ...snap.tools.filter((t) => t.call_id !== ev.call_id),
-            { call_id: ev.call_id, name: ev.name, status: 'running' },
-          ],
-        };
-        break;
-      case 'tool_finished': {
-        const done: ToolProgress = {
-          call_id: ev.call_id,
-          name: ev.name,
-          status: ev.ok ? 'ok' : 'error',
-          summary: ev.summary,
-        };
-        const known = snap.tools.some((t) => t.call_id === ev.call_id);
-        snap = {
-          ...snap,
-          tools: known ? snap.tools.map((t) => (t.call_id === ev.call_id ? done : t)) : [...snap.tools, done],
-        };
-        break;
-      }
-      default:
-        return;
-    }
-    feed.snapshot = snap;
-    this.scheduleUpdate(feed);
+    const feed = this.feeds.get(ev.s);
+    if (!feed || feed.subscribers.size === 0 || this.turns.hasEnded(ev.s, ev.t)) return;
+    // Sent at once, never throttled or folded into a snapshot: someone has to answer it.
+    const event: HubEvent = {
+      event: 'approval_requested',
+      data: {
+        session_id: ev.s,
+        turn_id: ev.t,
+        step: ev.step,
+        call_id: ev.call_id,
+        tool_name: ev.name,
+        subject: ev.subject,
+        expires_at: ev.expires_at,
+      },
+    };
+    for (const sub of feed.subscribers) safely(() => sub.sink.send(event));
   }
 
   /** Throttles `turn.updated` to one per `throttleMs`; the trailing send carries the latest snapshot. */
@@ -476,24 +451,37 @@ export class EventHub {
     }, wait);
   }
 
-  private emitUpdate(feed: SessionFeed): void {
-    if (!feed.snapshot || this.closedFlag) return;
+  /** Sends `snapshot` (default: the session's running turn) to every subscriber. */
+  private emitUpdate(feed: SessionFeed, snapshot?: LiveTurnSnapshot): void {
+    const event = this.updateEvent(feed, snapshot);
+    if (!event || this.closedFlag) return;
     feed.lastUpdateAt = Date.now();
-    const notices = feed.notices?.turnId === feed.snapshot.turn_id ? [...feed.notices.texts] : [];
-    const event: HubEvent = {
+    for (const sub of feed.subscribers) safely(() => sub.sink.send(event));
+  }
+
+  /** The `turn.updated` event of `snapshot` (default: the running turn) with the turn's notices; null: none. */
+  private updateEvent(feed: SessionFeed, snapshot = this.turns.get(feed.id)): HubEvent | null {
+    if (!snapshot) return null;
+    const notices = feed.notices?.turnId === snapshot.turn_id ? [...feed.notices.texts] : [];
+    return {
       event: 'turn.updated',
       data: {
-        ...feed.snapshot,
-        tools: feed.snapshot.tools.map((t) => ({ ...t })),
+        ...snapshot,
+        tools: snapshot.tools.map((t) => ({ ...t })),
         ...(notices.length > 0 ? { notices } : {}),
       },
     };
-    for (const sub of feed.subscribers) safely(() => sub.sink.send(event));
   }
 
   private pingAll(): void {
     for (const feed of this.feeds.values()) for (const sub of feed.subscribers) safely(() => sub.sink.ping());
   }
+}
+
+/** The step of a tool_call message id (`<turn id>:s<step>:call<i>`, activities/llm/model-deps.ts); 0 when it has none. */
+function stepOfCall(callId: string): number {
+  const m = /:s(\d+):call\d+$/.exec(callId);
+  return m ? Number(m[1]) : 0;
 }
 
 function safely(fn: () => void): void {

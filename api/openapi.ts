@@ -8,12 +8,16 @@
 import { z } from 'zod';
 import { MESSAGE_TYPES, ROLES, STATUSES } from '../domain/message.ts';
 import { ID_PATTERN, LIMITS } from '../domain/inbound.ts';
+import { SCHEDULE_ID_PATTERN, SCHEDULE_KINDS, SCHEDULE_LIMITS } from '../domain/schedules.ts';
+import { JOB_STATES } from '../domain/jobs.ts';
 import { PROBLEM_CONTENT_TYPE } from './problems.ts';
 import {
   API_LIMITS,
   DELIVERIES_MAX_IDS,
   approvalDecisionSchema,
+  createScheduleSchema,
   deliveriesSchema,
+  patchScheduleSchema,
   patchSessionSchema,
   postMessageSchema,
 } from './schemas.ts';
@@ -32,6 +36,13 @@ function fromZod(schema: z.ZodType): Json {
 }
 
 const isoTime: Json = { type: 'string', format: 'date-time' };
+/** A time at a schedule's zone: ISO 8601 with the zone's offset, e.g. `2026-12-01T09:00:00+09:00`. */
+const zonedTime: Json = {
+  type: 'string',
+  format: 'date-time',
+  description: "ISO 8601 with the zone's offset.",
+};
+const MCP_STATES = ['idle', 'connecting', 'ready', 'failed'];
 
 /** The fields every session answer has (api/routes/common.ts presentSessionSummary). */
 const SESSION_SUMMARY_PROPS: Record<string, Json> = {
@@ -278,6 +289,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
         ...Object.keys(SESSION_SUMMARY_PROPS),
         'status',
         'queue_length',
+        'timezone',
         'approval',
         'approval_in_force',
         'approve_patterns',
@@ -287,6 +299,11 @@ function schemas(waitMaxS: number): Record<string, Json> {
         ...SESSION_SUMMARY_PROPS,
         status: { type: 'string', enum: ['idle', 'processing'] },
         queue_length: { type: 'integer', minimum: 0, description: 'Messages waiting (pending_agent).' },
+        timezone: {
+          type: ['string', 'null'],
+          description:
+            'The session’s own IANA time zone (`PATCH {"timezone"}`), the zone of its new schedules that name none; null: none (KESOKU_TIMEZONE, else the server’s zone).',
+        },
         approval: {
           type: ['string', 'null'],
           enum: [...APPROVAL_POLICIES, null],
@@ -297,7 +314,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
           type: 'string',
           enum: [...APPROVAL_POLICIES],
           description:
-            'The tool-approval policy the session’s next tool step applies: `approval`, else KESOKU_TOOL_APPROVAL, else the channel’s default (`writes` for `api` and the chat channels, `off` for the terminal client’s `cli`). `off`: nothing asks; `writes`: shell commands and file writes ask; `all`: every tool call asks.',
+            'The tool-approval policy the session’s next tool step applies: `approval`, else KESOKU_TOOL_APPROVAL, else the channel’s default (`writes` for `api` and the chat channels; for the terminal client’s `cli` `off` in the token-less local operator’s sessions, `writes` in any other principal’s). `off`: nothing asks; `writes`: shell commands and file writes ask; `all`: every tool call asks.',
         },
         approve_patterns: {
           type: 'object',
@@ -322,6 +339,114 @@ function schemas(waitMaxS: number): Record<string, Json> {
           type: 'array',
           items: ref('PendingApproval'),
           description: 'Tool calls waiting for a person’s decision, oldest first.',
+        },
+        plan: {
+          ...nullable(ref('SessionPlan')),
+          description:
+            'The session’s active plan (the model’s `update_plan`, docs/memory.md); null: none. Only in `GET /v1/sessions/{sessionId}`.',
+        },
+      },
+      additionalProperties: false,
+    },
+    SessionPlan: {
+      type: 'object',
+      required: ['steps', 'revision', 'updated_at'],
+      properties: {
+        steps: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['title', 'status'],
+            properties: {
+              title: { type: 'string' },
+              status: { type: 'string', enum: ['pending', 'in_progress', 'done'] },
+            },
+            additionalProperties: false,
+          },
+        },
+        revision: { type: 'integer', minimum: 1, description: 'Counts the plan’s updates.' },
+        updated_at: isoTime,
+      },
+      additionalProperties: false,
+    },
+    MemoryEntry: {
+      type: 'object',
+      required: [
+        'id',
+        'text',
+        'author',
+        'session_id',
+        'source_message_id',
+        'revision',
+        'created_at',
+        'updated_at',
+      ],
+      properties: {
+        id: { type: 'string' },
+        text: { type: 'string', maxLength: 2000 },
+        author: { type: 'string', description: 'Who was speaking when it was remembered.' },
+        session_id: { type: ['string', 'null'], description: 'The session it was remembered in.' },
+        source_message_id: {
+          type: ['string', 'null'],
+          description: 'The user message whose turn remembered it.',
+        },
+        revision: { type: 'integer', minimum: 1, description: 'Counts the entry’s writes.' },
+        created_at: isoTime,
+        updated_at: isoTime,
+      },
+      additionalProperties: false,
+    },
+    MemoryList: {
+      type: 'object',
+      required: ['entries'],
+      properties: { entries: { type: 'array', items: ref('MemoryEntry') } },
+      additionalProperties: false,
+    },
+    Me: {
+      type: 'object',
+      required: ['principal', 'admin', 'person', 'links'],
+      properties: {
+        principal: { type: 'string' },
+        admin: { type: 'boolean' },
+        person: {
+          type: 'string',
+          description: 'The key the caller’s memory is kept under (`principal:<name>`).',
+        },
+        links: { type: 'array', items: ref('PersonLink'), description: 'Chat users linked to the caller.' },
+      },
+      additionalProperties: false,
+    },
+    PersonLink: {
+      type: 'object',
+      required: ['chatbot_id', 'user_id', 'linked_at'],
+      properties: {
+        chatbot_id: {
+          type: 'string',
+          description: 'The chat channel the user is on (a chatbot id of the channel registry).',
+        },
+        user_id: { type: 'string', description: 'The platform’s user id.' },
+        linked_at: isoTime,
+      },
+      additionalProperties: false,
+    },
+    LinkRequest: {
+      type: 'object',
+      required: ['code'],
+      properties: { code: { type: 'string', description: 'The code `/link` answered in the chat.' } },
+      additionalProperties: false,
+    },
+    SessionPrompt: {
+      type: 'object',
+      required: ['session_id', 'turn_id', 'step', 'created_at', 'input'],
+      properties: {
+        session_id: { type: 'string' },
+        turn_id: { type: 'string' },
+        step: { type: 'integer', minimum: 0 },
+        created_at: isoTime,
+        input: {
+          type: 'object',
+          description:
+            'The provider-neutral model input: `system` (the system prompt) and `messages` (history, then the last user message with its runtime context). Image bytes are shown as their size.',
         },
       },
       additionalProperties: false,
@@ -359,7 +484,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
     ApprovalRequestedEvent: {
       type: 'object',
       description:
-        'SSE `event: approval_requested`: a tool call now waits for a decision (POST …/tool-calls/{call_id}/approval).',
+        'SSE `event: approval_requested`: a tool call now waits for a decision (POST …/tool-calls/{call_id}/approval). A stream that opens gets one for every call still waiting.',
       required: ['session_id', 'turn_id', 'step', 'call_id', 'tool_name', 'subject', 'expires_at'],
       properties: {
         session_id: { type: 'string' },
@@ -386,6 +511,145 @@ function schemas(waitMaxS: number): Record<string, Json> {
           description: 'Pass as `cursor` for the next page; null at the end.',
         },
       },
+      additionalProperties: false,
+    },
+    ScheduleCreate: fromZod(createScheduleSchema),
+    SchedulePatch: fromZod(patchScheduleSchema),
+    ScheduleRun: {
+      type: 'object',
+      description: 'One tick of a schedule, with what became of its turn.',
+      required: ['scheduled_at', 'fired_at', 'turn_id', 'outcome', 'delivered', 'detail'],
+      properties: {
+        scheduled_at: {
+          ...zonedTime,
+          description: "The tick's scheduled time (a manual run: when it was triggered).",
+        },
+        fired_at: {
+          ...nullable(zonedTime),
+          description: 'When the session accepted the prompt; null when not fired.',
+        },
+        turn_id: { type: 'string', description: "The cron message's id, which is also its turn's id." },
+        outcome: {
+          type: 'string',
+          enum: ['queued', 'running', 'processed', 'interrupted', 'error', 'missed', 'rejected'],
+          description:
+            '`queued`: waiting behind another turn; `missed`: later than the catch-up window, not fired; `rejected`: the session refused the prompt.',
+        },
+        delivered: {
+          type: 'boolean',
+          description: "Whether the turn's reply reached the session's channel.",
+        },
+        detail: { type: ['string', 'null'] },
+      },
+      additionalProperties: false,
+    },
+    Schedule: {
+      type: 'object',
+      required: [
+        'id',
+        'session_id',
+        'prompt',
+        'kind',
+        'spec',
+        'timezone',
+        'paused',
+        'next_run_at',
+        'created_at',
+        'runs',
+      ],
+      properties: {
+        id: { type: 'string', pattern: SCHEDULE_ID_PATTERN.source },
+        session_id: { type: 'string' },
+        prompt: { type: 'string' },
+        kind: { type: 'string', enum: [...SCHEDULE_KINDS] },
+        spec: {
+          type: 'string',
+          description:
+            'The timing: the cron expression, the interval (`10s`), the UTC instant (`at`) or the delay (`in`).',
+        },
+        timezone: {
+          type: 'string',
+          description: 'IANA time zone; every time of this schedule is shown in it.',
+        },
+        paused: { type: 'boolean' },
+        next_run_at: {
+          ...nullable(zonedTime),
+          description:
+            "The next run at the zone's wall time; null when paused or when a one-time schedule has run.",
+        },
+        created_at: zonedTime,
+        runs: { type: 'array', items: ref('ScheduleRun'), description: 'The newest runs first (at most 5).' },
+      },
+      additionalProperties: false,
+    },
+    ScheduleList: {
+      type: 'object',
+      required: ['schedules'],
+      properties: { schedules: { type: 'array', items: ref('Schedule') } },
+      additionalProperties: false,
+    },
+    ScheduleDeleted: {
+      type: 'object',
+      required: ['deleted', 'schedule_id'],
+      properties: { deleted: { const: true }, schedule_id: { type: 'string' } },
+      additionalProperties: false,
+    },
+    ScheduleTriggered: {
+      type: 'object',
+      required: ['triggered', 'schedule_id'],
+      properties: { triggered: { const: true }, schedule_id: { type: 'string' } },
+      additionalProperties: false,
+    },
+    Job: {
+      type: 'object',
+      description:
+        'A background job: a `run_shell_command` the agent started with `background: true` (docs/tools.md "Background jobs").',
+      required: [
+        'id',
+        'session_id',
+        'command',
+        'state',
+        'exit_code',
+        'summary',
+        'timeout_s',
+        'started_at',
+        'ended_at',
+        'output_tail',
+      ],
+      properties: {
+        id: { type: 'string', pattern: '^job_[0-9a-f]{16}$' },
+        session_id: { type: 'string' },
+        command: { type: 'string' },
+        state: { type: 'string', enum: [...JOB_STATES] },
+        exit_code: nullable({
+          type: 'integer',
+          description: 'The shell’s exit code; null when killed, timed out or lost.',
+        }),
+        summary: nullable({
+          type: 'string',
+          description: 'One line saying how it ended; null while running.',
+        }),
+        timeout_s: { type: 'integer', description: 'Seconds after which it is killed and ends `timed_out`.' },
+        started_at: isoTime,
+        ended_at: nullable(isoTime),
+        output_tail: nullable({
+          type: 'string',
+          description:
+            'The end of stdout and stderr (`=== STDOUT ===` … `=== STDERR ===` …); null while running.',
+        }),
+      },
+      additionalProperties: false,
+    },
+    JobList: {
+      type: 'object',
+      required: ['jobs'],
+      properties: { jobs: { type: 'array', items: ref('Job'), description: 'Newest first, at most 100.' } },
+      additionalProperties: false,
+    },
+    KilledJob: {
+      type: 'object',
+      required: ['job'],
+      properties: { job: ref('Job') },
       additionalProperties: false,
     },
     StopResult: {
@@ -452,6 +716,13 @@ function schemas(waitMaxS: number): Record<string, Json> {
         },
       },
     },
+    Readiness: {
+      type: 'object',
+      description: 'Temporal and Postgres both answer.',
+      required: ['status', 'temporal', 'postgres'],
+      properties: { status: { const: 'ok' }, temporal: { const: true }, postgres: { const: true } },
+      additionalProperties: false,
+    },
     Health: {
       type: 'object',
       required: ['status', 'temporal', 'postgres'],
@@ -469,6 +740,35 @@ function schemas(waitMaxS: number): Record<string, Json> {
             properties: { ok: { type: 'boolean' } },
           },
         },
+        mcp: {
+          type: 'object',
+          description:
+            "Present when workers report MCP servers: each server's state and last error by name (GET /v1/mcp has the details). A server that is down does not make the check fail.",
+          additionalProperties: {
+            type: 'object',
+            required: ['state', 'last_error'],
+            properties: {
+              state: { type: 'string', enum: MCP_STATES },
+              last_error: { type: ['string', 'null'] },
+            },
+            additionalProperties: false,
+          },
+        },
+        sandbox: {
+          type: 'object',
+          description:
+            "Present where a worker runs in the same process (`npm start`): its tools' sandbox (docs/sandbox.md). `state` `bwrap` (sandboxed), `off` (KESOKU_SANDBOX=off: tools run unsandboxed) or `unavailable` (no working sandbox: every tool call is refused); informational, it does not make the check fail.",
+          required: ['mode', 'state', 'seccomp', 'limits', 'network'],
+          properties: {
+            mode: { enum: ['auto', 'required', 'off'] },
+            state: { enum: ['bwrap', 'off', 'unavailable'] },
+            reason: { type: 'string' },
+            seccomp: { type: 'boolean' },
+            limits: { type: 'string', description: '`cgroup v1`, `cgroup v2` or `rlimit`.' },
+            network: { enum: ['off', 'on'] },
+          },
+          additionalProperties: false,
+        },
       },
       additionalProperties: false,
     },
@@ -480,6 +780,11 @@ function schemas(waitMaxS: number): Record<string, Json> {
         name: { type: 'string' },
         status: { type: 'string', enum: ['running', 'ok', 'error'] },
         summary: { type: 'string' },
+        started_at: {
+          ...isoTime,
+          description: 'When the API saw the call start (absent when it did not see it).',
+        },
+        finished_at: { ...isoTime, description: 'When the API saw the call finish.' },
       },
       additionalProperties: false,
     },
@@ -531,6 +836,56 @@ function schemas(waitMaxS: number): Record<string, Json> {
       },
       additionalProperties: false,
     },
+    McpServer: {
+      type: 'object',
+      description:
+        'An MCP server of the workers (docs/mcp.md), from their reports of the last 90 s: `state` is `ready` when a worker has it connected, else `connecting`, `failed` or `idle` (it connects when its tools are first needed); `tools` as a connected worker lists them; `last_error` the latest any worker recorded.',
+      required: ['name', 'transport', 'state', 'tools', 'last_error', 'last_error_at', 'workers'],
+      properties: {
+        name: { type: 'string', description: 'The key in `mcpServers`.' },
+        transport: { type: 'string', enum: ['stdio', 'http'] },
+        state: { type: 'string', enum: MCP_STATES },
+        tools: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name', 'tool', 'description'],
+            properties: {
+              name: {
+                type: 'string',
+                description: 'The name the model calls it by, `mcp__<server>__<tool>`.',
+              },
+              tool: { type: 'string', description: "The tool's own name on its server." },
+              description: { type: 'string' },
+            },
+            additionalProperties: false,
+          },
+        },
+        last_error: { type: ['string', 'null'] },
+        last_error_at: nullable(isoTime),
+        workers: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['worker_id', 'state', 'last_error', 'updated_at'],
+            properties: {
+              worker_id: { type: 'string' },
+              state: { type: 'string', enum: MCP_STATES },
+              last_error: { type: ['string', 'null'] },
+              updated_at: isoTime,
+            },
+            additionalProperties: false,
+          },
+        },
+      },
+      additionalProperties: false,
+    },
+    McpServerList: {
+      type: 'object',
+      required: ['servers'],
+      properties: { servers: { type: 'array', items: ref('McpServer') } },
+      additionalProperties: false,
+    },
     PairingApproval: {
       type: 'object',
       required: ['approved', 'already_approved'],
@@ -541,6 +896,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
       type: 'object',
       description:
         'SSE `event: turn.updated`: a snapshot of the running turn, at most ~10 per second per session (the latest is always sent). `text` is the text streamed so far in this step; a `finished` snapshot with `outcome` follows the commit that ends the turn. ' +
+        "A stream opened while a turn runs gets its whole snapshot first (after the commits and the calls waiting for approval), so a client rebuilds the streamed text from its start; `text_offset` (present when the API did not see the start of the step, e.g. it started mid-step) is the character offset of the step's text where `text` begins. " +
         '`notices` (present once the turn has one): the texts of the turn\'s system notices committed so far, in order (docs/message-model.md §5.3 "system interaction log", live on REST) — the automatic compaction notice, and on the `finished` snapshot of a stopped turn why it stopped ("⏹️ Stopped.").',
       required: ['session_id', 'turn_id', 'step', 'status', 'text', 'tools'],
       properties: {
@@ -549,6 +905,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
         step: { type: 'integer', minimum: 0 },
         status: { type: 'string', enum: ['started', 'thinking', 'running_tools', 'finished'] },
         text: { type: 'string' },
+        text_offset: { type: 'integer', minimum: 1 },
         tools: { type: 'array', items: ref('ToolProgress') },
         outcome: { type: 'string', enum: ['processed', 'interrupted', 'error'] },
         notices: { type: 'array', items: { type: 'string' } },
@@ -639,6 +996,7 @@ const RESPONSES: Record<string, Json> = {
 
 const r = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
 const SESSION_PARAM: Json = { $ref: '#/components/parameters/SessionId' };
+const SCHEDULE_PARAM: Json = { $ref: '#/components/parameters/ScheduleId' };
 
 /** Error responses every `/v1` operation may give. */
 /** Every route may answer these; 413 and 415 too, since any request may carry a (JSON) body. */
@@ -674,10 +1032,18 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
     info: {
       title: 'Kesoku REST API',
       version: '1.0.0',
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'Talk to the Kesoku agent over HTTP. Errors are application/problem+json. Every response carries `x-request-id`. ' +
         'History sync: GET messages returns a revision; the event stream continues from it (docs/message-flow.md §11).',
     },
+    servers: [
+      {
+        url: 'http://127.0.0.1:{port}',
+        description: 'npm start on this machine (KESOKU_API_PORT)',
+        variables: { port: { default: '3000', description: 'KESOKU_API_PORT' } },
+      },
+    ],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     security: [{ bearer: [] }],
     paths: {
@@ -714,7 +1080,7 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
         patch: {
           operationId: 'updateSession',
           summary:
-            'Rename a session, change its mode (through the session workflow), its locale (en | zh) or its tool-approval policy',
+            'Rename a session, change its mode (through the session workflow), its locale (en | zh), its tool-approval policy or its time zone',
           description:
             'Before the session’s first message, a PATCH creates the session with the settings given (on `channel`, default `api`), ' +
             'so they apply to its first turn; the id is claimed for the caller, as its first message would claim it. ' +
@@ -803,6 +1169,76 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           },
         },
       },
+      '/v1/sessions/{sessionId}/schedules': {
+        parameters: [SESSION_PARAM],
+        post: {
+          operationId: 'createSchedule',
+          summary:
+            'Schedule a prompt: cron, every (interval), at (date-time) or in (delay), in an IANA time zone',
+          description:
+            'Each run puts the prompt into the session as a cron message (sender "Cronjob", `metadata.is_cronjob`), queued ' +
+            'behind a running turn like user input, at most once per tick (docs/schedules.md). Give exactly one of `cron`, ' +
+            "`every`, `at`, `in`. `next_run_at` is at the zone's wall time.",
+          requestBody: { required: true, content: json(ref('ScheduleCreate')) },
+          responses: {
+            '201': { description: 'The schedule.', content: json(ref('Schedule')) },
+            ...withSession,
+            '400': problem(
+              'An invalid cron expression, interval or date, an unknown zone, a time in the past, or a prompt over the message limit; `field` names the field.',
+            ),
+            '429': problem(`The session already holds ${SCHEDULE_LIMITS.perSession} schedules.`),
+          },
+        },
+        get: {
+          operationId: 'listSchedules',
+          summary:
+            "The session's schedules, each with its next run and last runs (fired at, turn id, outcome, delivered)",
+          responses: {
+            '200': { description: 'The schedules, oldest first.', content: json(ref('ScheduleList')) },
+            ...withSession,
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/schedules/{scheduleId}': {
+        parameters: [SESSION_PARAM, SCHEDULE_PARAM],
+        get: {
+          operationId: 'getSchedule',
+          summary: 'One schedule',
+          responses: {
+            '200': { description: 'The schedule.', content: json(ref('Schedule')) },
+            ...withSession,
+          },
+        },
+        patch: {
+          operationId: 'updateSchedule',
+          summary: 'Pause or resume (`paused`), or change the prompt, timing or zone in place',
+          requestBody: { required: true, content: json(ref('SchedulePatch')) },
+          responses: {
+            '200': { description: 'The schedule now.', content: json(ref('Schedule')) },
+            ...withSession,
+            '409': problem('Resuming a one-time schedule that already ran (give a new `at` or `in`).'),
+          },
+        },
+        delete: {
+          operationId: 'deleteSchedule',
+          summary: 'Delete a schedule (its Temporal Schedule and its runs)',
+          responses: {
+            '200': { description: 'Deleted.', content: json(ref('ScheduleDeleted')) },
+            ...withSession,
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/schedules/{scheduleId}/trigger': {
+        parameters: [SESSION_PARAM, SCHEDULE_PARAM],
+        post: {
+          operationId: 'triggerSchedule',
+          summary: 'Run a schedule now (also a paused one), besides its own timing',
+          responses: {
+            '202': { description: 'The run is on its way.', content: json(ref('ScheduleTriggered')) },
+            ...withSession,
+          },
+        },
+      },
       '/v1/sessions/{sessionId}/deliveries': {
         parameters: [SESSION_PARAM],
         post: {
@@ -822,6 +1258,42 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
             },
             ...withSession,
             '409': problem('The session is not on channel "cli": the server delivers its messages itself.'),
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/jobs': {
+        parameters: [SESSION_PARAM],
+        get: {
+          operationId: 'listJobs',
+          summary: 'The session’s background jobs, newest first',
+          responses: {
+            '200': { description: 'The jobs.', content: json(ref('JobList')) },
+            ...withSession,
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/jobs/{jobId}': {
+        parameters: [
+          SESSION_PARAM,
+          {
+            name: 'jobId',
+            in: 'path',
+            required: true,
+            description: 'The job’s id (`jobs[].id` of GET …/jobs).',
+            schema: { type: 'string' },
+          },
+        ],
+        delete: {
+          operationId: 'killJob',
+          summary: 'Kill a running background job',
+          description:
+            'Its process group gets SIGKILL; the answer comes once the job has ended `killed`. Its background alert then wakes the session, as for every end. ' +
+            '`/stop` does not kill background jobs; this does.',
+          responses: {
+            '200': { description: 'The job, ended `killed`.', content: json(ref('KilledJob')) },
+            ...COMMON_ERRORS,
+            '404': problem('No such session, or no job with this id in it.'),
+            '409': problem('The job is not running any more; `state` says how it ended.'),
           },
         },
       },
@@ -903,7 +1375,20 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
               description: 'An event stream; data payloads are TurnCommittedEvent and TurnUpdatedEvent.',
               content: {
                 'text/event-stream': {
-                  schema: { type: 'string' },
+                  // The stream as a whole is text; the JSON in each event's `data:` is one of the payloads.
+                  schema: {
+                    type: 'string',
+                    description:
+                      'Server-sent events. `event: turn.committed | turn.updated | approval_requested`, `id:` the revision, `data:` one JSON payload (see x-event-data for which event carries which).',
+                    contentMediaType: 'application/json',
+                    contentSchema: {
+                      oneOf: [
+                        ref('TurnCommittedEvent'),
+                        ref('TurnUpdatedEvent'),
+                        ref('ApprovalRequestedEvent'),
+                      ],
+                    },
+                  },
                   'x-event-data': {
                     'turn.committed': ref('TurnCommittedEvent'),
                     'turn.updated': ref('TurnUpdatedEvent'),
@@ -949,6 +1434,131 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
             '409': problem(
               'The code has expired (`reason: expired`); the user gets a new one by writing again.',
             ),
+          },
+        },
+      },
+      '/v1/me': {
+        get: {
+          operationId: 'getMe',
+          summary: 'The caller: its principal and the chat users linked to it (docs/memory.md "People")',
+          responses: { '200': { description: 'The caller.', content: json(ref('Me')) }, ...COMMON_ERRORS },
+        },
+      },
+      '/v1/me/links': {
+        post: {
+          operationId: 'confirmLink',
+          summary: 'Link a chat user to the caller with the one-time code `/link` gave them',
+          description:
+            'From then on the chat user’s memory is the caller’s, on every channel. A code works once and for 15 minutes.',
+          requestBody: { required: true, content: json(ref('LinkRequest')) },
+          responses: {
+            '200': { description: 'The new link.', content: json(ref('PersonLink')) },
+            ...COMMON_ERRORS,
+            '404': problem('No such code was issued (`reason: unknown_code`).'),
+            '409': problem('The code has expired (`reason: expired`) or was used already (`reason: used`).'),
+            '415': r('UnsupportedMediaType'),
+          },
+        },
+      },
+      '/v1/memory': {
+        get: {
+          operationId: 'listMemory',
+          summary:
+            'The caller’s remembered entries (its own and its linked chat users’), newest first or searched',
+          parameters: [
+            {
+              name: 'q',
+              in: 'query',
+              required: false,
+              description: 'Words to search for (any of them; best match first).',
+              schema: { type: 'string', maxLength: 500 },
+            },
+            intParam('limit', 'Most entries returned.', 1, 200, 50),
+          ],
+          responses: {
+            '200': { description: 'The entries.', content: json(ref('MemoryList')) },
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/v1/memory/{entryId}': {
+        parameters: [
+          {
+            name: 'entryId',
+            in: 'path',
+            required: true,
+            description: 'The entry id.',
+            schema: { type: 'string' },
+          },
+        ],
+        delete: {
+          operationId: 'forgetMemory',
+          summary: 'Forget one of the caller’s entries (kept as forgotten for the audit, never shown again)',
+          responses: {
+            '200': {
+              description: 'The forgotten entry.',
+              content: json({
+                type: 'object',
+                required: ['forgotten'],
+                properties: { forgotten: ref('MemoryEntry') },
+                additionalProperties: false,
+              }),
+            },
+            ...COMMON_ERRORS,
+            '404': problem('The caller has no such entry (another person’s entry is the same 404).'),
+          },
+        },
+      },
+      '/v1/admin/sessions/{sessionId}/prompt': {
+        parameters: [SESSION_PARAM],
+        get: {
+          operationId: 'getSessionPrompt',
+          summary: 'The exact model input of the session’s latest step (operators; terminal `/prompt`)',
+          responses: {
+            '200': { description: 'The prompt.', content: json(ref('SessionPrompt')) },
+            ...COMMON_ERRORS,
+            '404': problem('The session has had no model step.'),
+          },
+        },
+      },
+      '/v1/mcp': {
+        get: {
+          operationId: 'listMcpServers',
+          summary: 'The MCP servers the agent takes tools from: state, tools, last error (operators)',
+          responses: {
+            '200': { description: 'The servers, by name.', content: json(ref('McpServerList')) },
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/livez': {
+        get: {
+          operationId: 'live',
+          summary: 'The API process is up (a liveness probe; checks nothing else)',
+          security: [],
+          responses: {
+            '200': {
+              description: 'The process answers.',
+              content: json({
+                type: 'object',
+                required: ['status'],
+                properties: { status: { const: 'ok' } },
+                additionalProperties: false,
+              }),
+            },
+            '403': r('Forbidden'),
+          },
+        },
+      },
+      '/readyz': {
+        get: {
+          operationId: 'ready',
+          summary: 'Whether Temporal and Postgres answer (a readiness probe)',
+          security: [],
+          responses: {
+            '200': { description: 'Both answer.', content: json(ref('Readiness')) },
+            '403': r('Forbidden'),
+            '503': r('Unavailable'),
           },
         },
       },
@@ -1002,6 +1612,13 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           description:
             'REST sessions use chatbot_id "api" (or "cli", chosen by the first message) and channel_id = the session id.',
           schema: { type: 'string', pattern: ID_PATTERN.source },
+        },
+        ScheduleId: {
+          name: 'scheduleId',
+          in: 'path',
+          required: true,
+          description: 'A schedule id as creation answered it (`sch-` and 12 hex digits).',
+          schema: { type: 'string' },
         },
       },
       responses: RESPONSES,

@@ -7,6 +7,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { SessionClientError } from '../infra/session-client.ts';
+import { ScheduleError } from '../infra/schedules.ts';
 
 /** The problem kinds this API answers with; `type` is `urn:kesoku:problem:<kind>`. */
 export const PROBLEM_KINDS = {
@@ -17,11 +18,16 @@ export const PROBLEM_KINDS = {
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not found' },
   session_not_found: { status: 404, title: 'Unknown session' },
+  schedule_not_found: { status: 404, title: 'Unknown schedule' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   queue_full: { status: 429, title: 'Queue full' },
+  too_many_sessions: { status: 429, title: 'Too many sessions' },
+  too_many_streams: { status: 429, title: 'Too many event streams' },
+  too_many_schedules: { status: 429, title: 'Too many schedules' },
+  too_many_jobs: { status: 429, title: 'Too many background jobs' },
   internal: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
   wait_timeout: { status: 504, title: 'Wait timed out' },
@@ -171,6 +177,7 @@ export const EXPECTED_5XX_KINDS: ReadonlySet<ProblemKind> = new Set<ProblemKind>
  */
 export function toProblem(err: unknown, limitBytes: number, contentEncoding?: string): HttpProblem {
   if (err instanceof HttpProblem) return err;
+  if (err instanceof ScheduleError) return scheduleProblem(err);
   if (err instanceof SessionClientError) {
     switch (err.kind) {
       case 'invalid':
@@ -272,4 +279,26 @@ export function toProblem(err: unknown, limitBytes: number, contentEncoding?: st
   return new HttpProblem('internal', 'an internal error occurred; see the server log for this request id', {
     cause: err,
   });
+}
+
+/**
+ * A refused schedule operation as a problem: invalid → 400 naming `field`, not_found → 404, too_many → 429,
+ * conflict → 409, forbidden → 403, unavailable → 503. The messages are our own sentences (safe for `detail`).
+ */
+export function scheduleProblem(err: ScheduleError): HttpProblem {
+  const opts = { cause: err, extensions: err.field ? { field: err.field } : {} };
+  switch (err.kind) {
+    case 'invalid':
+      return new HttpProblem('validation', err.message, opts);
+    case 'not_found':
+      return new HttpProblem('schedule_not_found', err.message, opts);
+    case 'too_many':
+      return new HttpProblem('too_many_schedules', err.message, opts);
+    case 'conflict':
+      return new HttpProblem('conflict', err.message, opts);
+    case 'forbidden':
+      return new HttpProblem('forbidden', err.message, opts);
+    case 'unavailable':
+      return new HttpProblem('unavailable', err.message, { ...opts, extensions: { temporal: false } });
+  }
 }

@@ -14,7 +14,9 @@ import {
   type InboundMessage,
 } from '../domain/inbound.ts';
 import { TITLE_MAX_CHARS, hasLineControls, titleProblem } from '../domain/session-settings.ts';
+import { canonicalZone } from '../domain/schedules.ts';
 import { REST_CHATBOTS } from './access.ts';
+import { chatMessageIdPrefixes } from '../adapters/registry.ts';
 import { HttpProblem, validationProblem } from './problems.ts';
 
 /** Limits of the REST API (sizes in bytes, durations in seconds). */
@@ -24,7 +26,8 @@ export const API_LIMITS = {
   /** Longest `wait` a client may ask for, in seconds. */
   waitMaxS: 300,
   messagesPageDefault: 1000,
-  messagesPageMax: 10_000,
+  /** Largest page of messages one request reads (a longer history is paged with `before_seq`). */
+  messagesPageMax: 1000,
   sessionsPageDefault: 20,
   sessionsPageMax: 100,
   /** Same bound as the session workflow's `setTitle` validator. */
@@ -89,6 +92,10 @@ export function postMessageSchema(waitMaxS: number = API_LIMITS.waitMaxS) {
     id: z
       .string()
       .regex(MESSAGE_ID_PATTERN, 'must be 1-128 characters of A-Z a-z 0-9 _ . @ - (not "." or "..")')
+      .refine(
+        (id) => !chatMessageIdPrefixes().some((p) => id.toLowerCase().startsWith(p)),
+        `must not start with a chat channel's message id prefix (${chatMessageIdPrefixes().join(', ')}): those ids are the channels'`,
+      )
       .optional()
       .describe(
         'Client-chosen message id, the idempotency key: a repeated id with the same content and attachments returns the stored message (`duplicate: true`) and queues nothing; with other content or attachments it is a 409.',
@@ -169,6 +176,23 @@ export const patchSessionSchema = z
       .describe(
         'Which tool calls wait for a person: off, writes (shell commands and file writes) or all; null: back to the default.',
       ),
+    timezone: z
+      .string()
+      .nullable()
+      .optional()
+      .transform((zone, ctx) => {
+        if (zone === null || zone === undefined) return zone;
+        const canonical = canonicalZone(zone);
+        if (canonical === null)
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${zone}" is not a known IANA time zone, e.g. "Asia/Tokyo"`,
+          });
+        return canonical ?? zone;
+      })
+      .describe(
+        'The session’s IANA time zone (e.g. "Europe/Berlin"; stored canonical): the zone of its new schedules that name none. null: none (the server’s KESOKU_TIMEZONE, else its own zone). Existing schedules keep their zone.',
+      ),
     channel: z
       .enum(REST_CHATBOTS)
       .optional()
@@ -180,8 +204,12 @@ export const patchSessionSchema = z
   })
   .refine(
     (b) =>
-      b.title !== undefined || b.mode !== undefined || b.locale !== undefined || b.approval !== undefined,
-    { message: 'give "title", "mode", "locale" or "approval"' },
+      b.title !== undefined ||
+      b.mode !== undefined ||
+      b.locale !== undefined ||
+      b.approval !== undefined ||
+      b.timezone !== undefined,
+    { message: 'give "title", "mode", "locale", "approval" or "timezone"' },
   );
 
 /** `POST /v1/sessions/{sessionId}/tool-calls/{callId}/approval` body; `waitMaxS` bounds `wait` (seconds). */
@@ -306,3 +334,45 @@ export function requireJson(req: { is(types: string[]): string | false | null })
     throw new HttpProblem('unsupported_media_type', 'send the body as application/json');
   }
 }
+
+const scheduleTimingFields = {
+  cron: z
+    .string()
+    .optional()
+    .describe(
+      "A cron expression (5 fields: minute hour day-of-month month day-of-week), at the zone's wall time.",
+    ),
+  every: z
+    .union([z.string(), z.number().int()])
+    .optional()
+    .describe(
+      'An interval: "10s", "5m", "1h30m", "1d", or seconds; the first run is one interval after creation.',
+    ),
+  at: z
+    .string()
+    .optional()
+    .describe('One run at an ISO 8601 date-time; without an offset it is a wall time in the zone.'),
+  in: z
+    .union([z.string(), z.number()])
+    .optional()
+    .describe('One run after a delay: minutes, or "90s", "5m", "2h".'),
+  timezone: z
+    .string()
+    .optional()
+    .describe(
+      "IANA time zone; default the session's, else the server's (KESOKU_TIMEZONE). Always stored and shown.",
+    ),
+  paused: z.boolean().optional().describe('Paused: no tick fires until resumed (`PATCH {"paused": false}`).'),
+};
+
+/** `POST /v1/sessions/{sessionId}/schedules`: a prompt and exactly one of `cron`, `every`, `at`, `in`. */
+export const createScheduleSchema = z.strictObject({
+  prompt: z.string().describe('What is put into the session at each run (a cron message from "Cronjob").'),
+  ...scheduleTimingFields,
+});
+
+/** `PATCH /v1/sessions/{sessionId}/schedules/{scheduleId}`: pause/resume, a new prompt, timing or zone. */
+export const patchScheduleSchema = z.strictObject({
+  prompt: z.string().optional().describe('A new prompt.'),
+  ...scheduleTimingFields,
+});

@@ -3,18 +3,17 @@
  * everything on `close()` — SSE streams ended, listener stopped, every connection closed, port released.
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
-import type { ComponentHealth } from '../infra/metrics.ts';
 import type { SessionClient } from '../infra/session-client.ts';
-import { createApp, type AppDeps } from './app.ts';
+import { createApp } from './app.ts';
 import { checkBind, type ApiToken } from './auth.ts';
-import type { CodecOptions } from './routes/codec.ts';
+import type { AppDeps, CodecOptions } from './deps.ts';
 import { EventHub } from './event-hub.ts';
 import { PROBLEM_CONTENT_TYPE, problemType } from './problems.ts';
-import { createHealthCheck, type HealthStatus } from './health.ts';
+import { createHealthCheck, type ComponentHealth, type HealthStatus } from '../infra/health.ts';
 
 export interface ApiServerOptions {
   pool: Pool;
@@ -35,7 +34,7 @@ export interface ApiServerOptions {
   /** States of the process's other components for `/healthz` (e.g. the Discord gateway where it runs). */
   components?: () => Promise<ComponentHealth>;
   /** Passed to createApp (waitTimeoutMaxS, temporalTimeoutMs, waitPollMs, healthTimeoutMs, dataDir, approvals,
-   * defaultLocale). */
+   * defaultLocale, limits). */
   app?: Pick<
     AppDeps,
     | 'waitTimeoutMaxS'
@@ -45,6 +44,7 @@ export interface ApiServerOptions {
     | 'dataDir'
     | 'approvals'
     | 'defaultLocale'
+    | 'limits'
   >;
   /** EventHub tuning, in ms (tests shorten the keep-alive). */
   events?: { throttleMs?: number; pingIntervalMs?: number };
@@ -132,6 +132,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     'API listening',
   );
 
+  // Requests still being answered, so a close lets them write their answer (a wait's 503) before it drops them.
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
   let closing: Promise<void> | null = null;
   return {
     url,
@@ -141,6 +147,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       (closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         await events.close();
+        server.closeIdleConnections();
+        // Streams ended and waits woke with the hub; give their answers a moment (at most 2 s) to go out.
+        const deadline = Date.now() + 2000;
+        while (inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
         server.closeAllConnections();
         await closed;
         logger.info('API stopped');

@@ -1,19 +1,31 @@
 /**
- * `npm run bench`: Kesoku's speed and memory benchmarks. Writes bench/results/<date>.json and
- * bench/results/<date>.md, and prints the table.
+ * `npm run bench`: Kesoku's speed and memory benchmarks. Writes bench/results/<name>.json and
+ * bench/results/<name>.md (name: the run's date, or `--name`), and prints the tables. bench/README.md explains
+ * every column.
  *
- * Real parts: a Temporal dev server and Postgres of the run's own (DATABASE_URL's server when set, else an
- * embedded one), the worker as a separate process (`workers/worker.ts`), and a zero-latency fake model server.
+ * Real parts: a Temporal server (`--temporal dev|cluster|both`, see bench/stores.ts), Postgres (DATABASE_URL's
+ * server when set, else an embedded one), the worker as a separate process (`bin/worker.ts`), the REST API
+ * (`bin/api.ts`) and the Discord adapter (`bin/channels.ts discord`) as separate processes where a section uses
+ * them, a zero-latency fake model server and a fake Discord (both in this process).
  *
  *   a. orchestration overhead per turn — accepted → delivered, minus the model's time — p50/p99, beside an
  *      in-process baseline doing the same Postgres writes and model call without Temporal;
  *   b. throughput in turns/s with 1, 100 and 1 000 concurrent sessions;
  *   c. per-turn latency at turn 10, 1 000 and 10 000 of one session (continue-as-new at work);
- *   d. history events and payload bytes per simple turn and per tool turn;
- *   e. worker memory and CPU with 10 000 idle sessions.
+ *   d. a plain and a tool turn over the REST API: history counts, Postgres statements, time to the model request;
+ *   e. worker memory and CPU with 10 000 idle sessions;
+ *   f. a plain and a tool turn on Discord (fake Discord, the real adapter and sink): the same counts as d;
+ *   g. schedule fire-to-turn delay: one-time scheduled prompts, due time → prompt accepted and → model request.
  *
- * `npm run bench -- --quick` runs smaller sizes (for a smoke check); `--only a,b` picks sections; `--idle N` sets
- * the number of idle sessions of e. The worker gets this process's environment (KESOKU_WORKER_CACHED_SESSIONS…).
+ * Every section that runs turns also reports, per turn: Postgres statements per process (counted at the client,
+ * bench/pg-probe.ts), CPU time per process, the Temporal SDK's schedule-to-start and execution latencies per task
+ * queue (the worker's /metrics), and on the cluster the Temporal server's own Postgres transactions.
+ *
+ * Options: `--quick` (smaller sizes, a smoke check); `--only a,d` (sections); `--temporal dev|cluster|both`
+ * (default dev; `both` runs every section on each store in turn, one results file); `--name NAME` (results file
+ * name); `--turns N` (turns of a, and 4 × N/20 of d and f); `--idle N` (idle sessions of e). The worker gets this
+ * process's environment (KESOKU_WORKER_CACHED_SESSIONS…); KESOKU_BENCH_WORKER_NODE_OPTIONS adds Node options to
+ * the worker only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { dataConverterFor, newPayloadKeyEntry, parsePayloadKeys } from '../infra/payload-codec.ts';
 import fs from 'node:fs';
@@ -21,7 +33,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { connectTemporal } from '../infra/temporal-connection.ts';
-import proto from '@temporalio/proto';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import type { StepOutcome } from '../activities/contracts.ts';
 import { createModelActivities } from '../activities/llm/activities.ts';
@@ -38,28 +49,58 @@ import {
   type PostgresServer,
 } from '../infra/postgres-server.ts';
 import { SessionClient, SessionClientError } from '../infra/session-client.ts';
-import {
-  freePort,
-  resolveTemporalBinary,
-  startDevServer,
-  type TemporalServer,
-} from '../infra/temporal-server.ts';
+import { freePort } from '../infra/temporal-server.ts';
 import { sessionWorkflowId, type InboundMessage } from '../workflows/definitions.ts';
-import { startFakeModelServer, type FakeModelServer } from '../test/fakes/model-server.ts';
+import { tickMessageId } from '../domain/schedules.ts';
+import {
+  contentText,
+  startFakeModelServer,
+  type FakeModelServer,
+  type FakeRequest,
+} from '../test/fakes/model-server.ts';
+import { snowflake, startFakeDiscord, type FakeDiscord } from '../adapters/discord/test/fake-server.ts';
 import { startPart, type ChildPart } from '../test/support/processes.ts';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { fetchStatements, recordStatements, type StatementLog, type StatementRecord } from './pg-probe.ts';
+import {
+  cpuSeconds,
+  histogramDeltas,
+  historyCounts,
+  perTurn,
+  turnTimeline,
+  rssMb,
+  threadCpuSeconds,
+  scrape,
+  type HistoryCounts,
+  type Sample,
+} from './probes.ts';
+import { startStore, type StoreKind, type TemporalStore } from './stores.ts';
+import { renderMarkdown, type AnyRec } from './report.ts';
 
-const { temporal } = proto;
 const args = process.argv.slice(2);
+/** The value of `--name value` or `--name=value`. */
+const option = (name: string): string | undefined => {
+  const eq = args.find((a) => a.startsWith(`--${name}=`));
+  if (eq) return eq.slice(name.length + 3);
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
 const quick = args.includes('--quick');
-const only = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? args[args.indexOf('--only') + 1] ?? '')
-  .split(',')
-  .filter((s) => /^[a-e]$/.test(s));
+const SECTIONS = /^[a-g]$/;
+const only = (option('only') ?? '').split(',').filter((s) => SECTIONS.test(s));
 const want = (s: string) => only.length === 0 || only.includes(s);
+const temporalOption = option('temporal') ?? 'dev';
+if (!['dev', 'cluster', 'both'].includes(temporalOption)) {
+  process.stderr.write(`--temporal must be dev, cluster or both (got ${temporalOption})\n`);
+  process.exit(2);
+}
+const storeKinds: StoreKind[] =
+  temporalOption === 'both' ? ['dev', 'cluster'] : [temporalOption as StoreKind];
 
 const SIZES = quick
   ? {
       overheadTurns: 60,
+      anatomyTurns: 5,
       throughput: [1, 20, 100],
       throughputTurns: 200,
       longSession: [10, 100, 300],
@@ -67,14 +108,18 @@ const SIZES = quick
     }
   : {
       overheadTurns: 400,
+      anatomyTurns: 20,
       throughput: [1, 100, 1000],
       throughputTurns: 2000,
       longSession: [10, 1000, 10_000],
       idleSessions: 10_000,
     };
 // `--idle N`: another number of idle sessions for e (e.g. to compare KESOKU_WORKER_CACHED_SESSIONS settings).
-const idleArg = args.indexOf('--idle');
-if (idleArg >= 0) SIZES.idleSessions = Number(args[idleArg + 1]) || SIZES.idleSessions;
+if (option('idle')) SIZES.idleSessions = Number(option('idle')) || SIZES.idleSessions;
+if (option('turns')) {
+  SIZES.overheadTurns = Number(option('turns')) || SIZES.overheadTurns;
+  SIZES.anatomyTurns = Math.max(3, Math.round(SIZES.overheadTurns / 20));
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
@@ -86,19 +131,42 @@ function percentile(values: number[], p: number): number {
   return sorted[i] as number;
 }
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+const p50p99 = (values: number[]) => ({
+  p50: round(percentile(values, 50)),
+  p99: round(percentile(values, 99)),
+});
+
+/** A Kesoku process of the run, with the port of its statement probe. */
+interface Part {
+  name: string;
+  part: ChildPart;
+  probePort: number;
+  /** Epoch ms when it was spawned (where a `--cpu-prof` profile of it starts). */
+  startedAt: number;
+}
 
 interface Env {
+  store: TemporalStore;
   pool: Pool;
   databaseUrl: string;
-  temporalAddress: string;
+  adminUrl: string;
   client: Client;
   sessions: SessionClient;
   fake: FakeModelServer;
+  discord: FakeDiscord;
   taskQueue: string;
   worker: ChildPart;
-  workerEnv: NodeJS.ProcessEnv;
+  /** The worker, and the API and the Discord adapter once a section started them. */
+  parts: Part[];
+  partEnv: NodeJS.ProcessEnv;
+  metricsUrl: string;
   dataDir: string;
   waiter: TurnWaiter;
+  /** Base URL of the REST API process (started by the first section that needs it). */
+  apiUrl?: string;
+  /** The Discord guild, its channels for f, and the paired user who writes there. */
+  guild: { id: string; channels: string[]; user: { id: string; username: string; global_name: string } };
+  discordAdapter?: boolean;
   /** Submissions retried because Temporal shed load (counted per section). */
   retries: number;
 }
@@ -113,6 +181,15 @@ function modelTimes(fake: FakeModelServer, fromIndex: number): Map<string, numbe
       out.set(last.content, r.endedAt - r.receivedAt);
   }
   return out;
+}
+
+/** The chat requests since index `from` whose last user message contains `token`, in arrival order. */
+function requestsOf(fake: FakeModelServer, from: number, token: string): FakeRequest[] {
+  return fake.requests.slice(from).filter((r) => {
+    if (!r.path.endsWith('/chat/completions')) return false;
+    const last = [...(r.body?.messages ?? [])].reverse().find((m) => m.role === 'user');
+    return last !== undefined && contentText(last.content).includes(token);
+  });
 }
 
 let msgCounter = 0;
@@ -154,11 +231,7 @@ class TurnWaiter {
   async close(): Promise<void> {
     await this.listener?.close();
   }
-  async wait(
-    sessionId: string,
-    id: string,
-    timeoutMs = 120_000,
-  ): Promise<{ status: string; acceptedAt: number; deliveredAt: number }> {
+  async wait(sessionId: string, id: string, timeoutMs = 120_000): Promise<TurnEnd> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       let wake!: () => void;
@@ -179,10 +252,13 @@ class TurnWaiter {
   }
 }
 
-async function turnEnd(
-  pool: Pool,
-  id: string,
-): Promise<{ status: string; acceptedAt: number; deliveredAt: number } | null> {
+interface TurnEnd {
+  status: string;
+  acceptedAt: number;
+  deliveredAt: number;
+}
+
+async function turnEnd(pool: Pool, id: string): Promise<TurnEnd | null> {
   const r = await pool.query<{ status: string; created_at: Date; delivered_at: Date | null }>(
     `SELECT u.status, u.created_at,
             (SELECT max(a.updated_at) FROM messages a WHERE a.parent_id = u.id AND a.role = 'assistant' AND a.status = 'delivered') AS delivered_at
@@ -219,83 +295,351 @@ async function submit(env: Env, sessionId: string, content: string) {
   }
 }
 
-/** a. Overhead per turn, Kesoku vs the in-process baseline. */
-async function benchOverhead(env: Env) {
-  const session = `bench-a-${Date.now()}`;
-  // Warm up (first turn starts the session and its title workflow).
-  for (let i = 0; i < 5; i++)
-    await env.waiter.wait(session, (await submit(env, session, `warm ${i} ${session}`)).id);
-  await sleep(500);
-  const overhead: number[] = [];
-  const total: number[] = [];
-  for (let i = 0; i < SIZES.overheadTurns; i++) {
-    const content = `overhead ${i} ${session}`;
-    const from = env.fake.requests.length;
-    const { id } = await submit(env, session, content);
-    const t = await env.waiter.wait(session, id);
-    const model = modelTimes(env.fake, from).get(content) ?? 0;
-    total.push(t.deliveredAt - t.acceptedAt);
-    overhead.push(t.deliveredAt - t.acceptedAt - model);
+/** One measured turn: when it was sent, accepted (its row) and delivered, and the model requests it made. */
+interface TurnSample {
+  sentAt: number;
+  acceptedAt: number;
+  deliveredAt: number;
+  requests: FakeRequest[];
+}
+
+/**
+ * What happened around a section's turns besides their times: Postgres statements of every Kesoku process, CPU
+ * time of every process, the SDK's latency histograms, the cluster's own Postgres transactions, the load.
+ */
+class SectionProbe {
+  private readonly env: Env;
+  private readonly started = Date.now();
+  private readonly load = os.loadavg()[0] as number;
+  private cpu: Record<string, number> = {};
+  private workerThreads: Record<string, number> = {};
+  private benchCpu = process.cpuUsage();
+  private statementsSeq: Record<string, number> = {};
+  private metrics: Sample[] = [];
+  private xacts: Record<string, number> = {};
+  private constructor(env: Env) {
+    this.env = env;
   }
-  const baseline = await benchBaseline(env);
-  const kesoku = {
-    p50: percentile(overhead, 50),
-    p99: percentile(overhead, 99),
-    totalP50: percentile(total, 50),
-  };
-  // p50 per tenth of the run: shows whether the overhead drifts as the run goes on (see README, "Benchmarks").
-  const tenth = Math.max(1, Math.floor(overhead.length / 10));
-  const trend = Array.from({ length: Math.ceil(overhead.length / tenth) }, (_, i) =>
-    round(percentile(overhead.slice(i * tenth, (i + 1) * tenth), 50)),
+  static async begin(env: Env): Promise<SectionProbe> {
+    const p = new SectionProbe(env);
+    p.statementsSeq = Object.fromEntries(
+      await Promise.all(
+        env.parts.map(async (part) => [part.name, (await fetchStatements(part.probePort, 1e15)).total]),
+      ),
+    );
+    p.metrics = await scrape(env.metricsUrl).catch(() => []);
+    p.xacts = await databaseXacts(env);
+    p.cpu = processCpu(env);
+    p.workerThreads = threadCpuSeconds(env.worker.child.pid ?? 0);
+    p.benchCpu = process.cpuUsage();
+    return p;
+  }
+
+  /**
+   * Per-turn figures over `turns` turns; with `samples`, also the statements sent between each turn's sending
+   * and its first model request.
+   */
+  async end(turns: number, samples: TurnSample[] = []): Promise<AnyRec> {
+    const cpuNow = processCpu(this.env);
+    const threadsNow = threadCpuSeconds(this.env.worker.child.pid ?? 0);
+    const bench = process.cpuUsage(this.benchCpu);
+    const perTurnMs = (s: number) => round((s * 1000) / turns, 2);
+    const cpu: Record<string, number> = {};
+    for (const [name, s] of Object.entries(cpuNow)) cpu[name] = perTurnMs(s - (this.cpu[name] ?? 0));
+    cpu['bench process (client, fakes)'] = perTurnMs((bench.user + bench.system) / 1e6);
+    const statements: Record<string, number> = {};
+    const beforeModel: Record<string, number> = {};
+    const records: StatementRecord[] = [];
+    for (const part of this.env.parts) {
+      const dump = await fetchStatements(part.probePort, this.statementsSeq[part.name] ?? 0);
+      statements[part.name] = round((dump.total - (this.statementsSeq[part.name] ?? 0)) / turns, 2);
+      if (samples.length > 0)
+        beforeModel[part.name] = round(
+          countInWindows(dump.records, samples) / samples.filter((s) => s.requests[0]).length,
+          2,
+        );
+      records.push(...dump.records.map((r) => ({ ...r, sql: `${part.name}: ${r.sql}` })));
+    }
+    const metrics = await scrape(this.env.metricsUrl).catch(() => []);
+    // KESOKU_BENCH_METRICS_DUMP=<file>: the worker's last scrape as JSON, to see every series and label.
+    if (process.env.KESOKU_BENCH_METRICS_DUMP)
+      fs.writeFileSync(process.env.KESOKU_BENCH_METRICS_DUMP, JSON.stringify(metrics, null, 1));
+    const xactsNow = await databaseXacts(this.env);
+    const out: AnyRec = {
+      turns,
+      seconds: round((Date.now() - this.started) / 1000, 1),
+      load_avg_1m: [round(this.load, 2), round(os.loadavg()[0] as number, 2)],
+      pg_statements_per_turn: {
+        ...statements,
+        total: round(
+          Object.values(statements).reduce((a, b) => a + b, 0),
+          2,
+        ),
+      },
+      cpu_ms_per_turn: cpu,
+      worker_thread_cpu_ms_per_turn: Object.fromEntries(
+        Object.entries(threadsNow)
+          .map(([name, s]) => [name, perTurnMs(s - (this.workerThreads[name] ?? 0))] as const)
+          .filter(([, ms]) => ms > 0),
+      ),
+      started_at: new Date(this.started).toISOString(),
+      ended_at: new Date().toISOString(),
+      sdk_latency: histogramDeltas(this.metrics, metrics, this.env.taskQueue),
+    };
+    if (samples.length > 0) {
+      out.pg_statements_before_model = {
+        ...beforeModel,
+        total: round(
+          Object.values(beforeModel).reduce((a, b) => a + b, 0),
+          2,
+        ),
+      };
+      out.pg_statements_before_model_sql = statementsBeforeModel(records, samples);
+    }
+    if (Object.keys(xactsNow).length > 0)
+      out.temporal_pg_xacts_per_turn = Object.fromEntries(
+        Object.entries(xactsNow).map(([db, n]) => [db, round((n - (this.xacts[db] ?? 0)) / turns, 1)]),
+      );
+    return out;
+  }
+}
+
+/** Statements with `at` between a sample's sending and its first model request, summed over the samples. */
+function countInWindows(records: StatementRecord[], samples: TurnSample[]): number {
+  let n = 0;
+  for (const s of samples) {
+    const model = s.requests[0]?.arrivedAt;
+    if (model === undefined) continue;
+    n += records.filter((r) => r.at >= s.sentAt && r.at <= model).length;
+  }
+  return n;
+}
+
+/** The statements before the model request of the median-latency sample, in order (what the path does). */
+function statementsBeforeModel(records: StatementRecord[], samples: TurnSample[]): string[] {
+  const withModel = samples.filter((s) => s.requests[0]);
+  const sorted = [...withModel].sort(
+    (a, b) => (a.requests[0]?.arrivedAt ?? 0) - a.sentAt - ((b.requests[0]?.arrivedAt ?? 0) - b.sentAt),
   );
+  const s = sorted[Math.floor(sorted.length / 2)];
+  if (!s) return [];
+  const model = s.requests[0]?.arrivedAt ?? 0;
+  return records
+    .filter((r) => r.at >= s.sentAt && r.at <= model)
+    .sort((a, b) => a.at - b.at)
+    .map((r) => `+${round(r.at - s.sentAt)} ms ${r.sql}`);
+}
+
+/** CPU seconds so far of the Kesoku processes, the Temporal server's processes and the run's Postgres backends. */
+function processCpu(env: Env): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of env.parts) if (part.part.child.pid) out[part.name] = cpuSeconds(part.part.child.pid);
+  for (const [name, pid] of Object.entries(env.store.pids())) out[name] = cpuSeconds(pid);
+  return out;
+}
+
+/** Committed transactions so far of the Temporal server's own databases (cluster only). */
+async function databaseXacts(env: Env): Promise<Record<string, number>> {
+  if (env.store.databases.length === 0) return {};
+  const admin = createPool(env.adminUrl, { max: 1 });
+  try {
+    // Backends report their counts when they go idle, at most once a second.
+    await sleep(1100);
+    const r = await admin.query<{ datname: string; xact_commit: string }>(
+      'SELECT datname, xact_commit FROM pg_stat_database WHERE datname = ANY($1)',
+      [env.store.databases],
+    );
+    return Object.fromEntries(
+      r.rows.map((row) => [row.datname.replace(/^.*_(temporal|visibility)$/, '$1'), Number(row.xact_commit)]),
+    );
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The session's history counts once they stop changing (the trailing workflow task of the last turn is in). */
+async function settledCounts(env: Env, sessionId: string): Promise<HistoryCounts> {
+  let last = await historyCounts(env.client, sessionWorkflowId(sessionId));
+  for (let i = 0; i < 20; i++) {
+    await sleep(300);
+    const now = await historyCounts(env.client, sessionWorkflowId(sessionId));
+    if (now.events === last.events) return now;
+    last = now;
+  }
+  return last;
+}
+
+/** Times of a set of turns: end to end, overhead (minus model time), time to the first model request. */
+function turnTimes(samples: TurnSample[]): AnyRec {
+  const modelMs = modelMsOf;
+  const withModel = samples.filter((s) => s.requests[0]);
+  const toolGaps = samples
+    .filter((s) => s.requests.length >= 2 && s.requests[0]?.endedAt)
+    .map((s) => (s.requests[1]?.arrivedAt ?? 0) - (s.requests[0]?.endedAt ?? 0));
   return {
-    turns: SIZES.overheadTurns,
-    kesoku_ms: {
-      p50: round(kesoku.p50),
-      p99: round(kesoku.p99),
-      end_to_end_p50: round(kesoku.totalP50),
-      p50_by_tenth: trend,
+    end_to_end_ms: p50p99(samples.map((s) => s.deliveredAt - s.sentAt)),
+    overhead_ms: p50p99(samples.map((s) => s.deliveredAt - s.acceptedAt - modelMs(s))),
+    to_model_request_ms: {
+      from_sent: p50p99(withModel.map((s) => (s.requests[0]?.arrivedAt ?? 0) - s.sentAt)),
+      from_accepted: p50p99(withModel.map((s) => (s.requests[0]?.arrivedAt ?? 0) - s.acceptedAt)),
     },
-    baseline_ms: { p50: round(baseline.p50), p99: round(baseline.p99) },
-    ratio_p50: round(kesoku.p50 / baseline.p50, 2),
-    ratio_p99: round(kesoku.p99 / baseline.p99, 2),
+    ...(toolGaps.length > 0 ? { model_to_model_ms: p50p99(toolGaps) } : {}),
+    model_ms_p50: round(percentile(samples.map(modelMs), 50)),
+    model_requests_per_turn: round(samples.reduce((n, s) => n + s.requests.length, 0) / samples.length, 2),
   };
 }
 
 /**
- * The baseline: the same activities' Postgres writes and model call, run in this process one after another
- * with no Temporal in between (accept, claim, model step with its commit, delivery, finish).
+ * a. Overhead per turn, Kesoku vs the in-process baseline, turn for turn: each Kesoku turn is followed by a baseline
+ * turn, so both see the same load on a shared machine and the ratio does not depend on when the load changed.
  */
-async function benchBaseline(env: Env): Promise<{ p50: number; p99: number }> {
-  const logger = createLogger('bench-baseline', 'silent');
-  const llm: LlmConfig = {
-    provider: 'openai-compatible',
-    baseUrl: env.fake.url,
-    model: 'fake',
-    requestTimeoutMs: 10_000,
-  };
-  const persistence = createPersistenceActivities({ pool: env.pool, logger });
-  const model = createModelActivities({
-    pool: env.pool,
-    logger,
-    llm,
-    tools: [],
-    maxSteps: 8,
-    compactTokens: 1_000_000,
-    workspaceDirFor: () => env.dataDir,
-  });
-  const activityEnv = new MockActivityEnvironment();
-  const session = `bench-base-${Date.now()}`;
-  const address = { sessionId: session, chatbotId: 'api', channelId: session };
-  const overhead: number[] = [];
-  for (let i = 0; i < SIZES.overheadTurns + 5; i++) {
-    const content = `baseline ${i} ${session}`;
+async function benchOverhead(env: Env) {
+  const session = `bench-a-${Date.now()}`;
+  const baseline = await Baseline.open(env);
+  try {
+    // Warm up (first turn starts the session and its title workflow; the baseline's first turns warm its pool).
+    for (let i = 0; i < 5; i++) {
+      await env.waiter.wait(session, (await submit(env, session, `warm ${i} ${session}`)).id);
+      await baseline.turn();
+    }
+    await sleep(500);
+    const before = await settledCounts(env, session);
+    const probe = await SectionProbe.begin(env);
+    const statementsFrom = baseline.statements.total;
+    const overhead: number[] = [];
+    const total: number[] = [];
+    const samples: TurnSample[] = [];
+    const base: TurnSample[] = [];
+    let baselineCpuUs = 0;
+    for (let i = 0; i < SIZES.overheadTurns; i++) {
+      const content = `overhead ${i} ${session}`;
+      const from = env.fake.requests.length;
+      const sentAt = Date.now();
+      const { id } = await submit(env, session, content);
+      const t = await env.waiter.wait(session, id);
+      const model = modelTimes(env.fake, from).get(content) ?? 0;
+      total.push(t.deliveredAt - t.acceptedAt);
+      overhead.push(t.deliveredAt - t.acceptedAt - model);
+      samples.push({ sentAt, ...t, requests: requestsOf(env.fake, from, content) });
+      const cpu = process.cpuUsage();
+      base.push(await baseline.turn());
+      const used = process.cpuUsage(cpu);
+      baselineCpuUs += used.user + used.system;
+    }
+    const after = await settledCounts(env, session);
+    const counters = await probe.end(SIZES.overheadTurns, samples);
+    // The baseline ran in this process: its CPU is its own column, not the client's.
+    const benchKey = 'bench process (client, fakes)';
+    const baselineCpuMs = round(baselineCpuUs / 1000 / SIZES.overheadTurns, 2);
+    counters.cpu_ms_per_turn[benchKey] = round(counters.cpu_ms_per_turn[benchKey] - baselineCpuMs, 2);
+    counters.cpu_ms_per_turn['in-process baseline (bench process)'] = baselineCpuMs;
+    const baseOverhead = base.map((b) => b.deliveredAt - b.acceptedAt - modelMsOf(b));
+    const records = baseline.statements.since(statementsFrom);
+    const kesoku = {
+      p50: percentile(overhead, 50),
+      p99: percentile(overhead, 99),
+      totalP50: percentile(total, 50),
+    };
+    const baselineP = { p50: percentile(baseOverhead, 50), p99: percentile(baseOverhead, 99) };
+    // p50 per tenth of the run: shows whether the overhead drifts as the run goes on (see README, "Benchmarks").
+    const tenth = Math.max(1, Math.floor(overhead.length / 10));
+    const byTenth = (xs: number[]) =>
+      Array.from({ length: Math.ceil(xs.length / tenth) }, (_, i) =>
+        round(percentile(xs.slice(i * tenth, (i + 1) * tenth), 50)),
+      );
+    const times = turnTimes(samples);
+    const baseTimes = turnTimes(base).to_model_request_ms as AnyRec;
+    return {
+      turns: SIZES.overheadTurns,
+      kesoku_ms: {
+        p50: round(kesoku.p50),
+        p99: round(kesoku.p99),
+        end_to_end_p50: round(kesoku.totalP50),
+        p50_by_tenth: byTenth(overhead),
+      },
+      baseline_ms: {
+        p50: round(baselineP.p50),
+        p99: round(baselineP.p99),
+        p50_by_tenth: byTenth(baseOverhead),
+      },
+      ratio_p50: round(kesoku.p50 / baselineP.p50, 2),
+      ratio_p99: round(kesoku.p99 / baselineP.p99, 2),
+      to_model_request_ms: times.to_model_request_ms,
+      baseline_to_model_request_ms: baseTimes,
+      ratio_to_model_request_p50: round(
+        (times.to_model_request_ms.from_accepted.p50 as number) / (baseTimes.from_accepted.p50 as number),
+        2,
+      ),
+      history_per_turn: perTurn(after, before, SIZES.overheadTurns),
+      baseline_pg_statements_per_turn: {
+        total: round(records.length / base.length, 2),
+        before_model: round(countInWindows(records, base) / base.filter((b) => b.requests[0]).length, 2),
+        before_model_sql: statementsBeforeModel(records, base),
+      },
+      ...counters,
+    };
+  } finally {
+    await baseline.close();
+  }
+}
+
+/** Model time of a sample's requests (received → response ended), ms. */
+function modelMsOf(s: TurnSample): number {
+  return s.requests.reduce((n, r) => n + (r.endedAt ? r.endedAt - r.receivedAt : 0), 0);
+}
+
+/**
+ * The baseline: the same activities' Postgres writes and model call as a Kesoku REST turn, run in this process one
+ * after another with no Temporal in between (accept, then one model step that claims, answers and completes
+ * inline), on a pool of its own whose statements are counted.
+ */
+class Baseline {
+  readonly statements: StatementLog;
+  private readonly env: Env;
+  private readonly pool: Pool;
+  private readonly persistence: ReturnType<typeof createPersistenceActivities>;
+  private readonly model: ReturnType<typeof createModelActivities>;
+  private readonly activityEnv = new MockActivityEnvironment();
+  private readonly session = `bench-base-${Date.now()}`;
+  private n = 0;
+  private constructor(env: Env) {
+    this.env = env;
+    const logger = createLogger('bench-baseline', 'silent');
+    const llm: LlmConfig = {
+      provider: 'openai-compatible',
+      baseUrl: env.fake.url,
+      model: 'fake',
+      requestTimeoutMs: 10_000,
+    };
+    this.pool = createPool(env.databaseUrl, { max: 10 });
+    this.statements = recordStatements(this.pool);
+    this.persistence = createPersistenceActivities({ pool: this.pool, logger });
+    this.model = createModelActivities({
+      pool: this.pool,
+      logger,
+      llm,
+      tools: [],
+      maxSteps: 8,
+      compactTokens: 1_000_000,
+      workspaceDirFor: () => env.dataDir,
+    });
+  }
+  static async open(env: Env): Promise<Baseline> {
+    return new Baseline(env);
+  }
+  /**
+   * One baseline turn.
+   * @throws when the model step does not end the turn with a finished reply
+   */
+  async turn(): Promise<TurnSample> {
+    const content = `baseline ${this.n++} ${this.session}`;
     const msg = inbound(content);
-    const from = env.fake.requests.length;
-    // The same writes as a Kesoku REST turn: accept, then one model step that claims, answers and completes inline.
-    await persistence.acceptInbound({ address, message: msg });
-    const outcome: StepOutcome = await activityEnv.run(model.runModelStep, {
-      sessionId: session,
+    const address = { sessionId: this.session, chatbotId: 'api', channelId: this.session };
+    const from = this.env.fake.requests.length;
+    const sentAt = Date.now();
+    await this.persistence.acceptInbound({ address, message: msg });
+    const outcome: StepOutcome = await this.activityEnv.run(this.model.runModelStep, {
+      sessionId: this.session,
       turnId: msg.id,
       step: 0,
       recovery: false,
@@ -306,12 +650,13 @@ async function benchBaseline(env: Env): Promise<{ p50: number; p99: number }> {
     });
     if (outcome.kind !== 'final' || !outcome.finished)
       throw new Error(`baseline expected a finished reply, got ${outcome.kind}`);
-    const t = await turnEnd(env.pool, msg.id);
+    const t = await turnEnd(this.env.pool, msg.id);
     if (!t) throw new Error('baseline turn did not end');
-    const modelMs = modelTimes(env.fake, from).get(content) ?? 0;
-    if (i >= 5) overhead.push(t.deliveredAt - t.acceptedAt - modelMs);
+    return { sentAt, ...t, requests: requestsOf(this.env.fake, from, content) };
   }
-  return { p50: percentile(overhead, 50), p99: percentile(overhead, 99) };
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
 }
 
 /** b. Throughput with `concurrency` sessions, each sending turns back to back. */
@@ -329,6 +674,7 @@ async function benchThroughput(env: Env, concurrency: number) {
   }
   await sleep(1000);
   env.retries = 0;
+  const probe = await SectionProbe.begin(env);
   const started = Date.now();
   let done = 0;
   await Promise.all(
@@ -346,6 +692,7 @@ async function benchThroughput(env: Env, concurrency: number) {
     seconds: round(seconds, 2),
     turns_per_s: round(done / seconds),
     submit_retries: env.retries,
+    ...(await probe.end(done)),
   };
 }
 
@@ -357,6 +704,7 @@ async function benchLongSession(env: Env) {
   const samples: Record<number, number[]> = {};
   const window = 10; // turns measured around each mark
   let runs = 1;
+  const probe = await SectionProbe.begin(env);
   for (let t = 1; t <= last; t++) {
     const { id } = await submit(env, session, `long ${t} ${session}`);
     const r = await env.waiter.wait(session, id);
@@ -365,48 +713,188 @@ async function benchLongSession(env: Env) {
     }
     if (t % 1000 === 0) log(`long session: ${t} turns`);
   }
+  const counters = await probe.end(last);
   for await (const _ of env.client.workflow.list({ query: `WorkflowId = '${sessionWorkflowId(session)}'` }))
     runs++;
   const out: Record<string, number> = {};
   for (const m of marks) out[`turn_${m}_ms`] = round(percentile(samples[m] ?? [], 50));
   const first = out[`turn_${marks[0]}_ms`] ?? NaN;
   const lastMs = out[`turn_${last}_ms`] ?? NaN;
-  return { ...out, runs: runs - 1, last_vs_first: round(lastMs / first, 2) };
+  return { ...out, runs: runs - 1, last_vs_first: round(lastMs / first, 2), ...counters };
 }
 
-/** d. History events and payload bytes per simple turn and per tool turn, from the session's history. */
-async function benchHistory(env: Env) {
-  const measure = async (content: string) => {
-    const session = `bench-d-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
-    await env.waiter.wait(session, (await submit(env, session, `first ${session}`)).id);
+/**
+ * Runs `SIZES.anatomyTurns` turns of one kind on one session, after a first turn that starts the session: `send`
+ * sends the turn's message (carrying `token`, unique per turn) and returns the session and message id to wait for.
+ * Returns the per-turn history counts, statements, CPU and times.
+ */
+async function measureTurns(
+  env: Env,
+  sessionId: string,
+  send: (content: string) => Promise<string>,
+  content: (token: string) => string,
+): Promise<AnyRec> {
+  await env.waiter.wait(sessionId, await send(content(`first${Date.now()}`)), 180_000);
+  await sleep(500);
+  const before = await settledCounts(env, sessionId);
+  const probe = await SectionProbe.begin(env);
+  const samples: TurnSample[] = [];
+  for (let i = 0; i < SIZES.anatomyTurns; i++) {
+    const token = `t${i}x${Math.random().toString(36).slice(2, 8)}`;
+    const from = env.fake.requests.length;
+    const sentAt = Date.now();
+    const id = await send(content(token));
+    const t = await env.waiter.wait(sessionId, id, 180_000);
+    samples.push({ sentAt, ...t, requests: requestsOf(env.fake, from, token) });
+    // Let the turn's trailing work (its last workflow task, typing off) finish before the next one starts.
     await sleep(300);
-    const before = await historyStats(env, session);
-    for (let i = 0; i < 5; i++)
-      await env.waiter.wait(session, (await submit(env, session, `${content} ${i}`)).id);
-    const after = await historyStats(env, session);
-    return {
-      events: round((after.events - before.events) / 5),
-      payload_bytes: round((after.bytes - before.bytes) / 5, 0),
-    };
+  }
+  const after = await settledCounts(env, sessionId);
+  const counters = await probe.end(samples.length, samples);
+  return {
+    ...turnTimes(samples),
+    history_per_turn: perTurn(after, before, samples.length),
+    timeline: after.runs === before.runs ? await timelineOf(env, sessionId, before, samples) : undefined,
+    ...counters,
   };
-  return { simple_turn: await measure('simple'), tool_turn: await measure('run: echo bench') };
 }
 
-async function historyStats(env: Env, session: string): Promise<{ events: number; bytes: number }> {
-  const history = await env.client.workflow.getHandle(sessionWorkflowId(session)).fetchHistory();
-  let bytes = 0;
-  const walk = (o: unknown) => {
-    if (!o || typeof o !== 'object') return;
-    const p = o as { data?: unknown; metadata?: unknown };
-    if (p.data instanceof Uint8Array && p.metadata) {
-      bytes += p.data.length;
-      return;
-    }
-    for (const v of Object.values(o)) walk(v);
+/**
+ * The median timeline of `samples` (one session's turns, one after another): the server's events of each turn,
+ * and the bench's own marks (row accepted, model request arrived, reply delivered), in ms after sending.
+ */
+async function timelineOf(env: Env, sessionId: string, before: HistoryCounts, samples: TurnSample[]) {
+  const skip = before.runs === 1 ? before.events : 0;
+  const t = await turnTimeline(
+    env.client,
+    sessionWorkflowId(sessionId),
+    skip,
+    samples.map((s) => s.sentAt),
+  );
+  const median = (f: (s: TurnSample) => number | undefined) =>
+    percentile(
+      samples.map(f).filter((x): x is number => x !== undefined),
+      50,
+    );
+  const marks = [
+    { what: 'bench: message row created (accepted)', at_ms: median((s) => s.acceptedAt - s.sentAt) },
+    {
+      what: 'bench: model request arrived at the fake',
+      at_ms: median((s) => (s.requests[0] ? s.requests[0].arrivedAt - s.sentAt : undefined)),
+    },
+    { what: 'bench: reply row delivered', at_ms: median((s) => s.deliveredAt - s.sentAt) },
+  ];
+  return {
+    turns: t.turns,
+    steps: [...t.steps, ...marks]
+      .sort((a, b) => a.at_ms - b.at_ms)
+      .map((x) => ({ ...x, at_ms: round(x.at_ms) })),
   };
-  walk(history);
-  void temporal;
-  return { events: history.events?.length ?? 0, bytes };
+}
+
+/** d. A plain turn and a tool turn posted to the REST API, one session each. */
+async function benchRestTurns(env: Env) {
+  const api = await ensureApi(env);
+  const post = (sessionId: string) => async (content: string) => {
+    const msg = inbound(content);
+    const r = await fetch(`${api}/v1/sessions/${sessionId}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: msg.id, content }),
+    });
+    const text = await r.text();
+    if (r.status !== 202) throw new Error(`POST message answered ${r.status}: ${text}`);
+    return msg.id;
+  };
+  const plain = `bench-d-plain-${Date.now()}`;
+  const tool = `bench-d-tool-${Date.now()}`;
+  return {
+    plain_turn: await measureTurns(env, plain, post(plain), (t) => `simple ${t}`),
+    tool_turn: await measureTurns(env, tool, post(tool), (t) => `run: echo bench ${t}`),
+  };
+}
+
+/** f. A plain turn and a tool turn written on Discord by a paired user, one channel (session) each. */
+async function benchDiscordTurns(env: Env) {
+  await ensureDiscordAdapter(env);
+  const [plainChannel, toolChannel] = env.guild.channels as [string, string];
+  const send = (channelId: string) => async (content: string) => {
+    const payload = env.discord.injectMessage({
+      channelId,
+      author: env.guild.user,
+      content,
+      mentionBot: true,
+    });
+    return `discord-${payload.id as string}`;
+  };
+  return {
+    plain_turn: await measureTurns(env, `discord:${plainChannel}`, send(plainChannel), (t) => `simple ${t}`),
+    tool_turn: await measureTurns(
+      env,
+      `discord:${toolChannel}`,
+      send(toolChannel),
+      (t) => `run: echo bench ${t}`,
+    ),
+  };
+}
+
+/**
+ * g. Schedule fire-to-turn delay: one-time scheduled prompts (`POST …/schedules {at}`, to the REST API process),
+ * one per session so no turn waits behind another, due one second apart. Per fire: its due time (the `next_run_at`
+ * of the 201, a whole second) → the cron prompt's row (`created_at`, the session accepted it: the turn is queued)
+ * and → its turn's model request at the fake (`arrivedAt`: the turn started its first step), p50/p99 in ms.
+ */
+async function benchScheduleFire(env: Env): Promise<AnyRec> {
+  const api = await ensureApi(env);
+  const fires = quick ? 8 : 30;
+  const tag = `bench-g-${Date.now()}`;
+  const from = env.fake.requests.length;
+  // Created far enough ahead that all are in place before the first is due.
+  const firstDue = Math.ceil((Date.now() + 5000) / 1000) * 1000;
+  const made: { session: string; marker: string; id: string; due: number }[] = [];
+  for (let i = 0; i < fires; i++) {
+    const session = `${tag}-${i}`;
+    const marker = `${tag} fire ${i}`;
+    const at = new Date(firstDue + i * 1000).toISOString();
+    const r = await fetch(`${api}/v1/sessions/${session}/schedules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: `simple ${marker}`, at, timezone: 'UTC' }),
+    });
+    const body = (await r.json()) as { id?: string; next_run_at?: string };
+    if (r.status !== 201 || !body.id || !body.next_run_at)
+      throw new Error(`POST schedule answered ${r.status}: ${JSON.stringify(body)}`);
+    made.push({ session, marker, id: body.id, due: Date.parse(body.next_run_at) });
+  }
+  const lastDue = Math.max(...made.map((m) => m.due));
+  if (made[0] && made[0].due <= Date.now()) log('g: the first schedule was due before all were created');
+  const deadline = lastDue + 60_000;
+  const toModel = new Map<string, number>();
+  while (toModel.size < made.length && Date.now() < deadline) {
+    for (const m of made) {
+      if (toModel.has(m.id)) continue;
+      const req = requestsOf(env.fake, from, m.marker)[0];
+      if (req) toModel.set(m.id, req.arrivedAt - m.due);
+    }
+    await sleep(200);
+  }
+  const accepted = await env.pool.query<{ id: string; created_at: Date }>(
+    `SELECT id, created_at FROM messages WHERE id = ANY($1::text[])`,
+    [made.map((m) => tickMessageId(m.id, new Date(m.due)))],
+  );
+  const acceptedAt = new Map(accepted.rows.map((r) => [r.id, r.created_at.getTime()]));
+  const toAccepted = made.flatMap((m) => {
+    const t = acceptedAt.get(tickMessageId(m.id, new Date(m.due)));
+    return t === undefined ? [] : [t - m.due];
+  });
+  const modelDelays = [...toModel.values()];
+  return {
+    schedules: made.length,
+    fires: modelDelays.length,
+    missing: made.length - modelDelays.length,
+    fire_to_accepted_ms: { ...p50p99(toAccepted), max: round(Math.max(...toAccepted)) },
+    fire_to_model_request_ms: { ...p50p99(modelDelays), max: round(Math.max(...modelDelays)) },
+  };
 }
 
 /** e. Worker memory and CPU with many idle sessions. */
@@ -443,83 +931,130 @@ async function benchIdle(env: Env) {
   };
 }
 
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-}
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return ticks / 100;
+/** Starts a Kesoku process with the statement probe preloaded; resolves once it printed `ready`. */
+async function startProbed(
+  env: Pick<Env, 'partEnv'>,
+  name: string,
+  script: string,
+  ready: string,
+  extra: NodeJS.ProcessEnv = {},
+  scriptArgs: string[] = [],
+): Promise<Part> {
+  const probePort = await freePort();
+  const preload = path.join(import.meta.dirname, 'pg-probe-preload.ts');
+  const startedAt = Date.now();
+  const part = startPart(
+    script,
+    {
+      ...env.partEnv,
+      ...extra,
+      KESOKU_BENCH_PG_PROBE_PORT: String(probePort),
+      NODE_OPTIONS: [env.partEnv.NODE_OPTIONS, extra.NODE_OPTIONS, `--import=${preload}`]
+        .filter(Boolean)
+        .join(' '),
+    },
+    scriptArgs,
+  );
+  await part.waitFor(ready, 300_000).catch((err: unknown) => {
+    throw new Error(`${name} did not start: ${String(err)}\n${part.output().slice(-3000)}`);
+  });
+  return { name, part, probePort, startedAt };
 }
 
-async function main() {
-  const started = Date.now();
-  const runDate = new Date().toISOString();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-bench-'));
-  fs.chmodSync(dir, 0o755);
-  let pgServer: PostgresServer | null = null;
-  let temporalServer: TemporalServer | null = null;
-  let worker: ChildPart | null = null;
+/** The REST API process's base URL, starting it on first use. */
+async function ensureApi(env: Env): Promise<string> {
+  if (env.apiUrl) return env.apiUrl;
+  const api = await startProbed(env, 'api', 'bin/api.ts', 'kesoku API listening', { KESOKU_API_PORT: '0' });
+  env.parts.push(api);
+  const m = /kesoku API listening on (http:\/\/[0-9.:]+)/.exec(api.part.output());
+  if (!m) throw new Error(`no API URL in: ${api.part.output()}`);
+  env.apiUrl = m[1] as string;
+  return env.apiUrl;
+}
+
+/** Starts the Discord adapter (`npm run discord`) against the fake Discord on first use. */
+async function ensureDiscordAdapter(env: Env): Promise<void> {
+  if (env.discordAdapter) return;
+  const part = await startProbed(env, 'discord adapter', 'bin/channels.ts', 'kesoku channels running', {}, [
+    'discord',
+  ]);
+  env.parts.push(part);
+  await env.discord.waitForIdentify(60_000);
+  env.discordAdapter = true;
+}
+
+/** The run's load: `uptime`'s load averages (1, 5, 15 min) and the time. */
+function loadNow() {
+  return { at: new Date().toISOString(), load_avg: os.loadavg().map((l) => round(l, 2)) };
+}
+
+/** Runs the chosen sections against one Temporal store; tears everything of it down again. */
+async function runStore(
+  kind: StoreKind,
+  pgServer: PostgresServer,
+  dir: string,
+  onResult: (results: AnyRec) => void,
+): Promise<AnyRec> {
+  const adminUrl = withDatabase(pgServer.url, 'postgres');
+  const dbName = `kesoku_bench_${kind}_${Date.now()}`;
+  const storeDir = path.join(dir, kind);
+  fs.mkdirSync(storeDir, { recursive: true });
+  fs.chmodSync(storeDir, 0o755);
+  const out: AnyRec = { load_start: loadNow() };
+  let store: TemporalStore | null = null;
   let fake: FakeModelServer | null = null;
-  let dbName: string | null = null;
-  let adminUrl: string | null = null;
+  let discord: FakeDiscord | null = null;
+  const parts: Part[] = [];
   try {
-    pgServer = await resolvePostgres({
-      databaseUrl: process.env.DATABASE_URL,
-      dataDir: path.join(dir, 'pg'),
-      port: await freePort(),
-      database: 'postgres',
-    });
-    adminUrl = withDatabase(pgServer.url, 'postgres');
-    dbName = `kesoku_bench_${Date.now()}`;
     await ensureDatabase(adminUrl, dbName);
     const databaseUrl = withDatabase(pgServer.url, dbName);
     await migrate(databaseUrl);
-    const binary = await resolveTemporalBinary({ cliPath: process.env.KESOKU_TEMPORAL_CLI });
-    if (!binary) throw new Error('no Temporal CLI (see README: Requirements)');
-    const port = await freePort();
-    temporalServer = process.env.TEMPORAL_ADDRESS
-      ? null
-      : await startDevServer(
-          binary.path,
-          {
-            port,
-            uiPort: null,
-            // As `npm start` runs it (state in a SQLite file); KESOKU_BENCH_TEMPORAL_DB=memory for comparison.
-            dbFilename:
-              process.env.KESOKU_BENCH_TEMPORAL_DB === 'memory' ? null : path.join(dir, 'temporal.db'),
-            logFile: path.join(dir, 'temporal.log'),
-          },
-          binary.source,
-        );
-    const temporalAddress = process.env.TEMPORAL_ADDRESS ?? temporalServer?.address ?? '';
+    log(`starting the Temporal ${kind} store`);
+    store = await startStore(kind, { dir: storeDir, postgresUrl: pgServer.url, label: kind });
+    out.store = { kind: store.kind, name: store.name };
+    log(`store: ${store.name}`);
     fake = await startFakeModelServer();
+    const guild = {
+      id: snowflake(),
+      channels: [snowflake(), snowflake()],
+      user: { id: snowflake(), username: 'bench', global_name: 'Bench' },
+    };
+    discord = await startFakeDiscord({
+      guilds: [{ id: guild.id, channels: guild.channels.map((id) => ({ id })) }],
+    });
     const taskQueue = `bench-${Date.now()}`;
     // Payloads are encrypted as in production: the worker process and this client share one key.
     const payloadKeys = newPayloadKeyEntry();
-    const workerEnv: NodeJS.ProcessEnv = {
+    const metricsPort = await freePort();
+    const partEnv: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_ADDRESS: store.address,
       KESOKU_TASK_QUEUE: taskQueue,
-      KESOKU_DATA_DIR: path.join(dir, 'data'),
+      KESOKU_DATA_DIR: path.join(storeDir, 'data'),
       KESOKU_LLM_BASE_URL: fake.url,
       KESOKU_LLM_MODEL: 'fake',
       // Benchmarked commands run without waiting for a person.
       KESOKU_TOOL_APPROVAL: 'off',
       KESOKU_LOG_LEVEL: 'error',
       KESOKU_PAYLOAD_KEYS: payloadKeys,
-      // KESOKU_BENCH_WORKER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the worker.
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, process.env.KESOKU_BENCH_WORKER_NODE_OPTIONS]
-        .filter(Boolean)
-        .join(' '),
+      DISCORD_TOKEN: discord.token,
+      DISCORD_API_URL: discord.apiUrl,
     };
-    worker = startPart('workers/worker.ts', workerEnv);
-    await worker.waitFor('kesoku worker running', 120_000);
+    const worker = await startProbed({ partEnv }, 'worker', 'bin/worker.ts', 'kesoku worker running', {
+      KESOKU_METRICS_PORT: String(metricsPort),
+      // KESOKU_BENCH_WORKER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the worker.
+      NODE_OPTIONS: process.env.KESOKU_BENCH_WORKER_NODE_OPTIONS,
+    });
+    parts.push(worker);
+    out.worker_started_at = new Date(worker.startedAt).toISOString();
     const pool = createPool(databaseUrl, { max: 20 });
-    const connection = await connectTemporal({ address: temporalAddress });
+    // The paired Discord user of f (as after `npm run kesoku -- pairing approve`).
+    await pool.query(
+      `INSERT INTO chat_paired_users (chatbot_id, user_id, user_name, approved_by) VALUES ('discord', $1, 'Bench', 'cli')`,
+      [guild.user.id],
+    );
+    const connection = await connectTemporal({ address: store.address });
     const client = new Client({
       connection,
       dataConverter: dataConverterFor(parsePayloadKeys(payloadKeys, 'bench')),
@@ -528,149 +1063,129 @@ async function main() {
     const waiter = new TurnWaiter(pool, databaseUrl);
     await waiter.start();
     const env: Env = {
+      store,
       pool,
       databaseUrl,
-      temporalAddress,
+      adminUrl,
       client,
       sessions,
       fake,
+      discord,
       taskQueue,
-      worker,
-      workerEnv,
-      dataDir: dir,
+      worker: worker.part,
+      parts,
+      partEnv,
+      metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+      dataDir: storeDir,
       waiter,
+      guild,
       retries: 0,
     };
-
-    const results: Record<string, unknown> = {};
-    const reportNow = () =>
-      writeReport({
-        date: runDate,
-        quick,
-        machine: {
-          cpus: os.cpus().length,
-          cpu: os.cpus()[0]?.model,
-          memory_gb: round(os.totalmem() / 2 ** 30),
-          node: process.version,
-        },
-        postgres: pgServer?.source,
-        temporal_store: process.env.KESOKU_BENCH_TEMPORAL_DB === 'memory' ? 'memory' : 'sqlite file (WAL)',
-        duration_s: round((Date.now() - started) / 1000),
-        results,
-      });
-    if (want('a')) {
-      log('a. overhead per turn');
-      results.a_overhead = await benchOverhead(env);
-      reportNow();
-      log(JSON.stringify(results.a_overhead));
-    }
-    if (want('d')) {
-      log('d. history per turn');
-      results.d_history = await benchHistory(env);
-      reportNow();
-      log(JSON.stringify(results.d_history));
-    }
+    const results: AnyRec = {};
+    out.results = results;
+    const section = async (letter: string, title: string, key: string, fn: () => Promise<unknown>) => {
+      if (!want(letter)) return;
+      log(`${letter}. ${title} (${kind})`);
+      results[key] = await fn();
+      onResult(out);
+      log(JSON.stringify(results[key]).slice(0, 2000));
+    };
+    await section('a', 'overhead per turn', 'a_overhead', () => benchOverhead(env));
+    await section('d', 'REST turns', 'd_history', () => benchRestTurns(env));
+    await section('f', 'Discord turns', 'f_discord', () => benchDiscordTurns(env));
     if (want('b')) {
       results.b_throughput = [];
       for (const c of SIZES.throughput) {
-        log(`b. throughput with ${c} sessions`);
+        log(`b. throughput with ${c} sessions (${kind})`);
         const r = await benchThroughput(env, c);
         (results.b_throughput as unknown[]).push(r);
-        reportNow();
-        log(JSON.stringify(r));
+        onResult(out);
+        log(JSON.stringify(r).slice(0, 2000));
       }
     }
-    if (want('c')) {
-      log('c. long session');
-      results.c_long_session = await benchLongSession(env);
-      reportNow();
-      log(JSON.stringify(results.c_long_session));
-    }
-    if (want('e')) {
-      log('e. idle sessions');
-      results.e_idle = await benchIdle(env);
-      reportNow();
-      log(JSON.stringify(results.e_idle));
-    }
-    reportNow();
-    process.stdout.write(renderMarkdown(JSON.parse(fs.readFileSync(lastReportFile, 'utf8')) as AnyRec));
+    await section('c', 'long session', 'c_long_session', () => benchLongSession(env));
+    await section('e', 'idle sessions', 'e_idle', () => benchIdle(env));
+    await section('g', 'schedule fire-to-turn delay', 'g_schedule_fire', () => benchScheduleFire(env));
+    out.load_end = loadNow();
     await waiter.close();
     await connection.close();
     await pool.end();
+    return out;
   } finally {
-    await worker?.kill('SIGTERM');
+    for (const p of [...parts].reverse()) await p.part.kill('SIGTERM');
     await fake?.close();
-    await temporalServer?.stop();
-    if (adminUrl && dbName) await dropDatabase(adminUrl, dbName).catch(() => undefined);
+    await discord?.close();
+    await store?.stop();
+    await dropDatabase(adminUrl, dbName).catch(() => undefined);
+  }
+}
+
+async function main() {
+  const started = Date.now();
+  const runDate = new Date().toISOString();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-bench-'));
+  fs.chmodSync(dir, 0o755);
+  let pgServer: PostgresServer | null = null;
+  const report: AnyRec = {
+    date: runDate,
+    name: option('name'),
+    quick,
+    argv: args,
+    machine: {
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model,
+      memory_gb: round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    // The settings that change what is measured.
+    settings: Object.fromEntries(
+      ['KESOKU_BENCH_WORKER_NODE_OPTIONS', 'KESOKU_WORKER_CACHED_SESSIONS', 'KESOKU_BENCH_TEMPORAL_DB']
+        .filter((k) => process.env[k])
+        .map((k) => [k, process.env[k]]),
+    ),
+    load_start: loadNow(),
+    stores: [] as AnyRec[],
+  };
+  const reportNow = () => {
+    report.duration_s = round((Date.now() - started) / 1000);
+    writeReport(report);
+  };
+  try {
+    pgServer = await resolvePostgres({
+      databaseUrl: process.env.DATABASE_URL,
+      dataDir: path.join(dir, 'pg'),
+      port: await freePort(),
+      database: 'postgres',
+    });
+    report.postgres = pgServer.source;
+    for (const kind of storeKinds) {
+      const entry: AnyRec = {};
+      report.stores.push(entry);
+      Object.assign(
+        entry,
+        await runStore(kind, pgServer, dir, (r) => (Object.assign(entry, r), reportNow())),
+      );
+    }
+    report.load_end = loadNow();
+    reportNow();
+    process.stdout.write(renderMarkdown(report));
+  } finally {
     await pgServer?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-let lastReportFile = '';
-
-function writeReport(report: { date: string; results: Record<string, unknown> } & Record<string, unknown>) {
+function writeReport(report: AnyRec) {
   const outDir = path.join(import.meta.dirname, 'results');
   fs.mkdirSync(outDir, { recursive: true });
-  const stamp = report.date.slice(0, 19).replace(/[:T]/g, '-');
-  const file = path.join(outDir, `${stamp}${report.quick ? '-quick' : ''}`);
-  lastReportFile = `${file}.json`;
+  const stamp = (report.date as string).slice(0, 19).replace(/[:T]/g, '-');
+  const file = path.join(
+    outDir,
+    (report.name as string | undefined) ?? `${stamp}${report.quick ? '-quick' : ''}`,
+  );
   fs.writeFileSync(`${file}.json`, JSON.stringify(report, null, 2) + '\n');
-  const md = renderMarkdown(report);
-  fs.writeFileSync(`${file}.md`, md);
+  fs.writeFileSync(`${file}.md`, renderMarkdown(report));
   log(`wrote ${file}.json and .md`);
-}
-
-type AnyRec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-function renderMarkdown(report: AnyRec): string {
-  const r = report.results as AnyRec;
-  const lines = [
-    `# Kesoku benchmark ${report.date}${report.quick ? ' (quick)' : ''}`,
-    '',
-    `Machine: ${report.machine.cpus} cores (${report.machine.cpu}), ${report.machine.memory_gb} GB, Node ${report.machine.node}; Postgres ${report.postgres}; Temporal dev server store: ${report.temporal_store}.`,
-    '',
-  ];
-  lines.push('| measure | result | target |', '|---|---|---|');
-  if (r.a_overhead) {
-    const a = r.a_overhead;
-    lines.push(
-      `| a. overhead per turn p50 / p99 (${a.turns} turns) | ${a.kesoku_ms.p50} ms / ${a.kesoku_ms.p99} ms | ≤ 25 ms / ≤ 100 ms |`,
-    );
-    if (a.kesoku_ms.p50_by_tenth)
-      lines.push(`| a. overhead p50 per tenth of the run | ${a.kesoku_ms.p50_by_tenth.join(', ')} ms | |`);
-    lines.push(`| a. in-process baseline p50 / p99 | ${a.baseline_ms.p50} ms / ${a.baseline_ms.p99} ms | |`);
-    lines.push(`| a. ratio to baseline p50 / p99 | ${a.ratio_p50}× / ${a.ratio_p99}× | ≤ 3× |`);
-  }
-  for (const b of (r.b_throughput ?? []) as AnyRec[])
-    lines.push(
-      `| b. throughput, ${b.sessions} sessions (${b.turns} turns) | ${b.turns_per_s} turns/s | ≥ 100 turns/s |`,
-    );
-  if (r.c_long_session) {
-    const c = r.c_long_session;
-    const marks = Object.keys(c).filter((k) => k.startsWith('turn_'));
-    lines.push(
-      `| c. one session: ${marks.map((k) => k.replace('turn_', 'turn ').replace('_ms', '')).join(', ')} (p50 of 10 turns each) | ${marks.map((k) => `${c[k]} ms`).join(', ')}; ${c.runs} runs | last within 10 % of first |`,
-    );
-    lines.push(`| c. last / first | ${c.last_vs_first}× | ≤ 1.1× |`);
-  }
-  if (r.d_history) {
-    const d = r.d_history;
-    lines.push(
-      `| d. history per simple turn | ${d.simple_turn.events} events, ${d.simple_turn.payload_bytes} payload bytes | |`,
-    );
-    lines.push(
-      `| d. history per tool turn | ${d.tool_turn.events} events, ${d.tool_turn.payload_bytes} payload bytes | |`,
-    );
-  }
-  if (r.e_idle) {
-    const e = r.e_idle;
-    const cache = e.cached_sessions === undefined ? '' : `, cache ${e.cached_sessions}`;
-    lines.push(
-      `| e. worker with ${e.sessions} idle sessions${cache} | ${e.worker_rss_mb} MB RSS, ${e.worker_cpu_percent_idle} % CPU idle | |`,
-    );
-  }
-  return lines.join('\n') + '\n';
 }
 
 await main();

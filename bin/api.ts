@@ -1,5 +1,6 @@
 /** `npm run api`: the REST API alone (needs DATABASE_URL and TEMPORAL_ADDRESS). */
-import { channelSecretKeys } from '../adapters/registry.ts';
+import { channelSecretKeys, channelVariableNames } from '../adapters/registry.ts';
+import { readSettings } from '../infra/env-file.ts';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
 import {
@@ -15,6 +16,7 @@ import { apiBindOf, checkApiPortFree, startApiService } from '../workers/api-ser
 
 // Configuration and API tokens are checked before connecting anywhere.
 const { cfg, logger, apiBind } = prepareOrExit('api', () => {
+  readSettings(channelVariableNames());
   const cfg = loadConfig();
   const apiBind = apiBindOf(cfg);
   const logger = createLogger('kesoku-api', cfg.KESOKU_LOG_LEVEL, channelSecretKeys());

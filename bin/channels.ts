@@ -4,7 +4,8 @@
  * every channel its configuration enables (adapters/registry.ts) and refuses to start when none is; with ids
  * (`npm run discord` is `bin/channels.ts discord`) it runs exactly those and refuses one that is off.
  */
-import { channelSecretKeys, loadChannelConfigs } from '../adapters/registry.ts';
+import { channelSecretKeys, channelVariableNames, loadChannelConfigs } from '../adapters/registry.ts';
+import { readSettings } from '../infra/env-file.ts';
 import { ConfigError, loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
 import {
@@ -21,6 +22,7 @@ import { startChannelsService } from '../workers/channel-services.ts';
 const named = process.argv.slice(2).filter((a) => a.trim() !== '');
 const name = named.length === 1 ? (named[0] as string) : 'channels';
 const { cfg, logger } = prepareOrExit(name, () => {
+  readSettings(channelVariableNames());
   const cfg = loadConfig();
   const logger = createLogger(`kesoku-${name}`, cfg.KESOKU_LOG_LEVEL, channelSecretKeys());
   return { cfg, logger };

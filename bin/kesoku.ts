@@ -1,6 +1,9 @@
 /**
- * `npm run kesoku -- <command>`: operator commands.
+ * `npx kesoku <command>` (also `npm run kesoku -- <command>`): setup and operator commands.
  *
+ *   onboard                      find a model, write it to .env, test it (bin/commands/onboard.ts)
+ *   doctor                       check the setup, each problem with its fix (bin/commands/doctor.ts)
+ *   status                       what runs, sessions, queue, last errors (bin/commands/status.ts)
  *   pairing list                 open pairing codes and paired chat users
  *   pairing approve <code>       approve a code a chat user was given; they may then talk to the agent
  *   pairing revoke <channel>:<user id>
@@ -8,9 +11,10 @@
  *                                (`discord`, `google_chat`, `wechat`), e.g. `discord:123456789012345678`
  *   --help (-h, help)            every command with one line each, and examples
  *
- * With `DATABASE_URL` set the commands work on that database directly. Without it (the embedded Postgres of
- * `npm start`) they go through the running REST API at `KESOKU_API_URL` (default http://127.0.0.1:3000) with
- * `KESOKU_API_TOKEN`; `pairing revoke` needs `DATABASE_URL`.
+ * Every command reads the settings file (.env) first. With `DATABASE_URL` set the pairing commands work on that
+ * database directly. Without it (the embedded Postgres of `npm start`) they go through the running REST API at
+ * `KESOKU_API_URL` (default http://127.0.0.1:$KESOKU_API_PORT) with `KESOKU_API_TOKEN` (else the admin token of
+ * `KESOKU_API_TOKENS`); `pairing revoke` needs `DATABASE_URL`.
  *
  * Exit codes: 0 done, 1 refused (unknown or expired code, nothing to revoke), 2 usage or configuration error,
  * 3 the database or the API did not answer.
@@ -25,32 +29,45 @@ import {
 } from '../db/pairings.ts';
 import { createPool } from '../db/pool.ts';
 import { CHANNELS, channelById } from '../adapters/registry.ts';
+import { loadEnvFile } from '../infra/env-file.ts';
+import { apiTarget } from './commands/common.ts';
+import { doctor } from './commands/doctor.ts';
+import { onboard } from './commands/onboard.ts';
+import { status } from './commands/status.ts';
+import { cleanName } from '../adapters/cli/render.ts';
 
-const USAGE = `usage: npm run kesoku -- pairing list
-       npm run kesoku -- pairing approve <code>
-       npm run kesoku -- pairing revoke <channel>:<user id>
-       npm run kesoku -- --help`;
+const USAGE = `usage: npx kesoku onboard | doctor | status [--help]
+       npx kesoku pairing list
+       npx kesoku pairing approve <code>
+       npx kesoku pairing revoke <channel>:<user id>
+       npx kesoku --help`;
 
 /** `--help`: every command with one line each, examples, where the data comes from, the exit codes. */
 export function helpText(): string {
   const channels = CHANNELS.map((c) => c.id).join(', ');
-  return `Kesoku operator commands.
+  return `Kesoku setup and operator commands.
 
-usage: npm run kesoku -- <command> [argument]
+usage: npx kesoku <command> [argument]   (or: npm run kesoku -- <command> [argument])
 
 commands:
+  onboard                             find a model (provider key or local Ollama), write .env, make a test call
+  doctor                              check the setup; names each problem and its fix (exit 1 on problems)
+  status                              what runs, whether it answers, sessions and queue, last errors
   pairing list                        list open pairing codes and paired chat users
   pairing approve <code>              approve the code a chat user was given; they may then talk to the agent
   pairing revoke <channel>:<user id>  remove a paired chat user (channels: ${channels}; needs DATABASE_URL)
-  help                                this text (also --help, -h)
+  help                                this text (also --help, -h); <command> --help for one command
 
 examples:
-  npm run kesoku -- pairing list
-  npm run kesoku -- pairing approve K7QX4M2P
-  DATABASE_URL=postgres://127.0.0.1:5432/kesoku npm run kesoku -- pairing revoke discord:123456789012345678
+  npx kesoku onboard --yes
+  npx kesoku doctor
+  npx kesoku pairing list
+  npx kesoku pairing approve K7QX4M2P
+  DATABASE_URL=postgres://127.0.0.1:5432/kesoku npx kesoku pairing revoke discord:123456789012345678
 
-With DATABASE_URL the commands work on that database; without it (the embedded Postgres of npm start) they go
-through the running REST API at KESOKU_API_URL (default http://127.0.0.1:3000) with KESOKU_API_TOKEN.
+Every command reads .env in the checkout first (KESOKU_ENV_FILE names another file). With DATABASE_URL the
+pairing commands work on that database; without it (the embedded Postgres of npm start) they go through the
+running REST API at KESOKU_API_URL (default http://127.0.0.1:$KESOKU_API_PORT) with KESOKU_API_TOKEN.
 Exit codes: 0 done, 1 refused (unknown or expired code, nothing to revoke), 2 usage or configuration error,
 3 the database or the API did not answer.
 `;
@@ -141,13 +158,17 @@ function apiBackend(baseUrl: string, token: string | undefined): PairingBackend 
 }
 
 function printListing(out: NodeJS.WriteStream, l: Listing): void {
+  // Names and ids are the strangers' own: terminal escapes and line breaks in them are removed.
+  const c = (v: string | null | undefined) => cleanName(v ?? '');
   out.write(`Open pairing codes (${l.pending.length}):\n`);
   for (const p of l.pending)
-    out.write(`  ${p.code}  ${p.chatbot_id}:${p.user_id}  ${p.user_name ?? ''}  expires ${p.expires_at}\n`);
+    out.write(
+      `  ${c(p.code)}  ${c(p.chatbot_id)}:${c(p.user_id)}  ${c(p.user_name)}  expires ${c(p.expires_at)}\n`,
+    );
   out.write(`Paired users (${l.paired.length}):\n`);
   for (const u of l.paired)
     out.write(
-      `  ${u.chatbot_id}:${u.user_id}  ${u.user_name ?? ''}  approved ${u.approved_at} (${u.approved_by})\n`,
+      `  ${c(u.chatbot_id)}:${c(u.user_id)}  ${c(u.user_name)}  approved ${c(u.approved_at)} (${c(u.approved_by)})\n`,
     );
 }
 
@@ -179,17 +200,20 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stdout.write(helpText());
     return 0;
   }
+  if (group === 'onboard') return onboard(argv.slice(1), env);
+  if (group === 'doctor') return doctor(argv.slice(1));
+  if (group === 'status') return status(argv.slice(1));
+  if (group === 'pairing' && command !== undefined && HELP_ARGS.has(command) && argv.length === 2) {
+    process.stdout.write(helpText());
+    return 0;
+  }
   if (group !== 'pairing' || !command || rest.length > 0) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
   const databaseUrl = env.DATABASE_URL?.trim();
-  const backend = databaseUrl
-    ? databaseBackend(databaseUrl)
-    : apiBackend(
-        env.KESOKU_API_URL?.trim() || 'http://127.0.0.1:3000',
-        env.KESOKU_API_TOKEN?.trim() || undefined,
-      );
+  const target = apiTarget(env);
+  const backend = databaseUrl ? databaseBackend(databaseUrl) : apiBackend(target.url, target.token);
   try {
     switch (command) {
       case 'list':
@@ -200,8 +224,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         if (!arg) throw new CliError(2, USAGE);
         const { user, already } = await backend.approve(arg);
         process.stdout.write(
-          `${already ? 'Already approved' : 'Approved'}: ${user.user_name ?? user.user_id} ` +
-            `(${user.chatbot_id}:${user.user_id}) may talk to the agent now.\n`,
+          `${already ? 'Already approved' : 'Approved'}: ${cleanName(user.user_name ?? user.user_id)} ` +
+            `(${cleanName(user.chatbot_id)}:${cleanName(user.user_id)}) may talk to the agent now.\n`,
         );
         return 0;
       }
@@ -226,6 +250,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 }
 
 if (import.meta.main) {
+  try {
+    // onboard reads and writes the settings file itself, telling the file's values from the environment's.
+    if (process.argv[2] !== 'onboard') loadEnvFile();
+  } catch (err) {
+    process.stderr.write(`kesoku: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {

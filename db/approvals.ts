@@ -17,10 +17,15 @@ import { getMessage } from './messages.ts';
 import { COMMIT_CHANNEL } from './notify.ts';
 import { withTransaction, type Pool, type Queryable } from './pool.ts';
 
-/** A session's approval settings: its own policy (null: none set) and the patterns `always` added. */
+/**
+ * A session's approval settings: its own policy (null: none set), the patterns `always` added, and the API
+ * principal that created it (null: a chat channel's session, or one from before owners were recorded), which
+ * decides the terminal client's default (adapters/registry.ts approvalDefaultOf).
+ */
 export interface SessionApprovalSettings {
   policy: ApprovalPolicy | null;
   patterns: string[];
+  owner: string | null;
 }
 
 /** The session's approval settings, or null for an unknown session. */
@@ -28,8 +33,13 @@ export async function getApprovalSettings(
   q: Queryable,
   sessionId: string,
 ): Promise<SessionApprovalSettings | null> {
-  const r = await q.query<{ tool_approval: string | null; approve_patterns: string[] | null }>(
-    'SELECT tool_approval, approve_patterns FROM sessions WHERE id = $1',
+  const r = await q.query<{
+    tool_approval: string | null;
+    approve_patterns: string[] | null;
+    owner: string | null;
+  }>(
+    `SELECT s.tool_approval, s.approve_patterns, o.principal AS owner
+       FROM sessions s LEFT JOIN session_owners o ON o.session_id = s.id WHERE s.id = $1`,
     [sessionId],
   );
   const row = r.rows[0];
@@ -37,6 +47,7 @@ export async function getApprovalSettings(
   return {
     policy: isApprovalPolicy(row.tool_approval) ? row.tool_approval : null,
     patterns: row.approve_patterns ?? [],
+    owner: row.owner,
   };
 }
 

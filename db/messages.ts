@@ -374,7 +374,8 @@ export async function turnTokenTotals(
 export async function loadModelHistory(q: Queryable, sessionId: string): Promise<Message[]> {
   const c = await q.query<{ turn_id: string; through: number }>(
     `SELECT turn_id, (metadata->>'compacted_through_seq')::bigint AS through FROM messages
-      WHERE session_id = $1 AND metadata ? 'compacted_through_seq' ORDER BY seq DESC LIMIT 1`,
+      WHERE session_id = $1 AND metadata ? 'compacted_through_seq' AND NOT (metadata @> '{"stale": true}')
+      ORDER BY seq DESC LIMIT 1`,
     [sessionId],
   );
   const latest = c.rows[0];
@@ -385,6 +386,21 @@ export async function loadModelHistory(q: Queryable, sessionId: string): Promise
       )
     : await q.query<Row>(`SELECT ${COLUMNS} FROM messages WHERE session_id = $1 ORDER BY seq`, [sessionId]);
   return sortHistory(r.rows.map(toMessage));
+}
+
+/**
+ * Marks the `pending` replies `ids` of session `sessionId` stale (`metadata.stale`, see MessageMetadata), at the
+ * session's current revision: run inside the commit that ends their turn (`alsoInTransaction`). Their status
+ * stays `pending` (the state machine has no way from `pending` but `delivered`).
+ */
+export async function markStale(q: Queryable, sessionId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await q.query(
+    `UPDATE messages SET metadata = coalesce(metadata, '{}'::jsonb) || '{"stale": true}'::jsonb, updated_at = now(),
+            revision = (SELECT revision FROM sessions WHERE id = $1)
+      WHERE session_id = $1 AND id = ANY($2::text[]) AND status = 'pending'`,
+    [sessionId, ids],
+  );
 }
 
 /** How many tool calls a turn has made so far (its `tool_call` messages). */

@@ -10,7 +10,10 @@ export const COMMIT_CHANNEL = 'kesoku_commit';
 /** Transient turn events (never stored). Payload: a {@link TurnEvent}. */
 export const TURN_CHANNEL = 'kesoku_turn';
 
-/** A transient event about a running turn. Deltas are batched by the sender (≤ ~4 KB per event). */
+/**
+ * A transient event about a running turn. Deltas are batched by the sender (≤ ~4 KB per event) and published
+ * in order; api/live-turns.ts keeps each running turn's text from them.
+ */
 export type TurnEvent =
   | {
       s: string;
@@ -19,7 +22,20 @@ export type TurnEvent =
       status: 'started' | 'thinking' | 'running_tools' | 'finished';
       step?: number;
     }
-  | { s: string; t: string; type: 'delta'; step: number; text: string }
+  | {
+      s: string;
+      t: string;
+      type: 'delta';
+      step: number;
+      text: string;
+      /** Characters of the stream before `text` (so a listener knows whether it holds the whole prefix). */
+      offset?: number;
+      /**
+       * Which stream of the step the text belongs to (an activity attempt, or its second try in a plainer form):
+       * a delta of another stream starts the step's text again.
+       */
+      stream?: string;
+    }
   | { s: string; t: string; type: 'tool_started'; step: number; call_id: string; name: string }
   | {
       s: string;

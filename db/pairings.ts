@@ -56,11 +56,15 @@ export interface PairingRequestOptions {
   ttlMs?: number;
   /** The user is told the same code again at most this often. Default 10 minutes. */
   notifyIntervalMs?: number;
-  /** Open (unexpired, unapproved) requests per chatbot; beyond it no new code is issued. Default 100. */
+  /**
+   * Open (unexpired, unapproved) requests per chatbot beyond which no new code is issued; default none. A
+   * chatbot-wide cap is one strangers can fill with many accounts, locking everyone else out of pairing: the
+   * bound that holds by default is per account (one open code, a new one only after it expired).
+   */
   maxOpen?: number;
 }
 
-export const PAIRING_DEFAULTS = { ttlMs: 60 * 60_000, notifyIntervalMs: 10 * 60_000, maxOpen: 100 } as const;
+export const PAIRING_DEFAULTS = { ttlMs: 60 * 60_000, notifyIntervalMs: 10 * 60_000 } as const;
 
 /** The open request of a user after {@link requestPairing}. */
 export interface PairingTicket {
@@ -74,14 +78,16 @@ export interface PairingTicket {
 
 /**
  * Gives `userId` its open pairing code: the same one while it is valid (not a new one per message), a new one
- * when there is none or it expired. Serialised per user with an advisory lock, so two messages at once get one
- * code. Old expired requests of the chatbot (over a day) are deleted on the way.
- * @throws PairingError capacity when the chatbot already has `maxOpen` open requests
+ * when there is none or it expired; so one account holds at most one open request and is issued at most one code
+ * per `ttlMs`, and is told its code at most once per `notifyIntervalMs`. Serialised per user with an advisory
+ * lock, so two messages at once get one code. Old expired requests of the chatbot (over a day) are deleted on
+ * the way.
+ * @throws PairingError capacity when `maxOpen` is set and the chatbot already has that many open requests
  */
 export async function requestPairing(pool: Pool, o: PairingRequestOptions): Promise<PairingTicket> {
   const ttlMs = o.ttlMs ?? PAIRING_DEFAULTS.ttlMs;
   const notifyMs = o.notifyIntervalMs ?? PAIRING_DEFAULTS.notifyIntervalMs;
-  const maxOpen = o.maxOpen ?? PAIRING_DEFAULTS.maxOpen;
+  const maxOpen = o.maxOpen;
   return withTransaction(pool, async (c) => {
     await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`pairing:${o.chatbotId}:${o.userId}`]);
     const open = await c.query<{ code: string; expires_at: Date; notify: boolean }>(
@@ -104,13 +110,15 @@ export async function requestPairing(pool: Pool, o: PairingRequestOptions): Prom
       `DELETE FROM chat_pairing_requests WHERE chatbot_id = $1 AND expires_at < now() - interval '1 day'`,
       [o.chatbotId],
     );
-    const count = await c.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM chat_pairing_requests
-        WHERE chatbot_id = $1 AND approved_at IS NULL AND expires_at > now()`,
-      [o.chatbotId],
-    );
-    if ((count.rows[0]?.n ?? 0) >= maxOpen)
-      throw new PairingError('capacity', `${o.chatbotId} already has ${maxOpen} open pairing requests`);
+    if (maxOpen !== undefined) {
+      const count = await c.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM chat_pairing_requests
+          WHERE chatbot_id = $1 AND approved_at IS NULL AND expires_at > now()`,
+        [o.chatbotId],
+      );
+      if ((count.rows[0]?.n ?? 0) >= maxOpen)
+        throw new PairingError('capacity', `${o.chatbotId} already has ${maxOpen} open pairing requests`);
+    }
     for (let attempt = 0; ; attempt++) {
       const code = newPairingCode();
       await c.query('SAVEPOINT pairing_code');

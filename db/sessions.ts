@@ -1,5 +1,6 @@
 /**
- * Session rows: title (with its source: default | auto | user), mode, locale, history revision, turn count.
+ * Session rows: title (with its source: default | auto | user), mode, locale, time zone, history revision, turn
+ * count.
  */
 import type { Queryable } from './pool.ts';
 import { storableJson, storableText } from '../domain/storable-text.ts';
@@ -14,6 +15,8 @@ export interface SessionRow {
   title_source: TitleSource;
   mode: 'interrupt' | 'queue';
   locale: string;
+  /** The session's own IANA zone (canonical), the default zone of its new schedules; null: none. */
+  timezone: string | null;
   revision: number;
   turn_count: number;
   channel_context: unknown;
@@ -28,7 +31,7 @@ export interface SessionView extends SessionRow {
 }
 
 const COLUMNS =
-  'id, chatbot_id, channel_id, title, title_source, mode, locale, revision, turn_count, channel_context, created_at, updated_at';
+  'id, chatbot_id, channel_id, title, title_source, mode, locale, timezone, revision, turn_count, channel_context, created_at, updated_at';
 
 type Row = Omit<SessionRow, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date };
 const toSession = (r: Row): SessionRow => ({
@@ -66,6 +69,8 @@ export interface InitialSessionSettings {
   locale?: string;
   /** The session's own tool-approval policy (null or absent: none). */
   approval?: 'off' | 'writes' | 'all' | null;
+  /** The session's IANA zone, already canonical (domain/schedules.ts canonicalZone); null or absent: none. */
+  timezone?: string | null;
 }
 
 /**
@@ -81,8 +86,8 @@ export async function createSessionWithSettings(
   settings: InitialSessionSettings,
 ): Promise<boolean> {
   const r = await q.query(
-    `INSERT INTO sessions (id, chatbot_id, channel_id, locale, title, title_source, mode, tool_approval)
-     VALUES ($1, $2, $3, $4, $5, CASE WHEN $5::text IS NULL THEN 'default' ELSE 'user' END, $6, $7)
+    `INSERT INTO sessions (id, chatbot_id, channel_id, locale, title, title_source, mode, tool_approval, timezone)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $5::text IS NULL THEN 'default' ELSE 'user' END, $6, $7, $8)
      ON CONFLICT (id) DO NOTHING`,
     [
       s.id,
@@ -92,6 +97,7 @@ export async function createSessionWithSettings(
       settings.title === undefined ? null : storableText(settings.title),
       settings.mode ?? 'interrupt',
       settings.approval ?? null,
+      settings.timezone ?? null,
     ],
   );
   return (r.rowCount ?? 0) > 0;
@@ -178,11 +184,37 @@ export async function setMode(q: Queryable, id: string, mode: 'interrupt' | 'que
 }
 
 /**
+ * Keeps the command updates a session run answered (`[{updateId, name, result}]`, JSON), for the next run to read
+ * back with {@link readSeenCommands}. Replaces what was kept before. No-op for an unknown session.
+ */
+export async function keepSeenCommands(q: Queryable, id: string, commands: unknown[]): Promise<void> {
+  await q.query(`UPDATE sessions SET seen_commands = $2 WHERE id = $1`, [id, JSON.stringify(commands)]);
+}
+
+/** The command updates kept by {@link keepSeenCommands}; `[]` when none were kept or the session is unknown. */
+export async function readSeenCommands(q: Queryable, id: string): Promise<unknown[]> {
+  const r = await q.query<{ seen_commands: unknown }>(`SELECT seen_commands FROM sessions WHERE id = $1`, [
+    id,
+  ]);
+  const kept = r.rows[0]?.seen_commands;
+  return Array.isArray(kept) ? kept : [];
+}
+
+/**
  * Sets the session's locale (the language of its notices, see domain/failures.ts). Takes effect for the next
  * notice; stored replies keep their text. @returns false when the session does not exist
  */
 export async function setLocale(q: Queryable, id: string, locale: string): Promise<boolean> {
   const r = await q.query(`UPDATE sessions SET locale = $2, updated_at = now() WHERE id = $1`, [id, locale]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/**
+ * Sets the session's IANA zone (canonical; null clears it). It is the zone of schedules created from now on
+ * without one (docs/schedules.md); existing schedules keep theirs. @returns false when the session does not exist
+ */
+export async function setTimezone(q: Queryable, id: string, zone: string | null): Promise<boolean> {
+  const r = await q.query(`UPDATE sessions SET timezone = $2, updated_at = now() WHERE id = $1`, [id, zone]);
   return (r.rowCount ?? 0) > 0;
 }
 

@@ -89,6 +89,20 @@ describe('clean history (docs/message-model.md §5.2)', () => {
     expect(ids(buildCleanHistory(history, { currentTurnId: null }))).toEqual(['q1', 'r1']);
   });
 
+  it('drops a reply a stop made stale (never delivered), and no stale summary bounds the history', () => {
+    const stale = (m: Message): Message => ({ ...m, metadata: { ...m.metadata, stale: true } });
+    const prompt = persist(manualCompactionPrompt({ ...AT, id: 'c1' }), 3);
+    const history = [
+      ask('q1', 1),
+      stale(reply('r1', 'q1', 0, 2)),
+      prompt,
+      stale(reply('sum', 'c1', 0, 4, 2)),
+      ask('q2', 5),
+    ];
+    expect(findCompaction(history)).toBeNull();
+    expect(ids(buildCleanHistory(history, { currentTurnId: 'q2' }))).toEqual(['q1', 'c1', 'q2']);
+  });
+
   it('keeps thoughts of the current turn only', () => {
     const history = [
       ask('q1', 1),

@@ -33,6 +33,7 @@ export function findCompaction(messages: readonly Message[]): Compaction | null 
   for (const message of messages) {
     const throughSeq = message.metadata?.compacted_through_seq;
     if (message.role !== 'assistant' || message.type !== 'text' || typeof throughSeq !== 'number') continue;
+    if (message.metadata?.stale === true) continue;
     const prompt = message.turn_id === null ? undefined : byId.get(message.turn_id);
     if (prompt?.metadata?.is_compaction !== true) continue;
     if (found === null || message.seq > found.summary.seq) found = { prompt, summary: message, throughSeq };
@@ -120,6 +121,8 @@ export function buildCleanHistory(messages: readonly Message[], opts: CleanHisto
     .filter((message) => {
       const kind = messageKind(message);
       if (kind === 'notification' || kind === 'system_prompt') return false;
+      // A reply a stop made stale was never delivered: the model must not take it for an answer it gave.
+      if (message.metadata?.stale === true) return false;
       if (message.status === 'pending_agent' && currentSeq !== null && message.seq > currentSeq) return false;
       return kind !== 'thought' || message.turn_id === opts.currentTurnId;
     })

@@ -347,7 +347,13 @@ export function toolCallContent(toolName: string, toolArguments: Record<string, 
  */
 export function toolCall(
   input: MessageAddress &
-    TurnPosition & { tool_name: string; tool_arguments: Record<string, unknown>; tool_call_id: string },
+    TurnPosition & {
+      tool_name: string;
+      tool_arguments: Record<string, unknown>;
+      tool_call_id: string;
+      /** What was wrong with arguments that were not one JSON object (a Kesoku addition). */
+      tool_arguments_problem?: string;
+    },
 ): NewMessage {
   return build('tool_call', input, {
     content: toolCallContent(input.tool_name, input.tool_arguments),
@@ -355,6 +361,7 @@ export function toolCall(
       tool_name: input.tool_name,
       tool_arguments: input.tool_arguments,
       tool_call_id: input.tool_call_id,
+      ...(input.tool_arguments_problem ? { tool_arguments_problem: input.tool_arguments_problem } : {}),
     },
     ...inTurn(input),
   });
@@ -401,7 +408,12 @@ export function systemPrompt(input: { id: string; session_id: string; content: s
  * status, output tail) on the next line when given.
  */
 export function backgroundAlert(
-  input: MessageAddress & { job_id: string; report?: string; parent_id?: string | null },
+  input: MessageAddress & {
+    job_id: string;
+    report?: string;
+    parent_id?: string | null;
+    received_at?: string | null;
+  },
 ): NewMessage {
   const head = `[System Alert] Background Job ${input.job_id} finished.`;
   return build('background_alert', input, {
@@ -410,6 +422,7 @@ export function backgroundAlert(
     parent_id: input.parent_id ?? null,
     turn_id: input.id,
     step: null,
+    received_at: input.received_at ?? null,
   });
 }
 

@@ -108,6 +108,32 @@ describe('phased sorting (docs/message-model.md §5.1)', () => {
     expect(ids(sortHistory(HISTORY))).toEqual(EXPECTED);
   });
 
+  it('sorts by phase across the whole turn, not step by step: every thought, every call, every result, the text', () => {
+    const turn = [
+      persist(userQuestion({ ...AT, id: 'm', sender: 'me', content: 'q', received_at: null }), 1),
+      persist(thought({ ...AT, id: 'm.think0', turn_id: 'm', step: 0, content: 't0' }), 2),
+      persist(call('m.call0', 'm', 0), 3),
+      persist(result('m.result0', 'm.call0', 'm', 0), 4),
+      persist(thought({ ...AT, id: 'm.think1', turn_id: 'm', step: 1, content: 't1' }), 5),
+      persist(call('m.call1', 'm', 1), 6),
+      persist(result('m.result1', 'm.call1', 'm', 1), 7),
+      persist(
+        finalReply({ ...AT, id: 'm.reply', turn_id: 'm', step: 2, content: 'a', turn_metrics: METRICS }),
+        8,
+      ),
+    ];
+    expect(ids(sortHistory([...turn].reverse()))).toEqual([
+      'm',
+      'm.think0',
+      'm.think1',
+      'm.call0',
+      'm.call1',
+      'm.result0',
+      'm.result1',
+      'm.reply',
+    ]);
+  });
+
   it('gives the same order for any input order when all timestamps are equal', () => {
     fc.assert(
       fc.property(

@@ -26,18 +26,52 @@ export function isTurnTrigger(message: Message): boolean {
   );
 }
 
-function compareWithinTurn(a: Message, b: Message): number {
-  const triggerA = isTurnTrigger(a) ? 0 : 1;
-  const triggerB = isTurnTrigger(b) ? 0 : 1;
-  if (triggerA !== triggerB) return triggerA - triggerB;
-  // A non-trigger without a step (a crash notice after a failure outside any step, a notification) closes the turn.
+function compareTrigger(a: Message, b: Message): number {
+  return (isTurnTrigger(a) ? 0 : 1) - (isTurnTrigger(b) ? 0 : 1);
+}
+
+/** A message without a step (a crash notice after a failure outside any step, a notification) comes last. */
+function compareStep(a: Message, b: Message): number {
   const stepA = a.step ?? Number.POSITIVE_INFINITY;
   const stepB = b.step ?? Number.POSITIVE_INFINITY;
-  if (stepA !== stepB) return stepA < stepB ? -1 : 1;
-  const phase = PHASES[a.type] - PHASES[b.type];
-  if (phase !== 0) return phase;
+  return stepA === stepB ? 0 : stepA < stepB ? -1 : 1;
+}
+
+function compareSeq(a: Message, b: Message): number {
   if (a.seq !== b.seq) return a.seq - b.seq;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Seed 000 §5.1: phase first across the whole turn, then step — every thought, call, result, then the texts. */
+function compareWithinTurn(a: Message, b: Message): number {
+  return compareTrigger(a, b) || PHASES[a.type] - PHASES[b.type] || compareStep(a, b) || compareSeq(a, b);
+}
+
+/** The causal order a model conversation needs: step by step, each step by phase. */
+function compareStepwise(a: Message, b: Message): number {
+  return compareTrigger(a, b) || compareStep(a, b) || PHASES[a.type] - PHASES[b.type] || compareSeq(a, b);
+}
+
+/**
+ * The order a model conversation needs (docs/message-model.md §5.4): each run of consecutive messages of one turn
+ * stays where it is, and inside it the trigger comes first, then step by step, each step by phase — so a
+ * step's thought, its tool calls and their results stay together, as the providers' tool protocol requires
+ * (the stored history is phase-first across the turn, {@link sortHistory}). Returns a new array.
+ */
+export function stepwiseOrder(messages: readonly Message[]): Message[] {
+  const out: Message[] = [];
+  let run: Message[] = [];
+  const flush = () => {
+    out.push(...run.sort(compareStepwise));
+    run = [];
+  };
+  for (const message of messages) {
+    const first = run[0];
+    if (first !== undefined && (message.turn_id === null || message.turn_id !== first.turn_id)) flush();
+    run.push(message);
+  }
+  flush();
+  return out;
 }
 
 /**
@@ -64,10 +98,10 @@ export function groupTurns(messages: readonly Message[]): Message[][] {
 }
 
 /**
- * docs/message-model.md §5.1 phased sorting. Turns in order of their smallest `seq`; within a turn the trigger first, then by
- * `step` ascending (messages without a step last), within a step by phase thought → tool_call → tool_result →
- * text (system-role nudges are text, phase 3), ties by `seq` then `id`. Deterministic for any input order and
- * independent of timestamps. Returns a new array.
+ * docs/message-model.md §5.1 phased sorting. Turns in order of their smallest `seq`; within a turn the trigger
+ * first, then by phase across the whole turn — thought → tool_call → tool_result → text (system-role nudges are
+ * text, phase 3) — within a phase by `step` ascending (messages without a step last), ties by `seq` then `id`.
+ * Deterministic for any input order and independent of timestamps. Returns a new array.
  */
 export function sortHistory(messages: readonly Message[]): Message[] {
   return groupTurns(messages).flat();

@@ -46,7 +46,14 @@ export interface InboundMessage {
    */
   senderId?: string;
   receivedAt: string;
-  kind?: 'user' | 'cron';
+  /**
+   * What the message is (docs/message-model.md §3): a person's question (`user`, the default), a scheduled prompt
+   * (`cron`, sender `Cronjob`) or the alert of a finished background job (`background_alert`, system/text from
+   * `System`, hidden from people; `content` is the job's report and `jobId` names the job).
+   */
+  kind?: 'user' | 'cron' | 'background_alert';
+  /** The background job a `background_alert` reports on (domain/jobs.ts). */
+  jobId?: string;
   attachments?: Attachment[];
   replyTo?: string;
   channelContext?: unknown;

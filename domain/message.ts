@@ -91,6 +91,11 @@ export interface MessageMetadata {
   compacted_through_seq?: number;
   /** Why a turn failed, as a typed kind (docs/message-flow.md §13); on the crash notice and the failed user message. */
   failure_kind?: string;
+  /**
+   * On a tool_call whose arguments were not one JSON object: what was wrong with them (domain/tool-arguments.ts);
+   * the call is answered with an error result naming it, without running the tool.
+   */
+  tool_arguments_problem?: string;
   /** On a tool_result: whether the tool succeeded (exit 0, no input error); sinks show ✅/❌ from it. */
   tool_ok?: boolean;
   /** Full output of a tool run when the model was given a truncated slice. */
@@ -104,6 +109,12 @@ export interface MessageMetadata {
    * of the same sender, interrupt mode) or `restart` (the session's run ended while it was being handled).
    */
   interrupt_reason?: 'stop' | 'interrupt' | 'restart';
+  /**
+   * On a final reply (or compaction summary) committed by a step just before a stop reached it: the turn ended
+   * `interrupted` without delivering it, so it stays `pending` and is left out of the model's history (clean
+   * history) and of compaction, as if it had never been written.
+   */
+  stale?: boolean;
   [key: string]: unknown;
 }
 

@@ -53,10 +53,10 @@ describe('auto-approve patterns', () => {
     expect(matchesPattern('echo a > out.txt', 'echo a > out.txt')).toBe(true);
   });
 
-  it('always keeps the program (and the sub-command of git, npm, …); a compound command stays exact', () => {
+  it('always keeps the program (and the sub-command of git, kubectl); a compound command or a runner stays exact', () => {
     expect(alwaysPatternFor('run_shell_command', 'ls -la')).toBe('ls *');
     expect(alwaysPatternFor('run_shell_command', 'git status --short')).toBe('git status *');
-    expect(alwaysPatternFor('run_shell_command', 'npm test')).toBe('npm test *');
+    expect(alwaysPatternFor('run_shell_command', 'npm test')).toBe('npm test');
     expect(alwaysPatternFor('run_shell_command', 'echo a; rm b')).toBe('echo a; rm b');
     expect(alwaysPatternFor('write_file', 'write_file notes.md')).toBe('write_file *');
   });

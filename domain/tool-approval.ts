@@ -12,7 +12,9 @@
  * `read_file <path>`): `*` matches any run of characters except the shell's control and substitution characters
  * (`; & | < > ` $ ( )` and line breaks), `?` one such character, and a trailing ` *` also matches nothing (the
  * pattern `git status *` approves `git status`). So `ls *` approves `ls -la src` but never `ls; rm -rf ~` or
- * `ls $(rm -rf ~)`: a compound command is approved only by a pattern that spells its operators out.
+ * `ls $(rm -rf ~)`: a compound command is approved only by a pattern that spells its operators out. A wildcard
+ * never approves a shell, interpreter, launcher, network or build tool ({@link EXACT_ONLY_PROGRAMS}): `bash *`
+ * does not approve `bash -c 'rm -rf ~'`; only the exact command does.
  *
  * Pure module: safe in the workflow bundle.
  */
@@ -63,13 +65,16 @@ export function isApprovalDecision(v: unknown): v is ApprovalDecision {
   return typeof v === 'string' && (APPROVAL_DECISIONS as readonly string[]).includes(v);
 }
 
+/** The principal of the token-less local operator (api/auth.ts LOCAL_PRINCIPAL): the API without tokens. */
+export const LOCAL_OPERATOR = 'local';
+
 /**
  * The policy of a chatbot when neither `KESOKU_TOOL_APPROVAL` nor the session sets one: `writes` when its people
  * can decide an approval where they talk (`decides`: the REST API's approval route, a chat channel whose
- * descriptor has `features.decidesApprovals`, adapters/registry.ts `approvalDefaultOf`) — they may be anyone
- * the operator let in (a token, a pairing, a guild); `off` otherwise: the local terminal (the person at the
- * keyboard runs the agent as themselves and watches every command) and any chatbot where a request could only
- * time out.
+ * descriptor has `features.decidesApprovals`, the terminal client of anyone but the local operator;
+ * adapters/registry.ts `approvalDefaultOf`) — they may be anyone the operator let in (a token, a pairing, a
+ * guild); `off` otherwise: the local operator's terminal (the person at the keyboard of a token-less API runs the
+ * agent as themselves and watches every command) and any chatbot where a request could only time out.
  */
 export function defaultApprovalPolicy(decides: boolean): ApprovalPolicy {
   return decides ? 'writes' : 'off';
@@ -128,12 +133,153 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
-/** Whether `pattern` approves `subject` (see the module comment for the glob rules). */
+/**
+ * A class of programs `always` never turns into a wildcard, and a wildcard pattern never approves: each of them
+ * runs code or commands its arguments (or a file, or the network) choose, so "the same kind of command" would
+ * be any command. An `always` on one of them remembers the exact command; an operator's pattern must spell their
+ * commands out exactly too. The list cannot be complete: a program not named here is generalised to
+ * `<program> *` (docs/security.md "Approvals").
+ */
+export interface ExactOnlyClass {
+  /** What the class is. */
+  kind: string;
+  /** Why a wildcard over it would approve arbitrary code. */
+  reason: string;
+  /** Program names (a trailing version, `python3.12`, `pip3`, is ignored). */
+  programs: readonly string[];
+}
+
+/** Space-separated names as a list (keeps the tables below readable). */
+const names = (s: string): readonly string[] => s.split(/\s+/).filter((n) => n !== '');
+
+/** The programs approved only command by command (see {@link ExactOnlyClass}). */
+export const EXACT_ONLY_PROGRAMS: readonly ExactOnlyClass[] = [
+  {
+    kind: 'shell',
+    reason: 'a shell runs whatever its arguments say (`bash -c …`, a script file)',
+    programs: names(
+      'sh bash rbash zsh dash ksh mksh pdksh yash ash fish csh tcsh rc elvish nu xonsh pwsh powershell busybox toybox',
+    ),
+  },
+  {
+    kind: 'interpreter',
+    reason:
+      'an interpreter or scripting tool runs code given inline (`-c`, `-e`, a sed `e` command) or in any file',
+    programs: names(
+      'python pypy ipython node nodejs deno bun tsx ts-node perl ruby irb php lua luajit tclsh wish expect rscript r julia ghci runghc scala groovy jshell java osascript awk gawk mawk nawk sed gsed ed ex vi vim nvim emacs m4 dc sqlite3 psql mysql mariadb gdb lldb',
+    ),
+  },
+  {
+    kind: 'launcher',
+    reason:
+      'a launcher runs the command in its arguments (`env sh -c …`, `xargs rm`, `find -exec`, `timeout 5 bash`)',
+    programs: names(
+      'env xargs find exec command builtin eval source . time coproc nice nohup setsid timeout stdbuf chroot nsenter unshare chrt ionice taskset flock watch strace ltrace valgrind script parallel systemd-run firejail bwrap fakeroot proot setpriv capsh start-stop-daemon at batch crontab tmux screen entr xdg-open if then else elif while until for do case select function trap',
+    ),
+  },
+  {
+    kind: 'privilege',
+    reason: 'it runs a command as another user',
+    programs: names('sudo doas su runuser pkexec'),
+  },
+  {
+    kind: 'network',
+    reason:
+      'it sends or fetches anything (`curl -d @secret`, `wget -O script`) or runs commands elsewhere (`ssh host cmd`)',
+    programs: names('curl wget ssh scp sftp rsync nc ncat netcat socat telnet ftp lftp aria2c http https'),
+  },
+  {
+    kind: 'package or build runner',
+    reason:
+      'it runs project-defined or downloaded code (`npx <package>`, `npm run <script>`, `make <target>`, `pip install`, build scripts)',
+    programs: names(
+      'make gmake cmake ninja just task rake npm npx pnpm pnpx yarn bunx corepack pip pipx uv uvx poetry pdm conda gem bundle cargo go gradle gradlew mvn ant composer dotnet docker podman helm',
+    ),
+  },
+  {
+    kind: 'program with an option that runs another',
+    reason:
+      'an option makes it run a command (`tar --to-command`, `tar -I`, `rg --pre`, `sort --compress-program`, `zip -TT`, `man -P`)',
+    programs: names('tar zip rg sort man tcpdump'),
+  },
+];
+
+/**
+ * Programs whose first argument names what they do: `always` keeps it (`git status --short` gives
+ * `git status *`) for the sub-commands listed, and remembers any other command of the program exactly.
+ * `execOptions` are arguments that make the program run another one: a wildcard never approves a command
+ * holding one.
+ */
+const VERB_PROGRAMS: Readonly<Record<string, { verbs: readonly string[]; execOptions: readonly string[] }>> =
+  {
+    git: {
+      verbs: names(
+        'status log diff show branch add commit restore switch checkout stash tag blame rev-parse ls-files describe shortlog reflog merge cherry-pick reset rm mv init fetch pull push remote grep',
+      ),
+      execOptions: names('--upload-pack --receive-pack --exec -O --open-files-in-pager --extcmd --ext-diff'),
+    },
+    kubectl: {
+      verbs: names('get describe logs top explain api-resources api-versions version'),
+      execOptions: names('--exec-command --kubeconfig'),
+    },
+  };
+
+/** A program name as the shell would find it on PATH: a plain word (no path, quote, escape, glob or `~`). */
+const PLAIN_PROGRAM = /^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/;
+
+/** `python3.12` → `python`, `pip3` → `pip`, `Rscript` → `rscript` (the table's spelling). */
+function tableName(program: string): string {
+  return program.toLowerCase().replace(/[\d.]+$/, '');
+}
+
+/**
+ * How far `always` may generalise a shell command, and whether a wildcard may approve it: `exact` for a command
+ * that starts with a variable assignment (`PATH=. ls`), names its program by path, quoted or with an escape
+ * (`./x`, `"bash"`), starts with a shell keyword, or runs a program of {@link EXACT_ONLY_PROGRAMS}, a verb
+ * program's other sub-commands or one of its exec options; `verb` for `git status …`; `program` otherwise.
+ */
+export function commandShape(
+  command: string,
+):
+  | { kind: 'exact'; why: string }
+  | { kind: 'verb'; program: string; verb: string }
+  | { kind: 'program'; program: string } {
+  const words = command.trim().split(/\s+/);
+  const first = words[0] ?? '';
+  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(first))
+    return { kind: 'exact', why: 'it sets variables for the command it runs' };
+  if (!PLAIN_PROGRAM.test(first))
+    return { kind: 'exact', why: 'its program is not a plain name (a path, quotes, an escape or a keyword)' };
+  const name = tableName(first);
+  const cls = EXACT_ONLY_PROGRAMS.find(
+    (c) => c.programs.includes(first.toLowerCase()) || c.programs.includes(name),
+  );
+  if (cls) return { kind: 'exact', why: `${first}: ${cls.reason}` };
+  const verbRule = VERB_PROGRAMS[first];
+  if (verbRule) {
+    const verb = words[1];
+    const args = words.slice(1);
+    if (args.some((a) => verbRule.execOptions.some((o) => a === o || a.startsWith(`${o}=`))))
+      return { kind: 'exact', why: `${first}: one of its options runs another program` };
+    if (verb === undefined || !verbRule.verbs.includes(verb))
+      return { kind: 'exact', why: `${first} ${verb ?? ''}: only some of its sub-commands are generalised` };
+    return { kind: 'verb', program: first, verb };
+  }
+  return { kind: 'program', program: first };
+}
+
+/**
+ * Whether `pattern` approves `subject` (see the module comment for the glob rules). A pattern equal to the
+ * subject always approves it; a pattern with a wildcard never approves a command {@link commandShape} calls
+ * `exact` (a shell, interpreter, launcher, …), so no pattern — an `always` of old, an operator's
+ * `KESOKU_TOOL_AUTO_APPROVE` — turns one of them into "anything".
+ */
 export function matchesPattern(pattern: string, subject: string): boolean {
   const p = pattern.trim();
   const s = subject.trim();
   if (p === '') return false;
   if (p === s) return true;
+  if (/[*?]/.test(p) && commandShape(s).kind === 'exact') return false;
   let source = '';
   let rest = p;
   const optionalTail = rest.endsWith(' *');
@@ -152,38 +298,20 @@ export function matchingPattern(patterns: readonly string[], subject: string): s
   return patterns.find((p) => matchesPattern(p, subject)) ?? null;
 }
 
-/** Programs whose first argument names what they do (`git status`, `npm test`): `always` keeps it. */
-const VERB_PROGRAMS: ReadonlySet<string> = new Set([
-  'git',
-  'npm',
-  'npx',
-  'pnpm',
-  'yarn',
-  'cargo',
-  'go',
-  'docker',
-  'kubectl',
-  'make',
-  'pip',
-  'uv',
-]);
-
 /**
  * The pattern an `always` answer adds to the session for a call: for a shell command its program (and, for
- * programs like `git` or `npm`, the sub-command) followed by ` *` — `git status --short` gives `git status *`,
- * `ls -la` gives `ls *`; a command with shell operators or substitutions gives itself, exactly. For the file
- * tools `<tool> *`.
+ * `git` and `kubectl`, the sub-command) followed by ` *` — `git status --short` gives `git status *`, `ls -la`
+ * gives `ls *`. A command with shell operators or substitutions, and any command {@link commandShape} calls
+ * `exact` (a shell, interpreter, launcher, network or build tool: `bash -c "echo hi"`, `python3 build.py`),
+ * gives itself, exactly. For the file tools `<tool> *`.
  */
 export function alwaysPatternFor(toolName: string, subject: string): string {
   if (toolName !== 'run_shell_command') return `${toolName} *`;
   const cmd = subject.trim();
   if (cmd === '' || SHELL_SPECIAL.test(cmd) || /[*?]/.test(cmd)) return cmd;
-  const words = cmd.split(/\s+/);
-  const program = words[0] ?? '';
-  const verb = words[1];
-  if (VERB_PROGRAMS.has(program) && verb !== undefined && /^[A-Za-z][\w.:-]*$/.test(verb))
-    return `${program} ${verb} *`;
-  return `${program} *`;
+  const shape = commandShape(cmd);
+  if (shape.kind === 'exact') return cmd;
+  return shape.kind === 'verb' ? `${shape.program} ${shape.verb} *` : `${shape.program} *`;
 }
 
 /** How a call stands before anyone is asked. */

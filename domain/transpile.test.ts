@@ -67,6 +67,66 @@ const session = (...messages: Message[]): Message[] =>
   messages.map((message, index) => ({ ...message, seq: index + 1 }));
 
 describe('role transpilation (docs/message-model.md §5.4)', () => {
+  it('keeps each step together although the stored history is phase-first across the turn', () => {
+    const step = (n: number): Message[] => [
+      persist(
+        {
+          ...thought({ ...AT, id: `m.t${n}`, turn_id: 'm', step: n, content: `why ${n}` }),
+          metadata: { reasoning_content: `reason ${n}` },
+        },
+        2 + 3 * n,
+      ),
+      persist(
+        toolCall({
+          ...AT,
+          id: `m.c${n}`,
+          turn_id: 'm',
+          step: n,
+          tool_name: 'run_shell_command',
+          tool_arguments: { command: `cmd ${n}` },
+          tool_call_id: `id${n}`,
+        }),
+        3 + 3 * n,
+      ),
+      persist(
+        toolResult({
+          ...AT,
+          id: `m.r${n}`,
+          turn_id: 'm',
+          step: n,
+          parent_id: `m.c${n}`,
+          tool_name: 'run_shell_command',
+          tool_call_id: `id${n}`,
+          content: `out ${n}`,
+          summary: 'ok',
+        }),
+        4 + 3 * n,
+      ),
+    ];
+    const stored = sortHistory([
+      persist(userQuestion({ ...AT, id: 'm', sender: 'me', content: 'go', received_at: null }), 1),
+      ...step(0),
+      ...step(1),
+    ]);
+    expect(stored.map((m) => m.type)).toEqual([
+      'text',
+      'thought',
+      'thought',
+      'tool_call',
+      'tool_call',
+      'tool_result',
+      'tool_result',
+    ]);
+    const { messages } = toProviderInput(buildCleanHistory(stored, { currentTurnId: 'm' }), 'S');
+    expect(messages.map((m) => [m.role, m.role === 'assistant' ? m.reasoning : m.content])).toEqual([
+      ['user', 'go'],
+      ['assistant', 'reason 0'],
+      ['tool', 'out 0'],
+      ['assistant', 'reason 1'],
+      ['tool', 'out 1'],
+    ]);
+  });
+
   it('maps every kind to its provider role', () => {
     const history = session(
       persist(systemPrompt({ id: 'sp', session_id: 's', content: 'stored prompt' }), 0),

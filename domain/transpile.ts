@@ -7,6 +7,7 @@
 import { neutraliseUserText, startsWithSpeakerHeader } from './prompt-safety.ts';
 import type { Message } from './message.ts';
 import { messageKind } from './message-kind.ts';
+import { stepwiseOrder } from './history.ts';
 import type { ProviderInput, ProviderMessage, ProviderToolCall } from './provider-messages.ts';
 import { INTERRUPTED_TOOL_RESULT, indexToolFlows, toolCallIdOf, toolNameOf } from './tool-flow.ts';
 
@@ -151,7 +152,8 @@ const ENDED_UNANSWERED: Readonly<Record<string, string>> = {
  *   (empty without a thought; its reasoning part, `metadata.reasoning_content`, goes to `reasoning`), `tool_calls` from `metadata.tool_call_id` (else the message id),
  *   `metadata.tool_name` and `metadata.tool_arguments`.
  * - each tool call is followed by exactly one `{role: 'tool', tool_call_id, name, content}`: its recorded
- *   result, or {@link INTERRUPTED_TOOL_RESULT} when none was recorded; results without a call are dropped.
+ *   result (with the images it returned, `metadata.attachments`, as `attachments`), or
+ *   {@link INTERRUPTED_TOOL_RESULT} when none was recorded; results without a call are dropped.
  * - final replies, crash notices and compaction summaries → `assistant`.
  * - a user question that still has `metadata.attachments` (only the current trigger does) carries them as
  *   `attachments`, for the model activity to read in.
@@ -161,10 +163,13 @@ const ENDED_UNANSWERED: Readonly<Record<string, string>> = {
  * - finally consecutive user/user and assistant/assistant (the first without tool_calls) are joined with "\n\n".
  */
 export function toProviderInput(
-  clean: readonly Message[],
+  cleanHistory: readonly Message[],
   systemPrompt: string,
   opts: TranspileOptions = {},
 ): ProviderInput {
+  // The stored order is phase-first across a turn; a conversation needs each step's thought, calls and results
+  // together.
+  const clean = stepwiseOrder(cleanHistory);
   const { resultOf } = indexToolFlows(clean);
   const ids = providerIds(clean);
   const idOf = (call: Message) => ids.get(call.id) ?? toolCallIdOf(call);
@@ -188,11 +193,13 @@ export function toProviderInput(
     });
     for (const call of calls) {
       const result = resultOf.get(call.id);
+      const attachments = result?.metadata?.attachments;
       out.push({
         role: 'tool',
         tool_call_id: idOf(call),
         name: toolNameOf(result ?? call),
         content: result?.content ?? INTERRUPTED_TOOL_RESULT,
+        ...(Array.isArray(attachments) && attachments.length > 0 ? { attachments } : {}),
       });
     }
   };

@@ -1,11 +1,14 @@
 /**
- * One `npm start` per data dir: a pid file (`<data dir>/kesoku.pid`, JSON `{pid, apiUrl}`) created exclusively
- * at start-up and removed at exit. A second start finds it, checks that its pid is a live Kesoku process and
- * refuses with a line naming that pid and its API, instead of failing later on a port of the first one. A file
- * left behind by a killed process (its pid gone, or reused by another program) is taken over.
+ * One `npm start` per data dir: a pid file (`<data dir>/kesoku.pid`, JSON `{pid, apiUrl, startTicks}`) created
+ * exclusively at start-up and removed at exit. A second start finds it, checks that its pid is still the process
+ * that wrote it (same start time, infra/pid-files.ts) and refuses with a line naming that pid and its API,
+ * instead of failing later on a port of the first one. A file left behind by a killed process (its pid gone, or
+ * reused by another program) is taken over; the servers that process left running are recognised by their own
+ * pid files (infra/temporal-server.ts, infra/postgres-server.ts) and stopped by the start that took it over.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { processStartTicks } from './process-start.ts';
 
 /** The pid file's name in the data dir. */
 export const PID_FILE = 'kesoku.pid';
@@ -14,6 +17,8 @@ export const PID_FILE = 'kesoku.pid';
 export interface InstanceInfo {
   pid: number;
   apiUrl?: string;
+  /** The process's start time in clock ticks since boot, when known (tells a reused pid apart). */
+  startTicks?: number;
 }
 
 /** Another live Kesoku already runs from this data dir. */
@@ -37,11 +42,16 @@ export interface InstanceLock {
 }
 
 /**
- * True when `pid` is a running process that looks like a Kesoku start (its command line names `start.ts`).
- * Where /proc is unavailable, a live pid is enough.
+ * True when the process `info` names is running and is the one that wrote the file: the same start time when
+ * one is recorded, else (a file of an older Kesoku) a command line naming `start.ts`. Where /proc is
+ * unavailable, a live pid is enough.
  */
-export function isLiveKesoku(pid: number): boolean {
+export function isLiveKesoku(pid: number, startTicks?: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  if (startTicks !== undefined) {
+    const ticks = processStartTicks(pid);
+    if (ticks !== null) return ticks === startTicks;
+  }
   try {
     process.kill(pid, 0);
   } catch (err) {
@@ -56,10 +66,16 @@ export function isLiveKesoku(pid: number): boolean {
   return cmdline.includes('start.ts');
 }
 
+/** The pid file of `dataDir` and whether the Kesoku it names still runs (`npx kesoku doctor`, `status`). */
+export function instanceOf(dataDir: string): { info: InstanceInfo; live: boolean } | null {
+  const info = readInfo(path.join(dataDir, PID_FILE));
+  return info ? { info, live: isLiveKesoku(info.pid, info.startTicks) } : null;
+}
+
 function readInfo(file: string): InstanceInfo | null {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<InstanceInfo>;
-    return typeof v.pid === 'number' ? { pid: v.pid, apiUrl: v.apiUrl } : null;
+    return typeof v.pid === 'number' ? { pid: v.pid, apiUrl: v.apiUrl, startTicks: v.startTicks } : null;
   } catch {
     return null;
   }
@@ -72,7 +88,8 @@ function readInfo(file: string): InstanceInfo | null {
  */
 export function acquireInstanceLock(dataDir: string, apiUrl?: string): InstanceLock {
   const file = path.join(dataDir, PID_FILE);
-  const mine = (url?: string) => JSON.stringify({ pid: process.pid, apiUrl: url }) + '\n';
+  const startTicks = processStartTicks(process.pid) ?? undefined;
+  const mine = (url?: string) => JSON.stringify({ pid: process.pid, apiUrl: url, startTicks }) + '\n';
   for (let attempt = 0; ; attempt++) {
     try {
       fs.writeFileSync(file, mine(apiUrl), { flag: 'wx', mode: 0o600 });
@@ -81,7 +98,7 @@ export function acquireInstanceLock(dataDir: string, apiUrl?: string): InstanceL
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 2) throw err;
     }
     const other = readInfo(file);
-    if (other && isLiveKesoku(other.pid)) throw new AlreadyRunningError(other);
+    if (other && isLiveKesoku(other.pid, other.startTicks)) throw new AlreadyRunningError(other);
     // Stale (its process is gone) or unreadable: remove it and try again; of two racing starts one wins `wx`.
     fs.rmSync(file, { force: true });
   }

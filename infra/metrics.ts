@@ -16,13 +16,14 @@
  * - Node process metrics (`kesoku_process_*`, `kesoku_nodejs_*`).
  */
 import http from 'node:http';
+import { currentSandboxHealth } from './sandbox-health.ts';
 import type { AddressInfo } from 'node:net';
 import type { ActivityInboundCallsInterceptor, ActivityExecuteInput, Next } from '@temporalio/worker';
 import type { Context } from '@temporalio/activity';
 import client from 'prom-client';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from './logger.ts';
-import { probeComponents } from '../api/health.ts';
+import { probeComponents, type ComponentHealth } from './health.ts';
 
 /** The registry of Kesoku's own series (one per process). */
 export const registry = new client.Registry();
@@ -174,9 +175,6 @@ export function activityMetricsInterceptor(ctx: Context): { inbound: ActivityInb
   };
 }
 
-/** What `/healthz` on the metrics port reports: component name to state. `ok` false answers 503. */
-export type ComponentHealth = Record<string, { ok: boolean; [detail: string]: unknown }>;
-
 export interface MetricsServerOptions {
   host: string;
   /** TCP port; 0 picks a free one. */
@@ -222,8 +220,15 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
       } else if (req.method === 'GET' && path === '/healthz') {
         const components = opts.health ? await probeComponents(opts.health, 5000) : {};
         const ok = Object.values(components).every((c) => c.ok);
+        const sandbox = currentSandboxHealth();
         res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', ...components }));
+        res.end(
+          JSON.stringify({
+            status: ok ? 'ok' : 'unavailable',
+            ...components,
+            ...(sandbox ? { sandbox } : {}),
+          }),
+        );
       } else {
         res.writeHead(404, { 'content-type': 'text/plain' });
         res.end('not found: try /metrics or /healthz\n');

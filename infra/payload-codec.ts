@@ -10,8 +10,16 @@
  *
  * Keys: `KESOKU_PAYLOAD_KEYS=k2:<base64 of 32 bytes>,k1:<…>` or the file `<data dir>/payload-keys` (same
  * entries, one per line). The first key encrypts; every key decrypts, so a key is rotated by putting a new one
- * first and dropping the old one once no history needs it. Payloads without the encrypted encoding (histories
- * written before encryption, replay fixtures) pass through decode unchanged.
+ * first and dropping the old one once no history needs it.
+ *
+ * Decode refuses a payload without the encrypted encoding ({@link PayloadDecryptionError} `unencrypted`): the
+ * key is what tells Kesoku's own payloads from those of anyone else who can reach Temporal (any local user of a
+ * loopback dev server, a page rebinding to the Web UI, the `temporal` CLI), so an unencrypted signal, update or
+ * start never reaches a session. Kesoku's processes encrypt every payload they send (the SDK leaves only search
+ * attributes and headers to other converters, and never decodes those with the codec). A payload refused by a
+ * worker fails that workflow task: the workflow stops at it until it is reset or terminated. Histories written
+ * before encryption are read with `acceptPlaintext` (KESOKU_CODEC_ACCEPT_PLAINTEXT=true, a one-time migration
+ * that warns at start, or the offline replayer, which runs nothing).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -41,10 +49,10 @@ export interface PayloadKey {
   key: Buffer;
 }
 
-/** A payload that cannot be decrypted: unknown key id, wrong key, or tampered data. */
+/** A payload that cannot be decrypted: not encrypted at all, an unknown key id, a wrong key, or tampered data. */
 export class PayloadDecryptionError extends Error {
-  readonly kind: 'unknown_key' | 'corrupt';
-  constructor(kind: 'unknown_key' | 'corrupt', message: string) {
+  readonly kind: 'unencrypted' | 'unknown_key' | 'corrupt';
+  constructor(kind: PayloadDecryptionError['kind'], message: string) {
     super(message);
     this.name = 'PayloadDecryptionError';
     this.kind = kind;
@@ -116,16 +124,28 @@ export function resolvePayloadKeys(opts: { env?: string; dataDir: string; create
   return { keys: parsePayloadKeys(fs.readFileSync(file, 'utf8'), file), source, file };
 }
 
+/** Options of {@link AesGcmPayloadCodec}. */
+export interface PayloadCodecOptions {
+  /**
+   * Pass unencrypted payloads through decode unchanged (histories written before encryption:
+   * KESOKU_CODEC_ACCEPT_PLAINTEXT, and offline replay). Default false: they are refused.
+   */
+  acceptPlaintext?: boolean;
+}
+
 /** AES-256-GCM {@link PayloadCodec}; see the module comment for the format. */
 export class AesGcmPayloadCodec implements PayloadCodec {
   private readonly keys: PayloadKey[];
+  /** Whether unencrypted payloads pass decode ({@link PayloadCodecOptions.acceptPlaintext}). */
+  readonly acceptsPlaintext: boolean;
 
   /** @param keys the first encrypts; all decrypt. @throws ConfigError when empty or a key is not 32 bytes */
-  constructor(keys: readonly PayloadKey[]) {
+  constructor(keys: readonly PayloadKey[], opts: PayloadCodecOptions = {}) {
     if (keys.length === 0) throw new ConfigError('the payload codec needs at least one key');
     for (const k of keys)
       if (k.key.length !== 32) throw new ConfigError(`payload key ${k.id} is not 32 bytes`);
     this.keys = [...keys];
+    this.acceptsPlaintext = opts.acceptPlaintext === true;
   }
 
   /** The id of the key that encrypts. */
@@ -152,10 +172,23 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     });
   }
 
-  /** @throws PayloadDecryptionError for an encrypted payload under an unknown key or with bad data */
+  /**
+   * Payloads the server writes itself pass as they are: only the details of an activity cancelled before any
+   * worker started it (`"ACTIVITY_ID_NOT_STARTED"`); refusing them would fail every workflow task of that run.
+   * @throws PayloadDecryptionError `unencrypted` for a payload without the encrypted encoding (unless
+   *   `acceptPlaintext`), `unknown_key` / `corrupt` for an encrypted one under an unknown key or with bad data
+   */
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((p) => {
-      if (!isEncrypted(p)) return p;
+      if (!isEncrypted(p)) {
+        if (this.acceptsPlaintext || isServerCancelMarker(p)) return p;
+        const encoding = Buffer.from(p.metadata?.encoding ?? new Uint8Array()).toString('utf8');
+        throw new PayloadDecryptionError(
+          'unencrypted',
+          `a payload is not encrypted (encoding ${encoding || 'none'}): refused, since only holders of the payload ` +
+            'keys send Kesoku payloads (a history written before encryption: KESOKU_CODEC_ACCEPT_PLAINTEXT=true once)',
+        );
+      }
       const id = Buffer.from(p.metadata?.[KEY_ID] ?? new Uint8Array()).toString('utf8');
       const k = this.keys.find((x) => x.id === id);
       if (!k) {
@@ -194,6 +227,17 @@ export function isEncrypted(p: Payload): boolean {
 }
 
 /** The data converter every Kesoku client and worker uses: default converters plus this codec. */
-export function dataConverterFor(keys: readonly PayloadKey[]): DataConverter {
-  return { payloadCodecs: [new AesGcmPayloadCodec(keys)] };
+export function dataConverterFor(keys: readonly PayloadKey[], opts: PayloadCodecOptions = {}): DataConverter {
+  return { payloadCodecs: [new AesGcmPayloadCodec(keys, opts)] };
+}
+
+/** The server's plaintext details of an activity cancelled before it started: `"ACTIVITY_ID_NOT_STARTED"` as JSON. */
+const SERVER_CANCEL_MARKER = JSON.stringify('ACTIVITY_ID_NOT_STARTED');
+
+function isServerCancelMarker(p: Payload): boolean {
+  const encoding = Buffer.from(p.metadata?.encoding ?? new Uint8Array()).toString('utf8');
+  return (
+    encoding === 'json/plain' &&
+    Buffer.from(p.data ?? new Uint8Array()).toString('utf8') === SERVER_CANCEL_MARKER
+  );
 }

@@ -14,14 +14,19 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
 import EmbeddedPostgres from './embedded-postgres.ts';
+import { childEnv } from './child-env.ts';
 import { superviseChild } from './child-process.ts';
 import { ensurePrivateDir, readOrCreateSecret } from './private-files.ts';
 import { randomBytes } from 'node:crypto';
+import { progress } from './progress.ts';
+import { isAlive, commandLine, stopProcess } from './pid-files.ts';
 
 export interface PostgresServer {
   /** Connection URL of the database Kesoku uses. */
   url: string;
   source: 'external' | 'embedded';
+  /** Process id of the embedded server's postmaster. */
+  pid?: number;
   /** Stops the embedded server (a no-op for an external one). */
   stop(): Promise<void>;
 }
@@ -75,9 +80,21 @@ export async function resolvePostgres(opts: {
     onError: (m: unknown) => opts.logger?.debug({ pg: String(m).trim() }, 'postgres'),
   });
   const started = Date.now();
-  let postmaster: { stop(): Promise<void> };
+  let postmaster: { stop(): Promise<void>; pid?: number };
+  const firstRun = !fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
+  const step = progress().step(
+    'Postgres',
+    firstRun ? `creating the database in ${databaseDir} (first run)` : 'starting the embedded server',
+  );
   try {
-    if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    const leftover = leftoverPostgres(databaseDir);
+    if (leftover !== null) {
+      step.update(`stopping the Postgres a stopped Kesoku left running (pid ${leftover})`);
+      await stopProcess(leftover, 'SIGINT', 30_000);
+      opts.logger?.info({ pid: leftover }, 'stopped a leftover embedded Postgres');
+      progress().note(`Postgres: stopped the server a stopped Kesoku left running (pid ${leftover})`);
+    }
+    if (firstRun) {
       // As root, initdb runs as the `postgres` user and reads the password from a temporary file the package
       // writes with the process umask: it must be readable by that user for the moment initdb runs.
       const umask = isRoot ? process.umask(0o022) : null;
@@ -94,6 +111,7 @@ export async function resolvePostgres(opts: {
       logger: opts.logger,
     });
   } catch (err) {
+    step.fail();
     throw new PostgresUnavailableError(
       `the embedded Postgres could not start in ${databaseDir} on port ${opts.port}: ${String(err)}. ` +
         'Is another server using that port (set KESOKU_POSTGRES_PORT), or set DATABASE_URL to use your own Postgres.',
@@ -109,11 +127,32 @@ export async function resolvePostgres(opts: {
     throw err;
   }
   opts.logger?.info({ ms: Date.now() - started, port: opts.port }, 'embedded Postgres started');
+  step.done(`ready on port ${opts.port}`);
   return {
     url: `${base}/${database}`,
     source: 'embedded',
+    ...(postmaster.pid === undefined ? {} : { pid: postmaster.pid }),
     stop: () => postmaster.stop(),
   };
+}
+
+/**
+ * The embedded server a killed Kesoku left running on `databaseDir`: the pid in its own `postmaster.pid` (first
+ * line) is alive and its command line is `postgres -D <databaseDir> …` (Kesoku's start; infra/pid-files.ts).
+ * @returns its pid, or null
+ */
+export function leftoverPostgres(databaseDir: string): number | null {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return null;
+  const cmd = commandLine(pid);
+  if (cmd === null) return null;
+  const d = cmd.indexOf('-D');
+  return d >= 0 && cmd[d + 1] === databaseDir ? pid : null;
 }
 
 /**
@@ -176,7 +215,7 @@ async function startPostmaster(opts: {
   port: number;
   asPostgresUser: boolean;
   logger?: Logger;
-}): Promise<{ stop(): Promise<void> }> {
+}): Promise<{ stop(): Promise<void>; pid?: number }> {
   const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as {
     postgres: string;
   };
@@ -191,7 +230,8 @@ async function startPostmaster(opts: {
     ...ids,
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, LC_MESSAGES: 'C' },
+    // Only what the server needs: none of Kesoku's secrets (infra/child-env.ts).
+    env: childEnv([], { LC_MESSAGES: 'C' }),
   });
   const supervised = superviseChild(child);
   let log = '';
@@ -220,7 +260,7 @@ async function startPostmaster(opts: {
     child.kill('SIGKILL');
     throw err;
   }
-  return { stop: () => supervised.stop('SIGINT') };
+  return { stop: () => supervised.stop('SIGINT'), ...(child.pid === undefined ? {} : { pid: child.pid }) };
 }
 
 /** Creates `database` on the server behind `adminUrl` unless it exists. */

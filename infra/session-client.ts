@@ -5,6 +5,7 @@
  * work on a session whose workflow run ended (terminated, reset, failed): the new run restores the session from
  * Postgres. Temporal's errors are mapped to {@link SessionClientError} kinds by failure type, never by text.
  */
+import { modelStepLimits, type ModelStepLimits } from '../domain/model-limits.ts';
 import {
   WithStartWorkflowOperation,
   WorkflowUpdateFailedError,
@@ -30,6 +31,7 @@ import {
   submitMessageUpdate,
   withdrawQueuedMessageUpdate,
   type ApprovalDecisionInput,
+  type ApprovalDecisionResult,
   type InboundMessage,
   type QueuedChangeResult,
   type SessionAddress,
@@ -61,6 +63,13 @@ export interface SessionClientOptions {
   taskQueue: string;
   /** Turns per workflow run before continue-as-new (KESOKU_CONTINUE_AS_NEW_TURNS). */
   continueAsNewAfterTurns?: number;
+  /** The model's inactivity timeout in ms (KESOKU_LLM_TIMEOUT_MS): new runs get model-step limits from it. */
+  modelRequestTimeoutMs?: number;
+  /**
+   * Seconds a session run waits idle before it ends, so the next runs on the current build (KESOKU_SESSION_IDLE_S).
+   * Undefined: the workflow's default (one day).
+   */
+  idleEndS?: number;
   /**
    * The capabilities of each chatbot, handed to new session workflows in their input. Processes pass the
    * channel registry's (adapters/registry.ts `capabilitiesOf`); the default knows only the REST API (`api`),
@@ -71,7 +80,8 @@ export interface SessionClientOptions {
 
 /**
  * Options of a command update. `updateId`: Temporal runs an update whose id it already knows (in the same workflow
- * run) only once and answers the first result again, so a caller that may repeat a command (a chat message
+ * run; the session workflow carries the ids of `stop` and `compact` across continue-as-new) only once and answers
+ * the first result again, so a caller that may repeat a command (a chat message
  * delivered twice) passes an id derived from the platform message. Without it the SDK picks a random id.
  */
 export interface UpdateOptions {
@@ -85,12 +95,17 @@ export class SessionClient {
   readonly client: Client;
   readonly taskQueue: string;
   private readonly canAfter?: number;
+  private readonly modelLimits?: ModelStepLimits;
+  private readonly idleS?: number;
   private readonly capabilities: CapabilitiesLookup;
 
   constructor(opts: SessionClientOptions) {
     this.client = opts.client;
     this.taskQueue = opts.taskQueue;
     this.canAfter = opts.continueAsNewAfterTurns;
+    if (opts.modelRequestTimeoutMs !== undefined)
+      this.modelLimits = modelStepLimits(opts.modelRequestTimeoutMs);
+    this.idleS = opts.idleEndS;
     this.capabilities = opts.capabilities ?? apiOnlyCapabilities;
   }
 
@@ -176,7 +191,7 @@ export class SessionClient {
     sessionId: string,
     decision: ApprovalDecisionInput,
     opts: UpdateOptions = {},
-  ): Promise<{ callId: string; decision: ApprovalDecisionInput['decision'] }> {
+  ): Promise<ApprovalDecisionResult> {
     return this.wrap(() => this.update(sessionId, decideApprovalUpdate, [decision], opts));
   }
 
@@ -184,7 +199,19 @@ export class SessionClient {
     return this.wrap(() => this.handle(sessionId).query(stateQuery));
   }
 
-  /** The workflow's input for a new run: the address, the channel's capabilities, the continue-as-new bound. */
+  /**
+   * Starts the session's workflow unless a run is open (it then restores from Postgres: infra/session-recovery.ts).
+   * @throws SessionClientError unavailable
+   */
+  async start(address: SessionAddress): Promise<void> {
+    const op = this.startOperation(address);
+    await this.wrap(() => this.client.workflow.start(sessionWorkflow, op.options));
+  }
+
+  /**
+   * The workflow's input for a new run: the address, the channel's capabilities, the continue-as-new bound and
+   * the model-step limits.
+   */
   workflowInput(address: SessionAddress): SessionWorkflowInput {
     const { sessionId, chatbotId, channelId } = address;
     return {
@@ -193,6 +220,8 @@ export class SessionClient {
       channelId,
       ...this.capabilities(chatbotId),
       continueAsNewAfterTurns: this.canAfter,
+      ...(this.modelLimits ? { modelLimits: this.modelLimits } : {}),
+      ...(this.idleS === undefined ? {} : { idleEndS: this.idleS }),
     };
   }
 

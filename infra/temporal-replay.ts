@@ -1,39 +1,20 @@
 /**
- * `npm run replay -- <dir>`: replays workflow histories against the workflow code in this checkout, before a
- * deploy, and exits 1 when any history does not replay (a nondeterminism error: the new code would wedge that
- * session). `npm run replay -- --export <dir>` first exports the histories to check: every running
- * `sessionWorkflow` and `titleWorkflow` execution of the deployment the Temporal environment configuration
- * points at (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, or a profile).
- *
- * Files are `<workflowId>.json`: `{"format":"temporal.api.history.v1.History/protobuf+base64","data":…}`, the
- * format of the replay fixtures under test/fixtures/histories (which this command also reads).
- *
- * Payload keys: histories a Kesoku worker wrote hold AES-GCM encrypted payloads (infra/payload-codec.ts), so the
- * command reads the keys the way the worker does — `KESOKU_PAYLOAD_KEYS`, else `<KESOKU_DATA_DIR>/payload-keys` —
- * and replays with the same data converter. `--export` refuses to start without keys; a directory whose
- * histories are all plaintext (the replay fixtures) replays without any. Exported files stay encrypted.
- *
- * Options: `--export <dir>` (export, then replay what was exported), `--query <visibility query>` (what to export;
- * default running session and title workflows), `--limit N` (at most N histories exported; default 10 000).
+ * Replaying workflow histories against this checkout's workflow code, and exporting the histories of a
+ * deployment to replay (the `npm run replay` command is bin/replay.ts). Files are `<workflowId>.json`:
+ * `{"format":"temporal.api.history.v1.History/protobuf+base64","data":…}`, the format of the replay fixtures under
+ * test/fixtures/histories. Histories a Kesoku worker wrote hold AES-GCM encrypted payloads
+ * (infra/payload-codec.ts): they replay with the same data converter and the deployment's keys.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { temporal as TemporalProto } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { ConfigError, loadConfig } from './config.ts';
-import {
-  PAYLOAD_KEYS_FILE,
-  dataConverterFor,
-  isEncrypted,
-  resolvePayloadKeys,
-  type PayloadKey,
-} from './payload-codec.ts';
-import { connectTemporal } from './temporal-connection.ts';
-import { connectionSettingsOf, resolveTemporalSettings } from './temporal-envconfig.ts';
-import { WORKFLOWS_PATH } from '../workers/build-worker.ts';
+import { ConfigError } from './config.ts';
+import { PAYLOAD_KEYS_FILE, dataConverterFor, isEncrypted, type PayloadKey } from './payload-codec.ts';
 
 const { temporal } = proto;
 export const HISTORY_FORMAT = 'temporal.api.history.v1.History/protobuf+base64';
@@ -88,26 +69,35 @@ export function historyFiles(dir: string): string[] {
 }
 
 /**
- * Exports the histories of the executions `query` selects into `dir` (one file per workflow id).
- * @returns the number of histories written
+ * The file name of a workflow's exported history: the id with unsafe characters replaced, plus a short hash of
+ * the exact id, so two ids that differ only in those characters (`session:a/b`, `session:a_b`) never share a file.
+ */
+export function historyFileName(workflowId: string): string {
+  const hash = createHash('sha256').update(workflowId).digest('hex').slice(0, 8);
+  return `${workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}.${hash}.json`;
+}
+
+/**
+ * Exports the histories of the executions `query` selects into `dir` (one file per workflow id, see
+ * {@link historyFileName}), at most `limit`.
+ * @returns the number of histories written, and whether more executions matched than `limit` (the export is
+ *   then a sample, not the deployment)
  */
 export async function exportHistories(
   client: Client,
   dir: string,
   query = DEFAULT_EXPORT_QUERY,
   limit = 10_000,
-): Promise<number> {
+): Promise<{ written: number; truncated: boolean }> {
   fs.mkdirSync(dir, { recursive: true });
-  let n = 0;
+  let written = 0;
   for await (const { workflowId, history } of client.workflow.list({ query }).intoHistories()) {
     if (!history) continue;
-    fs.writeFileSync(
-      path.join(dir, `${workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`),
-      encodeHistoryFile(history),
-    );
-    if (++n >= limit) break;
+    if (written >= limit) return { written, truncated: true };
+    fs.writeFileSync(path.join(dir, historyFileName(workflowId)), encodeHistoryFile(history));
+    written++;
   }
-  return n;
+  return { written, truncated: false };
 }
 
 /** The outcome of replaying one file. */
@@ -119,8 +109,8 @@ export interface ReplayOutcome {
 
 /** What {@link replayDirectory} replays with. */
 export interface ReplayOptions {
-  /** The workflow code; default the worker's (workflows/index.ts). */
-  workflowsPath?: string;
+  /** The workflow code: the worker's entry, workers/build-worker.ts `WORKFLOWS_PATH`. */
+  workflowsPath: string;
   /**
    * The payload keys of the deployment the histories come from (infra/payload-codec.ts); needed when a history
    * holds encrypted payloads, which is every history a Kesoku worker wrote. Unencrypted payloads pass through.
@@ -138,7 +128,7 @@ export class EncryptedHistoriesError extends ConfigError {}
  * @returns one outcome per file, in file order
  * @throws EncryptedHistoriesError when a history is encrypted and `opts.keys` is absent or empty
  */
-export async function replayDirectory(dir: string, opts: ReplayOptions = {}): Promise<ReplayOutcome[]> {
+export async function replayDirectory(dir: string, opts: ReplayOptions): Promise<ReplayOutcome[]> {
   const files = historyFiles(dir);
   const byId = new Map<string, string>();
   const histories = files.map((file) => {
@@ -157,8 +147,9 @@ export async function replayDirectory(dir: string, opts: ReplayOptions = {}): Pr
     }
   }
   const options = {
-    workflowsPath: opts.workflowsPath ?? WORKFLOWS_PATH,
-    ...(keys.length > 0 ? { dataConverter: dataConverterFor(keys) } : {}),
+    workflowsPath: opts.workflowsPath,
+    // Replay runs no activity and sends nothing: histories written before encryption are read as they are.
+    ...(keys.length > 0 ? { dataConverter: dataConverterFor(keys, { acceptPlaintext: true }) } : {}),
   };
   const outcomes: ReplayOutcome[] = [];
   for await (const r of Worker.runReplayHistories(options, histories)) {
@@ -169,84 +160,4 @@ export async function replayDirectory(dir: string, opts: ReplayOptions = {}): Pr
     });
   }
   return outcomes;
-}
-
-/**
- * The payload keys the worker of this environment would use: `KESOKU_PAYLOAD_KEYS`, else
- * `<KESOKU_DATA_DIR>/payload-keys` (never created here). Without either, an export (histories of a deployment,
- * all encrypted) is refused; a directory is replayed without keys, which suits plaintext histories only.
- * @throws ConfigError when `required` and no key is configured, or when the keys are malformed
- */
-function replayKeys(required: boolean): PayloadKey[] {
-  const cfg = loadConfig();
-  const file = path.join(cfg.KESOKU_DATA_DIR, PAYLOAD_KEYS_FILE);
-  if (!required && !cfg.KESOKU_PAYLOAD_KEYS && !fs.existsSync(file)) return [];
-  return resolvePayloadKeys({ env: cfg.KESOKU_PAYLOAD_KEYS, dataDir: cfg.KESOKU_DATA_DIR, create: false })
-    .keys;
-}
-
-async function main(argv: string[]): Promise<number> {
-  const args = [...argv];
-  const take = (flag: string): string | undefined => {
-    const i = args.indexOf(flag);
-    if (i < 0) return undefined;
-    const [, value] = args.splice(i, 2);
-    return value;
-  };
-  const exportDir = take('--export');
-  const query = take('--query') ?? DEFAULT_EXPORT_QUERY;
-  const limit = Number(take('--limit') ?? 10_000);
-  const dir = exportDir ?? args[0];
-  if (!dir) {
-    process.stderr.write(
-      'usage: npm run replay -- <dir>   |   npm run replay -- --export <dir> [--query Q] [--limit N]\n',
-    );
-    return 2;
-  }
-  if (exportDir) {
-    // Checked before exporting: the export's histories cannot be replayed without them.
-    replayKeys(true);
-    const settings = resolveTemporalSettings();
-    if (!settings.address) {
-      process.stderr.write(
-        'kesoku replay: set TEMPORAL_ADDRESS (or a Temporal config profile) to export from a deployment\n',
-      );
-      return 2;
-    }
-    const connection = await connectTemporal({
-      address: settings.address,
-      ...connectionSettingsOf(settings),
-    });
-    try {
-      const n = await exportHistories(
-        new Client({ connection, namespace: settings.namespace }),
-        exportDir,
-        query,
-        limit,
-      );
-      process.stdout.write(
-        `exported ${n} histories from ${settings.address} (namespace ${settings.namespace}) to ${exportDir}\n`,
-      );
-    } finally {
-      await connection.close();
-    }
-  }
-  const outcomes = await replayDirectory(dir, { keys: replayKeys(exportDir !== undefined) });
-  const failed = outcomes.filter((o) => o.error);
-  for (const o of failed) process.stdout.write(`FAIL ${o.file}\n  ${o.error?.split('\n')[0]}\n`);
-  process.stdout.write(
-    `replayed ${outcomes.length} histories: ${outcomes.length - failed.length} ok, ${failed.length} failed\n`,
-  );
-  return failed.length === 0 ? 0 : 1;
-}
-
-if (import.meta.main) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`kesoku replay: ${err instanceof Error ? err.message : String(err)}\n`);
-      // A configuration problem (missing keys, bad settings) is a usage error, like a missing argument.
-      process.exit(err instanceof ConfigError ? 2 : 1);
-    },
-  );
 }

@@ -4,7 +4,7 @@ import { checkBind, loadApiTokens, type ApiToken } from '../api/auth.ts';
 import { startApiServer } from '../api/server.ts';
 import { apiHost, ConfigError, type Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
-import type { ComponentHealth } from '../infra/metrics.ts';
+import type { ComponentHealth } from '../infra/health.ts';
 import type { Infrastructure, Service } from './services.ts';
 
 /**
@@ -73,6 +73,11 @@ export async function startApiService(
     app: {
       dataDir: cfg.KESOKU_DATA_DIR,
       defaultLocale: cfg.KESOKU_LOCALE,
+      ...(cfg.KESOKU_TIMEZONE ? { defaultZone: cfg.KESOKU_TIMEZONE } : {}),
+      limits: {
+        sessionsPerPrincipal: cfg.KESOKU_MAX_SESSIONS_PER_PRINCIPAL,
+        streamsPerPrincipal: cfg.KESOKU_MAX_STREAMS_PER_PRINCIPAL,
+      },
       approvals: {
         ...(cfg.KESOKU_TOOL_APPROVAL ? { policy: cfg.KESOKU_TOOL_APPROVAL } : {}),
         autoApprove: cfg.KESOKU_TOOL_AUTO_APPROVE,

@@ -1,8 +1,10 @@
 /**
  * Builds a Kesoku worker: the workflow bundle plus every activity, wired to one pg pool, the model
  * configuration and the channel sinks (the channels' metadata keys from adapters/registry.ts). Used by
- * `npm run worker` (workers/worker.ts), `npm start` (bin/start.ts) and the tests.
+ * `npm run worker` (bin/worker.ts), `npm start` (bin/start.ts) and the tests.
  */
+import { toolTaskQueueOf } from '../workflows/definitions.ts';
+import { MAX_HEARTBEAT_THROTTLE_MS } from '../domain/tool-limits.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -20,16 +22,30 @@ import { approvalDefaultOf, channelSecretKeys, platformMessageIdKeys } from '../
 import { createApprovalActivities, type ApprovalSettings } from '../activities/approvals.ts';
 import type { Config } from '../infra/config.ts';
 import { createToolActivities, workspaceDirFor } from '../activities/tools/activities.ts';
-import { toolSpecs } from '../activities/tools/registry.ts';
+import { combineToolSources, toolSpecs } from '../activities/tools/registry.ts';
+import { loadSkills } from '../activities/knowledge/skills.ts';
+import { KnowledgeTools, knowledgeToolSpecs } from '../activities/knowledge/tools.ts';
+import { sweepDataDir } from '../activities/tools/workspace-limits.ts';
 import {
   defaultSandboxSettings,
   prepareSandbox,
+  reportSandbox,
   sandboxWarning,
   type SandboxSettings,
 } from '../activities/tools/sandbox.ts';
+import type { McpConfig } from '../activities/mcp/config.ts';
+import { createMcpServers } from '../activities/mcp/servers.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { DataConverter } from '@temporalio/common';
+import { Client } from '@temporalio/client';
+import { createScheduleActivities } from '../activities/schedules.ts';
+import { capabilitiesOf } from '../adapters/registry.ts';
+import { ScheduleService } from '../infra/schedules.ts';
+import { SCHEDULE_TOOL_SPECS, scheduleTools } from '../activities/tools/schedule-tools.ts';
+import { createJobActivities } from '../activities/jobs.ts';
+import { BackgroundJobs, type JobLimits } from '../infra/jobs.ts';
+import { SessionClient } from '../infra/session-client.ts';
 
 export const WORKFLOWS_PATH = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -67,8 +83,9 @@ export interface WorkerSettings {
   /**
    * Worker Deployment version (Temporal Worker Versioning). With it the worker polls as
    * `<name>.<buildId>` and receives tasks only once that version is current or ramping in the deployment;
-   * every Kesoku workflow (session and title) is AUTO_UPGRADE: it moves to the current version at its next
-   * workflow task, so changes to workflow code stay behind `patched()` and are replay-checked before a deploy.
+   * every Kesoku workflow (session and title) is PINNED: a run stays on the build it started on, so a deploy, a
+   * ramp or a rollback never replays a history on other code. Sessions move to the current build by ending idle
+   * runs (workflows/session.ts; docs/operations.md "Rolling out new code").
    */
   deployment?: { name: string; buildId: string };
   /** Activity interceptors (metrics); the worker's own list is extended, not replaced. */
@@ -88,6 +105,80 @@ export interface WorkerSettings {
   sandbox?: SandboxSettings;
   /** Approval of tool calls (KESOKU_TOOL_APPROVAL, KESOKU_TOOL_AUTO_APPROVE, KESOKU_APPROVAL_TIMEOUT_S). */
   approvals?: ApprovalSettings;
+  /**
+   * MCP servers whose tools the agent may call (KESOKU_MCP_CONFIG, activities/mcp/config.ts loadMcpConfig) and
+   * how many are offered by name (KESOKU_MCP_MAX_TOOLS). Their connections are this worker's, closed when it
+   * stops.
+   */
+  mcp?: { config: McpConfig | null; maxListed?: number; connectTimeoutMs?: number };
+  /**
+   * The session client scheduled prompts are submitted with (and schedules created by the model's tools); its
+   * task queue must be this worker's. Default: one on `connection` with this worker's data converter.
+   */
+  sessions?: SessionClient;
+  /** Zone of schedules that name none (KESOKU_TIMEZONE); default the server's. */
+  defaultZone?: string;
+  /**
+   * Activities run at once on the session task queue (model steps, deliveries, writes), and as many local
+   * activities. Default 100 (`KESOKU_WORKER_ACTIVITY_SLOTS`).
+   */
+  activitySlots?: number;
+  /** Tool runs at once, on the tool task queue (`toolTaskQueueOf`). Default 40 (`KESOKU_WORKER_TOOL_SLOTS`). */
+  toolSlots?: number;
+  /**
+   * The pool tool runs use (sized to the tool slots), so that tools never hold the connections model steps,
+   * deliveries and writes need; default `pool`.
+   */
+  toolPool?: Pool;
+  /** The skills folder (KESOKU_SKILLS_DIR, activities/knowledge/skills.ts); unset: no skills. */
+  skillsDir?: string;
+  /** Background job limits (KESOKU_JOB_TIMEOUT_S, KESOKU_JOBS_PER_SESSION); default the configuration's defaults. */
+  jobLimits?: JobLimits;
+}
+
+/**
+ * A Kesoku worker: one Temporal worker on the session task queue (workflows, model steps, deliveries, writes) and
+ * one on the tool task queue (tool runs), each with its own slots; started, stopped and observed together.
+ */
+export class KesokuWorker {
+  readonly main: Worker;
+  readonly tools: Worker;
+  constructor(main: Worker, tools: Worker) {
+    this.main = main;
+    this.tools = tools;
+  }
+
+  /** Runs both until both stopped; when one stops with an error, the other is shut down and the error thrown. */
+  async run(): Promise<void> {
+    const runs = [this.main, this.tools].map((w) =>
+      w.run().catch((err: unknown) => {
+        this.shutdown();
+        throw err;
+      }),
+    );
+    const settled = await Promise.allSettled(runs);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Begins the graceful shutdown of both (drain, then cancel); `run()` resolves once both stopped. */
+  shutdown(): void {
+    for (const w of [this.main, this.tools]) if (w.getState() === 'RUNNING') w.shutdown();
+  }
+
+  /** The state of the session-queue worker (the tool worker follows it). */
+  getState(): ReturnType<Worker['getState']> {
+    return this.main.getState();
+  }
+
+  /** Activities (not local ones) running now on both queues. */
+  getStatus(): { numInFlightNonLocalActivities: number } {
+    return {
+      numInFlightNonLocalActivities:
+        this.main.getStatus().numInFlightNonLocalActivities +
+        this.tools.getStatus().numInFlightNonLocalActivities,
+    };
+  }
 }
 
 /** The worker's approval settings from the configuration. */
@@ -107,17 +198,93 @@ export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: undefined });
 }
 
-export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
+/**
+ * Builds the worker pair (see {@link KesokuWorker}): the sandbox probed, MCP servers connected, activities wired.
+ * @throws what Worker.create throws (e.g. an unreachable server); MCP connections are closed then
+ */
+export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorker> {
   // Probed once: bubblewrap works here, or a loud warning (or, with KESOKU_SANDBOX=required, no worker).
   const sandbox = await prepareSandbox(s.sandbox ?? defaultSandboxSettings(s.dataDir));
+  reportSandbox(sandbox);
+  void sweepDataDir(s.dataDir, sandbox.settings.retentionDays);
   const warning = sandboxWarning(sandbox);
   if (warning) {
     s.logger.warn({ sandbox: sandbox.reason }, warning);
     if (process.stderr.isTTY) process.stderr.write(`kesoku: ${warning}\n`);
   } else {
-    s.logger.info({ network: sandbox.settings.network }, 'tool commands run in a bubblewrap sandbox');
+    s.logger.info(
+      { network: sandbox.settings.network, seccomp: sandbox.seccompFile !== undefined },
+      'tool commands run in a bubblewrap sandbox',
+    );
   }
+  if (!sandbox.cgroups && sandbox.kind !== 'unavailable')
+    s.logger.info(
+      { reason: sandbox.cgroupReason },
+      'no cgroup for tool commands: memory and processes are limited per process only (docs/sandbox.md "Limits")',
+    );
+  const mcp = s.mcp?.config?.servers.length
+    ? createMcpServers({
+        config: s.mcp.config,
+        pool: s.pool,
+        logger: s.logger,
+        dataDir: s.dataDir,
+        sandbox,
+        secretNames: channelSecretKeys(),
+        ...(s.mcp.maxListed !== undefined ? { maxListed: s.mcp.maxListed } : {}),
+        ...(s.mcp.connectTimeoutMs ? { connectTimeoutMs: s.mcp.connectTimeoutMs } : {}),
+      })
+    : undefined;
+  const sessions =
+    s.sessions ??
+    new SessionClient({
+      client: new Client({
+        connection: s.connection,
+        namespace: s.namespace,
+        ...(s.dataConverter ? { dataConverter: s.dataConverter } : {}),
+      }),
+      taskQueue: s.taskQueue,
+      capabilities: capabilitiesOf,
+    });
+  const schedules = new ScheduleService({
+    client: sessions.client,
+    pool: s.pool,
+    taskQueue: sessions.taskQueue,
+    logger: s.logger,
+    ...(s.defaultZone ? { defaultZone: s.defaultZone } : {}),
+  });
+  const skills = loadSkills(s.skillsDir);
+  for (const p of skills.problems)
+    s.logger.warn({ file: p.file, problem: p.problem }, 'skill file skipped (docs/memory.md "Skills")');
+  if (s.skillsDir)
+    s.logger.info({ dir: s.skillsDir, skills: skills.skills.map((k) => k.name) }, 'skills loaded');
+  const knowledge = new KnowledgeTools({ pool: s.pool, skills });
+  // Background jobs start their workflows and submit their alerts through a client on the worker's connection.
+  const jobClient = new Client({
+    connection: s.connection,
+    namespace: s.namespace,
+    ...(s.dataConverter ? { dataConverter: s.dataConverter } : {}),
+  });
+  const backgroundJobs = new BackgroundJobs({
+    client: jobClient,
+    pool: s.pool,
+    taskQueue: s.taskQueue,
+    ...(s.jobLimits ? { limits: s.jobLimits } : {}),
+    logger: s.logger,
+  });
   const activities = {
+    ...createScheduleActivities({ pool: s.pool, logger: s.logger, sessions }),
+    ...createJobActivities({
+      pool: s.pool,
+      logger: s.logger,
+      dataDir: s.dataDir,
+      sandbox,
+      secretNames: channelSecretKeys(),
+      sessions: new SessionClient({
+        client: jobClient,
+        taskQueue: s.taskQueue,
+        capabilities: capabilitiesOf,
+      }),
+    }),
     ...createPersistenceActivities({
       pool: s.pool,
       logger: s.logger,
@@ -128,19 +295,17 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
       pool: s.pool,
       logger: s.logger,
       llm: s.llm,
-      tools: toolSpecs,
+      tools: [...toolSpecs, ...knowledgeToolSpecs(skills)],
+      skills: skills.skills.map(({ name, description, when_to_use }) => ({ name, description, when_to_use })),
+      // The schedule tools, then the MCP servers' (which are never offered under a host or schedule tool's name).
+      extraTools: async (sessionId: string) => [
+        ...SCHEDULE_TOOL_SPECS,
+        ...(mcp ? await mcp.tools.offered(sessionId) : []),
+      ],
       maxSteps: s.maxSteps,
       compactTokens: s.compactTokens,
       workspaceDirFor: (sessionId) => workspaceDirFor(s.dataDir, sessionId),
       deltaIntervalMs: s.deltaIntervalMs,
-    }),
-    ...createToolActivities({
-      pool: s.pool,
-      logger: s.logger,
-      dataDir: s.dataDir,
-      defaultTimeoutMs: s.shellTimeoutMs,
-      sandbox,
-      secretNames: channelSecretKeys(),
     }),
     ...createDeliveryActivities({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
     ...createApprovalActivities({
@@ -149,22 +314,27 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
       settings: s.approvals,
       sinks: s.sinks ?? {},
       approvalDefaultOf,
+      ...(mcp ? { toolApproval: (name: string) => mcp.tools.approvalOf(name) } : {}),
     }),
   };
-  return Worker.create({
+  const toolActivities = createToolActivities({
+    pool: s.toolPool ?? s.pool,
+    logger: s.logger,
+    dataDir: s.dataDir,
+    defaultTimeoutMs: s.shellTimeoutMs,
+    sandbox,
+    secretNames: channelSecretKeys(),
+    extraTools: combineToolSources(scheduleTools(schedules, s.pool), knowledge, mcp?.tools),
+    backgroundJobs,
+  });
+  const common = {
     connection: s.connection,
     namespace: s.namespace,
-    taskQueue: s.taskQueue,
-    ...(s.workflowBundle ? { workflowBundle: s.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities,
     ...(s.dataConverter ? { dataConverter: s.dataConverter } : {}),
-    maxConcurrentActivityTaskExecutions: 200,
-    maxConcurrentLocalActivityExecutions: 200,
-    maxConcurrentWorkflowTaskExecutions: Math.min(100, s.maxCachedSessions ?? 100),
-    ...(s.maxCachedSessions ? { maxCachedWorkflows: s.maxCachedSessions } : {}),
     // Cancellation reaches an activity only with a heartbeat's answer: flush heartbeats at least every 500 ms (by
-    // default) so /stop kills a tool's process group within 2 s (the SDK's throttle is 80 % of the heartbeat timeout).
-    maxHeartbeatThrottleInterval: s.heartbeatThrottleMs ?? 500,
+    // default) so /stop kills a tool's process group within 2 s. Never above a quarter of the tool heartbeat
+    // timeout, so one slow heartbeat cannot time a running command out.
+    maxHeartbeatThrottleInterval: Math.min(s.heartbeatThrottleMs ?? 500, MAX_HEARTBEAT_THROTTLE_MS),
     // Drain: on shutdown the worker stops polling at once, lets running activities finish (they keep heartbeating)
     // for the drain time, then cancels them; a tool command cancelled this way stores an "interrupted" result.
     shutdownGraceTime: (s.drainS ?? 300) * 1000,
@@ -173,11 +343,50 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<Worker> {
       ? {
           workerDeploymentOptions: {
             version: { deploymentName: s.deployment.name, buildId: s.deployment.buildId },
-            useWorkerVersioning: true,
-            defaultVersioningBehavior: 'AUTO_UPGRADE' as const,
+            useWorkerVersioning: true as const,
+            // Set per worker, not per workflow definition: an unversioned worker refuses workflow tasks that
+            // declare a versioning behaviour.
+            defaultVersioningBehavior: 'PINNED' as const,
           },
         }
       : {}),
     ...(s.activityInterceptors?.length ? { interceptors: { activity: s.activityInterceptors } } : {}),
-  });
+  };
+  const slots = s.activitySlots ?? 100;
+  const worker = await Promise.all([
+    Worker.create({
+      ...common,
+      taskQueue: s.taskQueue,
+      ...(s.workflowBundle ? { workflowBundle: s.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+      activities,
+      maxConcurrentActivityTaskExecutions: slots,
+      maxConcurrentLocalActivityExecutions: slots,
+      maxConcurrentWorkflowTaskExecutions: Math.min(100, s.maxCachedSessions ?? 100),
+      ...(s.maxCachedSessions ? { maxCachedWorkflows: s.maxCachedSessions } : {}),
+    }),
+    Worker.create({
+      ...common,
+      taskQueue: toolTaskQueueOf(s.taskQueue),
+      activities: toolActivities,
+      maxConcurrentActivityTaskExecutions: s.toolSlots ?? 40,
+    }),
+  ])
+    .then(([main, tools]) => new KesokuWorker(main, tools))
+    .catch(async (err: unknown) => {
+      await mcp?.close();
+      throw err;
+    });
+  if (mcp) {
+    // The MCP connections live as long as the worker runs: closed (stdio servers stopped, HTTP sessions ended)
+    // once it has stopped, however it stopped.
+    const run = worker.run.bind(worker);
+    worker.run = async () => {
+      try {
+        await run();
+      } finally {
+        await mcp.close();
+      }
+    };
+  }
+  return worker;
 }

@@ -8,7 +8,7 @@ import type { RunningChannel } from '../adapters/kit/channel.ts';
 import type { ConfiguredChannel } from '../adapters/registry.ts';
 import { ConfigError, type Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
-import type { ComponentHealth } from '../infra/metrics.ts';
+import type { ComponentHealth } from '../infra/health.ts';
 import type { Infrastructure, Service } from './services.ts';
 
 /** The channels running in this process. */
@@ -34,7 +34,7 @@ export interface ChannelsService extends Service {
  */
 export async function startChannelsService(
   channels: readonly ConfiguredChannel[],
-  cfg: Pick<Config, 'KESOKU_DATA_DIR'>,
+  cfg: Pick<Config, 'KESOKU_DATA_DIR'> & Partial<Pick<Config, 'KESOKU_MAX_NEW_CONVERSATIONS_PER_DAY'>>,
   infra: Pick<Infrastructure, 'pool' | 'sessions'>,
   logger: Logger,
   opts: { required?: boolean } = {},
@@ -62,6 +62,9 @@ export async function startChannelsService(
           pool: infra.pool,
           sessions: infra.sessions,
           logger,
+          ...(cfg.KESOKU_MAX_NEW_CONVERSATIONS_PER_DAY === undefined
+            ? {}
+            : { newConversationsPerDay: cfg.KESOKU_MAX_NEW_CONVERSATIONS_PER_DAY }),
         }),
       );
     }
@@ -108,7 +111,7 @@ export async function startChannelsService(
  */
 export function createChannelSinks(
   channels: readonly ConfiguredChannel[],
-  cfg: Pick<Config, 'KESOKU_DATA_DIR'>,
+  cfg: Pick<Config, 'KESOKU_DATA_DIR'> & Partial<Pick<Config, 'KESOKU_MAX_NEW_CONVERSATIONS_PER_DAY'>>,
   infra: Pick<Infrastructure, 'pool'>,
   logger: Logger,
 ): Service & { sinks: Record<string, ChannelSink> } {

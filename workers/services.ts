@@ -1,9 +1,10 @@
 /**
  * The parts a Kesoku process can run — Temporal worker, API, chat channels (./channel-services.ts) — each as a
  * service with `stop()`, and the resolution of Temporal and Postgres they share. `npm start` (bin/start.ts) runs
- * them all in one process; `npm run worker` (workers/worker.ts), `npm run api` (bin/api.ts) and
+ * them all in one process; `npm run worker` (bin/worker.ts), `npm run api` (bin/api.ts) and
  * `npm run channels` (bin/channels.ts) run one each.
  */
+import { noteSdkLog } from '../infra/workflow-health.ts';
 import { capabilitiesOf } from '../adapters/registry.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,32 +34,18 @@ import {
 } from '../infra/temporal-envconfig.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { approvalSettingsFrom, createKesokuWorker } from './build-worker.ts';
+import { jobLimitsFrom } from '../infra/jobs.ts';
 import { ensureSearchAttributes } from '../infra/temporal-search-attributes.ts';
 import { AesGcmPayloadCodec, resolvePayloadKeys } from '../infra/payload-codec.ts';
 import { ensurePrivateDir, readOrCreateSecret, tightenFileMode } from '../infra/private-files.ts';
 import { randomBytes } from 'node:crypto';
-import {
-  activityMetricsInterceptor,
-  startMetricsServer,
-  useMetricsPool,
-  type ComponentHealth,
-} from '../infra/metrics.ts';
+import type { ComponentHealth } from '../infra/health.ts';
+import { activityMetricsInterceptor, startMetricsServer, useMetricsPool } from '../infra/metrics.ts';
 import { freePort } from '../infra/temporal-server.ts';
-import { defaultSandboxSettings, type SandboxSettings } from '../activities/tools/sandbox.ts';
+import { sandboxSettingsFrom } from '../activities/tools/sandbox-settings.ts';
+import { loadMcpConfig } from '../activities/mcp/config.ts';
 
-/** The shell tool's sandbox settings from the configuration. */
-export function sandboxSettingsFrom(cfg: Config): SandboxSettings {
-  return defaultSandboxSettings(cfg.KESOKU_DATA_DIR, {
-    mode: cfg.KESOKU_SANDBOX,
-    network: cfg.KESOKU_SANDBOX_NETWORK,
-    toolEnv: cfg.KESOKU_TOOL_ENV,
-    cpuS: cfg.KESOKU_SANDBOX_CPU_S,
-    memoryMb: cfg.KESOKU_SANDBOX_MEMORY_MB,
-    processes: cfg.KESOKU_SANDBOX_PROCESSES,
-    fileMb: cfg.KESOKU_SANDBOX_FILE_MB,
-    uid: cfg.KESOKU_SANDBOX_UID,
-  });
-}
+export { sandboxSettingsFrom };
 
 /**
  * Activity failure types that are an expected outcome, not a fault: `StaleTurnError` is a step whose commit was
@@ -114,7 +101,20 @@ export function installTemporalLogging(
   const sdkLevel = level === 'debug' || level === 'trace' ? 'DEBUG' : level === 'info' ? 'INFO' : 'WARN';
   const sdk = logger.child({ temporal: true });
   const write = new DefaultLogger(sdkLevel, (entry) => {
-    const line = sdkLogLine(entry.level, entry.message, (entry.meta ?? {}) as Record<string, unknown>);
+    const meta = (entry.meta ?? {}) as Record<string, unknown>;
+    if (noteSdkLog(entry.message, meta)) {
+      // A session stuck until an operator acts: an error, with where to look.
+      sdk.error(
+        {
+          ...meta,
+          nondeterminism: true,
+          recovery: 'docs/operations.md "A session stuck on a nondeterminism error"',
+        },
+        'workflow task failed with a nondeterminism error; the run is stuck',
+      );
+      return;
+    }
+    const line = sdkLogLine(entry.level, entry.message, meta);
     sdk[line.method](line.fields, entry.message);
   });
   try {
@@ -185,8 +185,11 @@ export function resolveCodecToken(cfg: Config, create: boolean): string | null {
     .value;
 }
 
-/** The URL the Temporal Web UI calls for the codec (the API's codec endpoint with the token in the path). */
-export function codecEndpointUrl(cfg: Config, token: string): string | null {
+/**
+ * The API's codec endpoint, `http://<api>/codec`, which the `npm start` Web UI proxy forwards the UI's codec
+ * requests to with the token as a header (infra/web-ui-proxy.ts); null when the API is off.
+ */
+export function codecEndpointUrl(cfg: Config): string | null {
   if (cfg.KESOKU_API_PORT === 0) return null;
   const h = cfg.KESOKU_API_HOST;
   const host =
@@ -195,7 +198,7 @@ export function codecEndpointUrl(cfg: Config, token: string): string | null {
       : h.includes(':')
         ? `[${h}]`
         : h;
-  return `http://${host}:${cfg.KESOKU_API_PORT}/codec/${token}`;
+  return `http://${host}:${cfg.KESOKU_API_PORT}/codec`;
 }
 
 /**
@@ -231,8 +234,16 @@ export async function startInfrastructure(
     create: embedded,
   });
   if (keys.source === 'created') logger.info({ file: keys.file }, 'created a payload encryption key');
-  const payloadCodec = new AesGcmPayloadCodec(keys.keys);
+  const payloadCodec = new AesGcmPayloadCodec(keys.keys, {
+    acceptPlaintext: cfg.KESOKU_CODEC_ACCEPT_PLAINTEXT,
+  });
+  if (cfg.KESOKU_CODEC_ACCEPT_PLAINTEXT)
+    logger.warn(
+      'KESOKU_CODEC_ACCEPT_PLAINTEXT=true: unencrypted Temporal payloads are accepted, so anyone who reaches ' +
+        'Temporal can drive a session without the payload keys; unset it once the old histories are done',
+    );
   const codecToken = resolveCodecToken(cfg, embedded);
+  const codecUrl = codecEndpointUrl(cfg);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const s of stops.reverse())
@@ -248,7 +259,7 @@ export async function startInfrastructure(
         uiPort: cfg.KESOKU_TEMPORAL_UI_PORT,
         dbFilename: path.join(cfg.KESOKU_DATA_DIR, 'temporal.db'),
         logFile: path.join(cfg.KESOKU_DATA_DIR, 'temporal.log'),
-        codecEndpoint: codecToken ? (codecEndpointUrl(cfg, codecToken) ?? undefined) : undefined,
+        ...(codecToken && codecUrl ? { codec: { url: codecUrl, token: codecToken } } : {}),
         logger,
       }).then((t) => {
         stops.push(() => t.stop());
@@ -273,6 +284,7 @@ export async function startInfrastructure(
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     let closing = false;
     const pool = createPool(postgres.url, {
+      max: cfg.KESOKU_DB_POOL_MAX,
       onError: (err) =>
         (closing ? logger.debug : logger.warn).call(logger, { err: err.message }, 'idle pg client error'),
     });
@@ -303,6 +315,8 @@ export async function startInfrastructure(
       client,
       taskQueue: taskQueueOf(),
       continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS,
+      modelRequestTimeoutMs: cfg.KESOKU_LLM_TIMEOUT_MS,
+      idleEndS: cfg.KESOKU_SESSION_IDLE_S,
       capabilities: capabilitiesOf,
     });
     return {
@@ -369,17 +383,26 @@ export async function startWorkerService(
     address: infra.temporal.address,
     ...infra.temporalConnection,
   });
+  // Tool runs get connections of their own: a busy tool queue never holds those of model steps and writes.
+  const toolPool = createPool(infra.postgres.url, {
+    max: Math.min(cfg.KESOKU_DB_POOL_MAX, cfg.KESOKU_WORKER_TOOL_SLOTS),
+    onError: (err) => logger.debug({ err: err.message }, 'idle pg client error (tool pool)'),
+  });
   const worker = await createKesokuWorker({
     connection,
     namespace: infra.temporal.namespace,
     taskQueue: taskQueueOf(),
     pool: infra.pool,
+    toolPool,
+    activitySlots: cfg.KESOKU_WORKER_ACTIVITY_SLOTS,
+    toolSlots: cfg.KESOKU_WORKER_TOOL_SLOTS,
     logger,
     llm: llmOrWarn(cfg, logger),
     dataDir: cfg.KESOKU_DATA_DIR,
     maxSteps: cfg.KESOKU_MAX_STEPS,
     compactTokens: cfg.KESOKU_COMPACT_TOKENS,
     shellTimeoutMs: cfg.KESOKU_SHELL_TIMEOUT_S * 1000,
+    jobLimits: jobLimitsFrom(cfg),
     defaultLocale: cfg.KESOKU_LOCALE,
     maxCachedSessions: cfg.KESOKU_WORKER_CACHED_SESSIONS,
     dataConverter: { payloadCodecs: [infra.payloadCodec] },
@@ -387,6 +410,10 @@ export async function startWorkerService(
     heartbeatThrottleMs: cfg.KESOKU_WORKER_HEARTBEAT_THROTTLE_MS,
     sandbox: sandboxSettingsFrom(cfg),
     approvals: approvalSettingsFrom(cfg),
+    mcp: { config: loadMcpConfig(cfg.KESOKU_MCP_CONFIG), maxListed: cfg.KESOKU_MCP_MAX_TOOLS },
+    sessions: infra.sessions,
+    ...(cfg.KESOKU_TIMEZONE ? { defaultZone: cfg.KESOKU_TIMEZONE } : {}),
+    ...(cfg.KESOKU_SKILLS_DIR ? { skillsDir: cfg.KESOKU_SKILLS_DIR } : {}),
     sinks,
     activityInterceptors: [activityMetricsInterceptor],
     ...(cfg.KESOKU_WORKER_BUILD_ID
@@ -419,6 +446,7 @@ export async function startWorkerService(
       }
       if (state === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
+      await toolPool.end().catch(() => undefined);
       await connection.close();
     },
   };

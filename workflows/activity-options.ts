@@ -13,9 +13,16 @@ import type {
   DeliveryActivities,
   ModelActivities,
   PersistenceActivities,
+  ScheduleActivities,
   ToolActivities,
 } from '../activities/contracts.ts';
+import {
+  DEFAULT_MODEL_STEP_LIMITS,
+  MODEL_HEARTBEAT_TIMEOUT_MS,
+  type ModelStepLimits,
+} from '../domain/model-limits.ts';
 import { TOOL_ACTIVITY_TIMEOUT_S, TOOL_HEARTBEAT_TIMEOUT_S } from '../domain/tool-limits.ts';
+import { toolTaskQueueOf } from './definitions.ts';
 
 /** Error types that a retry cannot fix: a status change the state machine forbids, an unknown row. */
 const DETERMINISTIC_WRITE_ERRORS = [
@@ -24,29 +31,36 @@ const DETERMINISTIC_WRITE_ERRORS = [
   'turn_persistence:unknown_turn',
 ];
 
+const MODEL_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '30 seconds',
+  maximumAttempts: 10,
+  // StaleTurnError: the step's commit was refused because the turn was stopped (db/messages.ts guardTurn).
+  nonRetryableErrorTypes: [
+    'provider:auth',
+    'provider:bad_request',
+    'provider:context_overflow',
+    'agent_creation',
+    'StaleTurnError',
+  ],
+};
+
 /**
- * Model calls of a turn (one step, or a manual compaction). Database outages get up to 10 attempts (about
- * 4 minutes); the activity itself stops retrying provider failures after its own attempts.
+ * Model calls of a turn (one step, or a manual compaction), with the time limits the model settings give
+ * (domain/model-limits.ts): the activity ends a call itself before its attempt times out, and the step is
+ * bounded as a whole. Database outages get up to 10 attempts within that bound; the activity itself stops
+ * retrying provider failures after its own attempts.
  */
-export const modelCalls = wf.proxyActivities<ModelActivities>({
-  startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '30 seconds',
-  cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 10,
-    // StaleTurnError: the step's commit was refused because the turn was stopped (db/messages.ts guardTurn).
-    nonRetryableErrorTypes: [
-      'provider:auth',
-      'provider:bad_request',
-      'provider:context_overflow',
-      'agent_creation',
-      'StaleTurnError',
-    ],
-  },
-});
+export function modelCalls(limits: ModelStepLimits = DEFAULT_MODEL_STEP_LIMITS) {
+  return wf.proxyActivities<ModelActivities>({
+    startToCloseTimeout: limits.attemptMs,
+    scheduleToCloseTimeout: limits.totalMs,
+    heartbeatTimeout: MODEL_HEARTBEAT_TIMEOUT_MS,
+    cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: MODEL_RETRY,
+  });
+}
 
 /**
  * Title generation (the title child workflow). A title call is one short completion: no heartbeat timeout (the
@@ -57,18 +71,25 @@ export const titleGeneration = wf.proxyActivities<Pick<ModelActivities, 'generat
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
 });
 
-/** Tool runs. Timeouts come from domain/tool-limits.ts, so a command's own timeout always ends first. */
-export const toolRuns = wf.proxyActivities<ToolActivities>({
-  startToCloseTimeout: `${TOOL_ACTIVITY_TIMEOUT_S} seconds`,
-  heartbeatTimeout: `${TOOL_HEARTBEAT_TIMEOUT_S} seconds`,
-  cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 10,
-  },
-});
+/**
+ * Tool runs, on the tool task queue beside the session's own ({@link toolTaskQueueOf}): their own worker slots.
+ * Timeouts come from domain/tool-limits.ts, so a command's own timeout always ends first. Call inside workflow
+ * code (it reads the workflow's task queue).
+ */
+export function toolRuns() {
+  return wf.proxyActivities<ToolActivities>({
+    taskQueue: toolTaskQueueOf(wf.workflowInfo().taskQueue),
+    startToCloseTimeout: `${TOOL_ACTIVITY_TIMEOUT_S} seconds`,
+    heartbeatTimeout: `${TOOL_HEARTBEAT_TIMEOUT_S} seconds`,
+    cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      maximumAttempts: 10,
+    },
+  });
+}
 
 /**
  * Approval records and refused-call results (workflows/approvals.ts): short database writes, retried for about
@@ -163,4 +184,22 @@ export const inlineNotices = wf.proxyLocalActivities<DeliveryActivities>({
 export const progress = wf.proxyActivities<DeliveryActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+
+/**
+ * The tick of a scheduled prompt, as a local activity: it runs inside the tick workflow's first task, so a worker
+ * killed while firing loses only that task, which another worker takes after the short task timeout the schedule
+ * gives these workflows (infra/schedules.ts) — well inside the shortest interval, so the next tick is not skipped.
+ * Retried without an attempt bound (a full queue or an outage must delay the prompt, never drop it): the activity
+ * itself turns a tick older than the catch-up window into `missed`.
+ */
+export const scheduleFiring = wf.proxyLocalActivities<ScheduleActivities>({
+  startToCloseTimeout: '30 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '20 seconds',
+    nonRetryableErrorTypes: ['schedule_rejected'],
+  },
 });

@@ -29,9 +29,23 @@ export class ApprovalDesk {
    */
   private readonly expected = new Set<string>();
 
-  /** @param carried the approvals a continued-as-new run left open */
-  constructor(carried: readonly PendingApproval[] = []) {
+  /**
+   * @param carried the approvals a continued-as-new run left open
+   * @param decisions decisions the previous run took for them and had not applied; taken again here (those for a
+   *   call not carried as open are dropped)
+   */
+  constructor(carried: readonly PendingApproval[] = [], decisions: readonly ArrivedDecision[] = []) {
     for (const p of carried) this.open.set(p.callId, p);
+    for (const d of decisions) {
+      if (!this.open.has(d.callId) || this.decided.has(d.callId)) continue;
+      this.arrived.push({ callId: d.callId, decision: d.decision, by: d.by });
+      this.decided.add(d.callId);
+    }
+  }
+
+  /** Decisions taken for open calls and not yet applied, in arrival order (what continue-as-new carries). */
+  unapplied(): ArrivedDecision[] {
+    return this.arrived.filter((a) => this.open.has(a.callId)).map((a) => ({ ...a }));
   }
 
   /** The calls waiting for a person, in the order they were asked about. */
@@ -88,6 +102,14 @@ export class ApprovalDesk {
     this.arrived.push(d);
     this.decided.add(d.callId);
     return d;
+  }
+
+  /**
+   * The calls a decision was taken for whose turn has not recorded it yet: their stored approval still reads
+   * `pending` for a moment, so a reader of Postgres must not count them as waiting.
+   */
+  settling(): string[] {
+    return [...this.decided];
   }
 
   /** True when a decision for one of `callIds` is waiting to be applied. */

@@ -11,11 +11,18 @@ import type { Message } from '../domain/message.ts';
 import type { InboundMessage } from '../domain/inbound.ts';
 import type { SessionMode, TitleSource } from '../domain/session-settings.ts';
 import type { ApprovalDecision } from '../domain/tool-approval.ts';
+import type { ModelStepLimits } from '../domain/model-limits.ts';
 
 export type { InboundMessage } from '../domain/inbound.ts';
 export type { SessionMode, TitleSource } from '../domain/session-settings.ts';
 
 export const TASK_QUEUE = 'kesoku';
+
+/**
+ * The task queue of tool runs beside a session's task queue: tools have their own queue and worker slots, so
+ * long commands never take the slots model steps, deliveries and writes of other sessions need.
+ */
+export const toolTaskQueueOf = (taskQueue: string): string => `${taskQueue}-tools`;
 
 /** Custom search attributes (all Keyword). They carry ids and states only, never message content. */
 export const SEARCH_ATTRIBUTE_NAMES = ['KesokuChatbotId', 'KesokuChannelId', 'KesokuSessionStatus'] as const;
@@ -66,10 +73,43 @@ export interface SessionWorkflowInput extends SessionAddress {
   inlineDelivery?: boolean;
   /** Turns per run before continue-as-new when the server has not suggested it earlier. */
   continueAsNewAfterTurns?: number;
+  /** Time limits of model steps, from the model settings (domain/model-limits.ts); absent: the defaults'. */
+  modelLimits?: ModelStepLimits;
   /** Tool calls waiting for approval when the previous run continued-as-new (see {@link SuspendedTurn}). */
   pendingApprovals?: PendingApproval[];
   /** The turn the previous run left waiting for approval; this run resumes it before anything queued. */
   suspendedTurn?: SuspendedTurn;
+  /**
+   * Decisions that arrived for {@link pendingApprovals} while the previous run was ending (after its turn was
+   * suspended): this run's desk takes them as if they had just arrived, so none is lost or counted as a denial.
+   */
+  pendingDecisions?: CarriedDecision[];
+  /**
+   * Seconds a run waits idle (no queued work) before it ends, so that the session's next run starts on the
+   * current build with a fresh history (KESOKU_SESSION_IDLE_S). Absent: {@link DEFAULT_SESSION_IDLE_S}.
+   */
+  idleEndS?: number;
+  /** An `upgrade` signal reached the previous run: this one ends as soon as it is idle. */
+  upgradeRequested?: boolean;
+  /** Recent command update ids (`stop`, `compact`, …) and their answers, to answer a retry across runs the same. */
+  seenCommands?: SeenCommand[];
+}
+
+/** Default of {@link SessionWorkflowInput.idleEndS}: one day. */
+export const DEFAULT_SESSION_IDLE_S = 86_400;
+
+/** A decision taken by the update `decideApproval` and not yet applied by the turn (see pendingDecisions). */
+export interface CarriedDecision {
+  callId: string;
+  decision: ApprovalDecision;
+  by: string;
+}
+
+/** A command update already answered in this session: its update id, the update's name and its answer. */
+export interface SeenCommand {
+  updateId: string;
+  name: string;
+  result: unknown;
 }
 
 /** A tool call waiting for a person's decision (workflows/approvals.ts). */
@@ -108,7 +148,11 @@ export interface ApprovalDecisionInput {
 
 export interface QueueItem {
   messageId: string;
-  kind: 'user' | 'compaction';
+  /**
+   * `cron`: a scheduled prompt; `alert`: a background job's alert (docs/message-model.md §3 "后台唤醒警报"). Both
+   * run as user turns that wait behind the running turn: they never interrupt one and are never superseded.
+   */
+  kind: 'user' | 'compaction' | 'cron' | 'alert';
   /** The stop generation when the item was admitted; absent means 0. */
   gen?: number;
   /** The sender's platform id ({@link InboundMessage.senderId}); absent for senders without one. */
@@ -117,7 +161,14 @@ export interface QueueItem {
 
 /** Something that went wrong outside a turn's own failure path, kept for the `state` query and the Web UI. */
 export interface SessionProblem {
-  what: 'signal' | 'restore' | 'supersede' | 'finish_turn' | 'notice_delivery' | 'stop_record';
+  what:
+    | 'signal'
+    | 'restore'
+    | 'supersede'
+    | 'finish_turn'
+    | 'notice_delivery'
+    | 'stop_record'
+    | 'keep_seen_commands';
   messageId: string | null;
   /** The error, shortened to 300 characters. */
   error: string;
@@ -157,6 +208,10 @@ export interface QueuedEdit {
 }
 
 export const submitMessageUpdate = wf.defineUpdate<SubmitResult, [InboundMessage]>('submitMessage');
+/**
+ * Refused in new runs (logged, nothing stored): messages arrive by {@link submitMessageUpdate}. Runs started
+ * before the refusal still admit it, so their histories replay.
+ */
 export const userMessageSignal = wf.defineSignal<[InboundMessage]>('userMessage');
 export const stopSignal = wf.defineSignal('stop');
 export const stopUpdate = wf.defineUpdate<{ stopped: boolean }>('stop');
@@ -175,9 +230,24 @@ export const stateQuery = wf.defineQuery<SessionState>('state');
  * (unknown, or decided already) with failure type `approval_not_pending`. Returns once the decision is taken; the
  * turn records it on the tool_call message and goes on.
  */
-export const decideApprovalUpdate = wf.defineUpdate<
-  { callId: string; decision: ApprovalDecision },
-  [ApprovalDecisionInput]
->('decideApproval');
+export const decideApprovalUpdate = wf.defineUpdate<ApprovalDecisionResult, [ApprovalDecisionInput]>(
+  'decideApproval',
+);
+
+/**
+ * The answer of `decideApproval`: the decision taken, and `settling`, every call of the session decided but
+ * not yet recorded by its turn (this one included; absent in answers of older builds).
+ */
+export interface ApprovalDecisionResult {
+  callId: string;
+  decision: ApprovalDecision;
+  settling?: string[];
+}
+/**
+ * Asks the session's run to end as soon as it is idle (a turn waiting for approval is carried across
+ * continue-as-new first): the session's next run starts on the deployment's current build, with a fresh history.
+ * Sent in batch after a deploy or a rollback (docs/operations.md); harmless at any time.
+ */
+export const upgradeSignal = wf.defineSignal('upgrade');
 /** Sent by the title child workflow when it committed a title, so `state` and the Web UI summary follow. */
 export const titleChangedSignal = wf.defineSignal<[string]>('titleChanged');

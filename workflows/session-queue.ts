@@ -102,11 +102,16 @@ export class SessionQueue {
     this.queued.push(item);
   }
 
-  /** Removes and returns the items admitted before stop generation `gen` (see {@link QueueItem.gen}). */
+  /**
+   * Removes and returns the items admitted before stop generation `gen` (see {@link QueueItem.gen}). Background
+   * alerts and scheduled prompts stay: `/stop` does not touch background jobs or schedules, so their reports and
+   * prompts still reach the agent.
+   */
   takeAdmittedBefore(gen: number): QueueItem[] {
-    const removed = this.queued.filter((q) => (q.gen ?? 0) < gen);
+    const dropped = (q: QueueItem) => (q.gen ?? 0) < gen && q.kind !== 'alert' && q.kind !== 'cron';
+    const removed = this.queued.filter(dropped);
     if (removed.length === 0) return [];
-    const kept = this.queued.filter((q) => (q.gen ?? 0) >= gen);
+    const kept = this.queued.filter((q) => !dropped(q));
     this.queued.splice(0, this.queued.length, ...kept);
     return removed;
   }

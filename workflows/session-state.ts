@@ -1,7 +1,7 @@
 /**
  * The session's state and every operation on it, as a plain class: the handlers in workflows/session.ts
  * delegate here, and the workflow body only loops and continues-as-new. Temporal is reached through
- * {@link SessionPorts}, so the rules can be unit-tested with fakes (test/unit/session-state.test.ts).
+ * {@link SessionPorts}, so the rules can be unit-tested with fakes (session-state.test.ts beside it).
  *
  * Rules kept here:
  * - Admission: a slot is reserved synchronously (capacity counts reserved slots), the message is stored, then
@@ -26,8 +26,10 @@ import {
   type TitleSource,
 } from '../domain/session-settings.ts';
 import type { WorkflowFailureType } from '../domain/failures.ts';
+import type { ModelStepLimits } from '../domain/model-limits.ts';
 import type {
   ApprovalDecisionInput,
+  ApprovalDecisionResult,
   QueueItem,
   QueuedChangeResult,
   QueuedEdit,
@@ -36,14 +38,28 @@ import type {
   SessionState,
   SessionWorkflowInput,
   SubmitResult,
+  SeenCommand,
   SuspendedTurn,
 } from './definitions.ts';
 import { SessionQueue, interruptsTurnOf } from './session-queue.ts';
 import { ApprovalDesk, TurnSuspended } from './approval-desk.ts';
-import type { TurnEnd, TurnInput } from './turn.ts';
+import { SIDE_WORK_PATCH, type TurnEnd, type TurnInput } from './turn.ts';
 
 /** How many recent problems the `state` query shows. */
 export const MAX_RECENT_PROBLEMS = 10;
+
+/** How many answered command update ids continue-as-new carries. */
+export const SEEN_COMMANDS_LIMIT = 100;
+
+/**
+ * The patch that keeps answered command update ids across a run that ends idle (kept in Postgres, read back by the
+ * next run's restore, which a command update waits for). Asked only when there is something to keep or a command
+ * arrives during a restore, so other histories carry no marker.
+ */
+export const SEEN_COMMANDS_PATCH = 'seen-commands-kept';
+
+/** Longest wait between two attempts of a failed restore, in ms (attempts back off from 5 s). */
+export const RESTORE_RETRY_MAX_MS = 300_000;
 
 /** A running piece of work that can be cancelled (a Temporal CancellationScope in the workflow). */
 export interface Cancellable<T> {
@@ -65,7 +81,7 @@ export interface SessionPorts {
     | 'withdrawQueuedInput'
   >;
   /** Writes of the turn loop (local activities). */
-  turnWrites: Pick<PersistenceActivities, 'supersede' | 'finishTurn' | 'restoreSession'>;
+  turnWrites: Pick<PersistenceActivities, 'supersede' | 'finishTurn' | 'restoreSession' | 'keepSeenCommands'>;
   /** Delivers a notice; `fromHandler` picks a normal activity (handlers never run local activities). */
   deliverNotice(messageId: string, fromHandler: boolean): Promise<void>;
   /** Runs `fn` in a new cancellation scope. */
@@ -78,6 +94,15 @@ export interface SessionPorts {
   runTurn(input: TurnInput): Promise<TurnEnd>;
   /** Ends the live channel's typing indicator after a turn. */
   endTyping(): Promise<void>;
+  /** Waits `ms` of workflow time (a durable timer). */
+  sleep(ms: number): Promise<void>;
+  /**
+   * Whether a change that alters the command sequence is on in this run (Temporal `patched()`): false only when
+   * replaying a history recorded before it.
+   */
+  patched(changeId: string): boolean;
+  /** Counts a {@link SessionProblem} for alerting (the worker's metrics), besides the log line. */
+  countProblem(what: SessionProblem['what']): void;
   /** Shows the session's status (search attribute, when it changed) and the Web UI's current details. */
   show(status: 'idle' | 'processing', details: string): void;
   /** A failure with a {@link WorkflowFailureType}, as the update's caller receives it. */
@@ -111,6 +136,7 @@ export class SessionManager {
   stopGeneration: number;
   readonly liveProgress: boolean;
   readonly inlineDelivery: boolean;
+  readonly modelLimits: ModelStepLimits | undefined;
   /** True while the session's settings and open inputs are being read back from Postgres. */
   restoring: boolean;
   recentProblems: SessionProblem[] = [];
@@ -120,6 +146,16 @@ export class SessionManager {
   /** The turn suspended while it waited for approval, to carry into the next run (set by {@link runTurn}). */
   suspended: SuspendedTurn | null = null;
   private readonly reservedAt = new Map<string, number>();
+  /** Command updates answered (update id to answer), carried across continue-as-new (bounded). */
+  private readonly seenCommands = new Map<string, SeenCommand>();
+  /** Settles when {@link restore} has finished (at once for a run started with carried state). */
+  private readonly restored: Promise<void>;
+  private markRestored: () => void = () => undefined;
+  /** Counts answers added to {@link seenCommands}; {@link keptSeen} is its value at the last keep. */
+  private seenVersion = 0;
+  private keptSeen = -1;
+  /** The last turn's typing-off, running beside the next turn (see SIDE_WORK_PATCH); settled before the run ends. */
+  private typingOff: Promise<void> | null = null;
 
   private readonly ports: SessionPorts;
 
@@ -134,10 +170,15 @@ export class SessionManager {
     this.stopGeneration = input.stopGeneration ?? 0;
     this.liveProgress = input.liveProgress ?? false;
     this.inlineDelivery = input.inlineDelivery ?? false;
-    this.approvals = new ApprovalDesk(input.pendingApprovals ?? []);
+    this.modelLimits = input.modelLimits;
+    this.approvals = new ApprovalDesk(input.pendingApprovals ?? [], input.pendingDecisions ?? []);
+    for (const c of input.seenCommands ?? []) this.seenCommands.set(c.updateId, c);
     // A run started with no carried queue (the first run, or one after a terminate/reset/failure) reads its
     // state back from Postgres before it runs anything.
     this.restoring = input.queue === undefined;
+    this.restored = this.restoring
+      ? new Promise<void>((resolve) => (this.markRestored = resolve))
+      : Promise.resolve();
   }
 
   // ---- admission -------------------------------------------------------------------------------------------
@@ -161,10 +202,21 @@ export class SessionManager {
     }
     this.reserve(msg.id);
     const stored = await this.store(msg, true);
-    return this.admitStored(msg.id, stored, msg.senderId);
+    return this.admitStored(msg.id, stored, msg.senderId, queueKindOf(msg));
   }
 
-  /** `userMessage` signal: like {@link submit}, but every failure is logged, never thrown. */
+  /** `userMessage` signal in runs that refuse it: logged, nothing stored or queued. */
+  refuseSignal(msg: InboundMessage): void {
+    const id = typeof (msg as Partial<InboundMessage> | null)?.id === 'string' ? msg.id : null;
+    this.ports.log.warn('userMessage signal refused: messages arrive by the submitMessage update', {
+      messageId: id,
+    });
+  }
+
+  /**
+   * `userMessage` signal in runs started before it was refused (their histories replay): like {@link submit},
+   * but every failure is logged, never thrown.
+   */
   async receiveSignal(msg: InboundMessage): Promise<void> {
     try {
       const problem = inboundProblem(msg);
@@ -173,7 +225,7 @@ export class SessionManager {
       if (this.queue.isSeen(msg.id)) return;
       if (!this.queue.hasRoom()) return await this.rejectQueueFull(msg);
       this.reserve(msg.id);
-      this.admitStored(msg.id, await this.store(msg, true), msg.senderId);
+      this.admitStored(msg.id, await this.store(msg, true), msg.senderId, queueKindOf(msg));
     } catch (err) {
       this.record('signal', msg?.id ?? null, err);
     }
@@ -213,14 +265,17 @@ export class SessionManager {
     id: string,
     stored: Awaited<ReturnType<PersistenceActivities['acceptInbound']>>,
     senderId: string | undefined,
+    kind: 'user' | 'cron' | 'alert' = 'user',
   ): SubmitResult {
     const gen = this.reservedAt.get(id) ?? this.stopGeneration;
     this.reservedAt.delete(id);
-    const index = this.queue.commit(id, stored.message.status === 'pending_agent', 'user', gen, senderId);
-    // A new user message interrupts a running user turn of the same sender (interrupt mode); compaction turns run
-    // to the end, and in a shared channel other people's messages wait in the queue.
+    const index = this.queue.commit(id, stored.message.status === 'pending_agent', kind, gen, senderId);
+    // A new user message interrupts a running user turn of the same sender (interrupt mode); compaction and
+    // scheduled (cron) turns run to the end, a cron prompt or a background alert never interrupts and waits
+    // behind the running turn, and in a shared channel other people's messages wait in the queue.
     if (
       index !== null &&
+      kind === 'user' &&
       this.mode === 'interrupt' &&
       this.current?.item.kind === 'user' &&
       this.current.item.messageId !== id &&
@@ -328,7 +383,8 @@ export class SessionManager {
     const first = c.stopReason === undefined;
     c.stopReason ??= reason;
     c.cancel();
-    if (first && c.item.kind === 'user') {
+    // A compaction turn's stop is recorded too: its summary commit is guarded like a model step's.
+    if (first && (c.item.kind !== 'compaction' || this.ports.patched('stop-record-compaction'))) {
       const turnId = c.item.messageId;
       void this.ports.handlerWrites
         .requestStop({ sessionId: this.address.sessionId, turnId })
@@ -409,9 +465,9 @@ export class SessionManager {
   }
 
   /** `decideApproval`: takes the decision; the waiting turn records it and goes on. */
-  decide(input: ApprovalDecisionInput): { callId: string; decision: ApprovalDecisionInput['decision'] } {
+  decide(input: ApprovalDecisionInput): ApprovalDecisionResult {
     const d = this.approvals.decide(input);
-    return { callId: d.callId, decision: d.decision };
+    return { callId: d.callId, decision: d.decision, settling: this.approvals.settling() };
   }
 
   /** `titleChanged` signal from the title workflow: an automatic title, unless the user set one. */
@@ -449,23 +505,62 @@ export class SessionManager {
    */
   async restore(): Promise<void> {
     if (!this.restoring) return;
+    // A restore that failed (its bounded retries spent, e.g. Postgres down) is tried again, without a bound and
+    // before any turn runs: the inputs it would re-queue are otherwise never run. Each failure is recorded
+    // (log, metric, `state`); histories recorded before this rule gave up after the first failure (the patch is
+    // asked only on failure, so a restore that succeeds records no marker).
     try {
-      const r = await this.ports.turnWrites.restoreSession({ sessionId: this.address.sessionId });
-      if (r.found) {
-        this.mode = r.mode;
-        if (this.titleSource !== 'user') [this.title, this.titleSource] = [r.title, r.titleSource];
-        this.turnCount = r.turnCount;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const r = await this.ports.turnWrites.restoreSession({ sessionId: this.address.sessionId });
+          if (r.found) {
+            this.mode = r.mode;
+            if (this.titleSource !== 'user') [this.title, this.titleSource] = [r.title, r.titleSource];
+            this.turnCount = r.turnCount;
+          }
+          // Commands an earlier run answered and kept when it ended (keepSeenCommands): older than any here.
+          const kept = [...(r.seenCommands ?? []), ...this.seenCommands.values()];
+          this.seenCommands.clear();
+          for (const c of kept) this.seenCommands.set(c.updateId, c);
+          this.trimSeenCommands();
+          for (const item of r.queue) {
+            if (this.queue.positionOf(item.messageId) === null) this.queue.restore({ ...item, gen: 0 });
+          }
+          for (const id of r.noticeIds) await this.deliverNotice(id, false);
+          return;
+        } catch (err) {
+          this.record('restore', null, err);
+          if (!this.ports.patched('restore-retried')) return;
+          await this.ports.sleep(Math.min(5_000 * 2 ** Math.min(attempt, 10), RESTORE_RETRY_MAX_MS));
+        }
       }
-      for (const item of r.queue) {
-        if (this.queue.positionOf(item.messageId) === null) this.queue.restore({ ...item, gen: 0 });
-      }
-      for (const id of r.noticeIds) await this.deliverNotice(id, false);
-    } catch (err) {
-      this.record('restore', null, err);
     } finally {
       this.restoring = false;
+      this.markRestored();
       this.showIdle();
     }
+  }
+
+  /**
+   * Before a run ends without continue-as-new (idle): keeps the command updates it answered in Postgres, for the
+   * next run's {@link restore}. Best effort: a failure is recorded, never thrown (the run still ends).
+   * @returns whether it wrote (it awaited an activity, so handlers may have run meanwhile); false when nothing
+   *   answered since the last write
+   */
+  async keepSeenCommands(): Promise<boolean> {
+    if (this.seenCommands.size === 0 || this.keptSeen === this.seenVersion) return false;
+    if (!this.ports.patched(SEEN_COMMANDS_PATCH)) return false;
+    const version = this.seenVersion;
+    try {
+      await this.ports.turnWrites.keepSeenCommands({
+        sessionId: this.address.sessionId,
+        commands: [...this.seenCommands.values()],
+      });
+    } catch (err) {
+      this.record('keep_seen_commands', null, err);
+    }
+    this.keptSeen = version;
+    return true;
   }
 
   /**
@@ -486,6 +581,11 @@ export class SessionManager {
     return this.queue.shift() ?? null;
   }
 
+  /** Waits for side work still running beside the session (the last typing-off), e.g. before continue-as-new. */
+  async settleSideWork(): Promise<void> {
+    if (this.typingOff) await this.typingOff;
+  }
+
   /** Runs one turn in its own cancellation scope, then ends it (status, notices, typing) whatever happened. */
   async runTurn(
     item: QueueItem,
@@ -496,9 +596,11 @@ export class SessionManager {
       this.ports.runTurn({
         sessionId: this.address.sessionId,
         turnId: item.messageId,
-        kind: item.kind,
+        // A scheduled prompt or a background alert is answered like a user question (docs/message-model.md §5.4).
+        kind: item.kind === 'compaction' ? 'compaction' : 'user',
         liveProgress: this.liveProgress,
         inlineDelivery: this.inlineDelivery,
+        ...(this.modelLimits ? { modelLimits: this.modelLimits } : {}),
         onProgress: (p) => {
           if (this.current?.item !== item) return;
           this.current.step = p.step;
@@ -512,6 +614,7 @@ export class SessionManager {
           shouldSuspend: () => this.current?.item === item && !this.current.stopReason && shouldSuspend(),
         },
         ...(opts.resume ? { resume: opts.resume } : {}),
+        ...(this.typingOff ? { typingSettled: this.typingOff } : {}),
       }),
     );
     this.current = { item, step: 0, activity: 'starting', cancel: () => turn.cancel() };
@@ -535,7 +638,12 @@ export class SessionManager {
       await this.ports.nonCancellable(() => this.finish(item, outcome));
       return outcome.outcome === 'interrupted' ? 'interrupted' : 'error';
     } finally {
-      if (this.liveProgress) await this.ports.nonCancellable(() => this.ports.endTyping());
+      if (this.liveProgress) {
+        const off = this.ports.nonCancellable(() => this.ports.endTyping());
+        // Beside the next turn (whose typing-on waits for it), not before it.
+        if (this.ports.patched(SIDE_WORK_PATCH)) this.typingOff = off.catch(() => undefined);
+        else await off;
+      }
       this.current = null;
       this.showIdle();
     }
@@ -599,6 +707,7 @@ export class SessionManager {
   record(what: SessionProblem['what'], messageId: string | null, err: unknown): void {
     const error = String((err as Error)?.message ?? err).slice(0, 300);
     this.ports.log.error('session problem', { what, messageId, error });
+    this.ports.countProblem(what);
     this.recentProblems = [
       ...this.recentProblems,
       { what, messageId, error, at: this.ports.now().toISOString() },
@@ -608,11 +717,25 @@ export class SessionManager {
 
   /** Whether the title workflow should be (re)started: a user turn was processed and no title exists yet. */
   wantsTitle(item: QueueItem, ended: string): boolean {
-    return ended === 'processed' && item.kind === 'user' && this.titleSource === 'default';
+    return ended === 'processed' && item.kind !== 'compaction' && this.titleSource === 'default';
+  }
+
+  /**
+   * True when Postgres holds all this session's state: no turn runs or waits, nothing is queued or being stored.
+   * The run may then end without continue-as-new; the next run restores from Postgres.
+   */
+  holdsNothing(): boolean {
+    return (
+      this.current === null &&
+      this.suspended === null &&
+      this.queue.length === 0 &&
+      this.reservedAt.size === 0 &&
+      this.approvals.list().length === 0
+    );
   }
 
   /** What continue-as-new carries. */
-  carry(continueAsNewAfterTurns: number): SessionWorkflowInput {
+  carry(continueAsNewAfterTurns: number, idleEndS?: number): SessionWorkflowInput {
     return {
       ...this.address,
       mode: this.mode,
@@ -624,9 +747,48 @@ export class SessionManager {
       stopGeneration: this.stopGeneration,
       liveProgress: this.liveProgress,
       inlineDelivery: this.inlineDelivery,
+      ...(this.modelLimits ? { modelLimits: this.modelLimits } : {}),
       continueAsNewAfterTurns,
-      ...(this.suspended ? { suspendedTurn: this.suspended, pendingApprovals: this.approvals.list() } : {}),
+      ...(this.suspended
+        ? {
+            suspendedTurn: this.suspended,
+            pendingApprovals: this.approvals.list(),
+            // Decisions that arrived after the turn was suspended (while this run was ending) go with it.
+            pendingDecisions: this.approvals.unapplied(),
+          }
+        : {}),
+      ...(idleEndS === undefined ? {} : { idleEndS }),
+      ...(this.seenCommands.size > 0 ? { seenCommands: [...this.seenCommands.values()] } : {}),
     };
+  }
+
+  /**
+   * Answers a command update (`stop`, `compact`, …) once per update id across runs: the server de-duplicates
+   * update ids only within a run, so a client retrying across a continue-as-new would run the command twice.
+   * @param updateId the update's id (absent outside an update: the command just runs)
+   */
+  async once<T>(name: string, updateId: string | undefined, run: () => T | Promise<T>): Promise<T> {
+    if (updateId !== undefined) {
+      // A run reading its state back may learn of this id from Postgres (kept by the run before it).
+      if (this.restoring && this.ports.patched(SEEN_COMMANDS_PATCH)) await this.restored;
+      const seen = this.seenCommands.get(updateId);
+      if (seen && seen.name === name) return seen.result as T;
+    }
+    const result = await run();
+    if (updateId !== undefined) {
+      this.seenCommands.set(updateId, { updateId, name, result });
+      this.seenVersion++;
+      this.trimSeenCommands();
+    }
+    return result;
+  }
+
+  private trimSeenCommands(): void {
+    while (this.seenCommands.size > SEEN_COMMANDS_LIMIT) {
+      const oldest = this.seenCommands.keys().next().value;
+      if (oldest === undefined) break;
+      this.seenCommands.delete(oldest);
+    }
   }
 
   showIdle(): void {
@@ -649,6 +811,15 @@ export class SessionManager {
       `turn ${c.item.messageId} · step ${c.step}: ${c.activity} · queue ${this.queue.length}`,
     );
   }
+}
+
+/**
+ * The queue kind of an inbound message: a scheduled prompt (`cron`) and a background alert (`alert`) keep their
+ * place and never interrupt.
+ */
+function queueKindOf(msg: InboundMessage): 'user' | 'cron' | 'alert' {
+  if (msg.kind === 'cron') return 'cron';
+  return msg.kind === 'background_alert' ? 'alert' : 'user';
 }
 
 /** The ApplicationFailure type in an activity failure's cause chain, if any. */

@@ -16,6 +16,16 @@ import {
 import { TurnFailure, call } from './turn-failure.ts';
 import { gateToolCalls } from './approvals.ts';
 import type { ApprovalDesk } from './approval-desk.ts';
+import { toolLabel } from '../domain/tool-label.ts';
+import type { ModelStepLimits } from '../domain/model-limits.ts';
+import { MAX_PARALLEL_TOOL_CALLS } from '../domain/tool-limits.ts';
+
+/**
+ * Patch: the turn's side work runs beside it instead of before what the user waits for — the typing indicator
+ * beside the first model step (after the previous turn's typing-off), the progress of a step's tool results beside
+ * the next model step; the session ends typing and starts the title beside the next turn (workflows/session.ts).
+ */
+export const SIDE_WORK_PATCH = 'side-work-off-critical-path';
 
 /** Hard ceiling on steps inside the workflow; the model activity applies the configured bound below it. */
 const MAX_STEPS_HARD = 256;
@@ -48,8 +58,38 @@ export interface TurnInput {
     /** True when the run should continue-as-new: a turn still waiting for approval is then suspended. */
     shouldSuspend(): boolean;
   };
+  /** Time limits of the model steps (from the model settings); absent: those of the default settings. */
+  modelLimits?: ModelStepLimits;
   /** Resume a turn suspended while it waited for approval (carried across continue-as-new). */
   resume?: { step: number; turnStartedAt: number; nudges: number };
+  /**
+   * Settles when the previous turn's typing-off is done (with {@link SIDE_WORK_PATCH}): this turn's typing-on waits
+   * for it, so the indicator never ends up off while the turn runs.
+   */
+  typingSettled?: Promise<void>;
+}
+
+/**
+ * The side work of one turn: with {@link SIDE_WORK_PATCH} it runs beside the turn (in order among itself) and is
+ * settled before the turn returns; without, each piece is awaited where it starts, as before.
+ */
+class SideWork {
+  private chain: Promise<void> = Promise.resolve();
+  private readonly beside: boolean;
+  constructor(beside: boolean) {
+    this.beside = beside;
+  }
+
+  /** Runs `fn` after the side work started before it; awaited here unless it runs beside the turn. */
+  async add(fn: () => Promise<void>): Promise<void> {
+    if (!this.beside) return await fn();
+    this.chain = this.chain.catch(() => undefined).then(fn);
+  }
+
+  /** Waits for every piece started so far; a failure or cancellation of side work is not the turn's. */
+  async settled(): Promise<void> {
+    await this.chain.catch(() => undefined);
+  }
 }
 
 /** How a turn that was not cancelled and did not fail ended. */
@@ -67,14 +107,35 @@ export interface TurnEnd {
  *   propagates as a CancelledFailure
  */
 export async function runTurn(t: TurnInput): Promise<TurnEnd> {
-  if (t.kind === 'compaction') return runCompaction(t);
+  const side = new SideWork(wf.patched(SIDE_WORK_PATCH));
+  try {
+    if (t.kind === 'compaction') return await runCompaction(t, side);
+    await startTyping(t, side);
+    return await runSteps(t, side);
+  } finally {
+    await side.settled();
+  }
+}
+
+/** Starts the typing indicator, after the previous turn's typing-off. */
+async function startTyping(t: TurnInput, side: SideWork): Promise<void> {
+  const typingSettled = t.typingSettled;
+  await side.add(async () => {
+    if (typingSettled) await typingSettled;
+    await showTyping(t, true);
+  });
+}
+
+/** The model steps and tool runs of a user turn, see {@link runTurn}. */
+async function runSteps(t: TurnInput, side: SideWork): Promise<TurnEnd> {
   const turnStartedAt = t.resume?.turnStartedAt ?? Date.now();
-  await showTyping(t, true);
   let nudges = t.resume?.nudges ?? 0;
   for (let step = t.resume?.step ?? 0; step < MAX_STEPS_HARD; step++) {
     t.onProgress({ step, activity: 'thinking' });
     const outcome = await modelStep(t, step, turnStartedAt, nudges < MAX_NUDGES);
     if (outcome.kind === 'skipped') return { ended: 'skipped' };
+    // What the channel shows keeps its order: the last step's results before this step's notices and reply.
+    if (outcome.kind !== 'tool_calls') await side.settled();
     for (const noticeId of outcome.noticeIds ?? []) await deliverReply(t, noticeId);
     if (outcome.kind === 'final') {
       if (outcome.finished) return { ended: 'processed', turnCount: outcome.finished.turnCount };
@@ -85,7 +146,7 @@ export async function runTurn(t: TurnInput): Promise<TurnEnd> {
       if (++nudges > MAX_NUDGES) throw new TurnFailure('provider', 'empty');
       continue;
     }
-    await runTools(t, step, outcome, { turnStartedAt, nudges });
+    await runTools(t, step, outcome, { turnStartedAt, nudges }, side);
   }
   throw new TurnFailure('provider', 'step_limit');
 }
@@ -103,7 +164,7 @@ async function modelStep(
 ): Promise<StepOutcome> {
   const run = (recovery: boolean) =>
     call(() =>
-      modelCalls.runModelStep({
+      modelCalls(t.modelLimits).runModelStep({
         sessionId: t.sessionId,
         turnId: t.turnId,
         step,
@@ -141,14 +202,17 @@ async function runTools(
   step: number,
   outcome: Extract<StepOutcome, { kind: 'tool_calls' }>,
   position: { turnStartedAt: number; nudges: number },
+  side: SideWork,
 ): Promise<void> {
-  const activity = [...new Set(outcome.calls.map((c) => c.name))].join(', ');
+  const activity = [...new Set(outcome.calls.map((c) => toolLabel(c.name)))].join(', ');
   t.onProgress({ step, activity });
   if (t.liveProgress) {
     const shown = [
       ...(outcome.thoughtId ? [outcome.thoughtId] : []),
       ...outcome.calls.map((c) => c.messageId),
     ];
+    // After the previous step's results (side work), before this step's approval asks and tools.
+    await side.settled();
     await presentProgress(t, shown);
   }
   let toRun = outcome.calls;
@@ -170,15 +234,27 @@ async function runTools(
     t.onProgress({ step, activity });
   }
   const scope = new wf.CancellationScope();
-  const runs = toRun.map((c) =>
-    scope.run(() =>
-      call(
+  const tools = toolRuns();
+  // At most MAX_PARALLEL_TOOL_CALLS of the step at once (the others wait their turn, in order); a step with
+  // fewer calls schedules them all at once, as before the cap.
+  const capped = toRun.length > MAX_PARALLEL_TOOL_CALLS && wf.patched('tool-call-cap');
+  const slots = capped ? new StepSlots(MAX_PARALLEL_TOOL_CALLS) : null;
+  const runOne = async (c: { messageId: string; name: string }) => {
+    if (slots) await slots.acquire();
+    try {
+      return await call(
         () =>
-          toolRuns.runToolCall({ sessionId: t.sessionId, turnId: t.turnId, toolCallMessageId: c.messageId }),
+          // The summary names the tool (an MCP tool by server and tool) in the Web UI's event history.
+          tools.runToolCall.executeWithOptions({ summary: toolLabel(c.name) }, [
+            { sessionId: t.sessionId, turnId: t.turnId, toolCallMessageId: c.messageId },
+          ]),
         'tool',
-      ),
-    ),
-  );
+      );
+    } finally {
+      slots?.release();
+    }
+  };
+  const runs = toRun.map((c) => scope.run(() => runOne(c)));
   let firstFailure: unknown = null;
   for (const r of runs) {
     r.catch((err: unknown) => {
@@ -196,15 +272,51 @@ async function runTools(
     ...refused,
     ...settled.map((s) => (s as PromiseFulfilledResult<{ resultId: string }>).value),
   ];
-  if (t.liveProgress)
-    await presentProgress(
-      t,
-      results.map((r) => r.resultId),
-    );
+  if (t.liveProgress) {
+    const resultIds = results.map((r) => r.resultId);
+    // Beside the next model step (with the patch): the channel shows the results while the model works.
+    await side.add(() => presentProgress(t, resultIds));
+  }
+}
+
+/**
+ * A counting semaphore for the tool calls of one step: `acquire` resolves at once while fewer than `size` run,
+ * else when one ends (first come, first served); it rejects when the caller's cancellation scope is cancelled.
+ */
+class StepSlots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1;
+      return;
+    }
+    let grant!: () => void;
+    const granted = new Promise<void>((resolve) => (grant = resolve));
+    this.waiting.push(grant);
+    try {
+      await Promise.race([granted, wf.CancellationScope.current().cancelRequested]);
+    } catch (err) {
+      const i = this.waiting.indexOf(grant);
+      if (i >= 0) this.waiting.splice(i, 1);
+      else this.release(); // granted in the same activation as the cancel: hand the slot on
+      throw err;
+    }
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free += 1;
+  }
 }
 
 /** A `/compact` turn: claims the manual compaction prompt, then runs the compaction and delivers its summary. */
-async function runCompaction(t: TurnInput): Promise<TurnEnd> {
+async function runCompaction(t: TurnInput, side: SideWork): Promise<TurnEnd> {
   // The claim is outside the turn's cancellation: cancelling a local activity that is about to resolve can make
   // the SDK core fail the workflow task; a /stop that arrives now takes effect at the next activity.
   const claim = await wf.CancellationScope.nonCancellable(() =>
@@ -212,12 +324,21 @@ async function runCompaction(t: TurnInput): Promise<TurnEnd> {
   );
   if (!claim.claimed) return { ended: 'skipped' };
   const turnStartedAt = Date.now();
-  await showTyping(t, true);
+  await startTyping(t, side);
   t.onProgress({ step: 0, activity: 'compacting history' });
-  const { replyId } = await call(() =>
-    modelCalls.compactSession({ sessionId: t.sessionId, turnId: t.turnId, turnStartedAt }),
-  );
+  let replyId: string;
+  try {
+    ({ replyId } = await call(() =>
+      modelCalls(t.modelLimits).compactSession({ sessionId: t.sessionId, turnId: t.turnId, turnStartedAt }),
+    ));
+  } catch (err) {
+    // A compaction that failed after a stop (its commit refused as stale) ends the turn as stopped.
+    if (t.stopRequested() && !wf.isCancellation(err))
+      throw new wf.CancelledFailure('the compaction was stopped while it ran');
+    throw err;
+  }
   if (t.stopRequested()) throw new wf.CancelledFailure('the compaction was stopped; its summary is stale');
+  await side.settled(); // the typing indicator is on before the summary shows
   await deliverReply(t, replyId);
   return { ended: 'processed' };
 }

@@ -4,19 +4,28 @@
  * `/compact` turn. The summary's `compacted_through_seq` bounds what later steps read (db/messages.ts
  * `loadModelHistory`).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelActivities } from '../contracts.ts';
 import { buildCleanHistory, estimateTokens, selectCompactionCut } from '../../domain/clean-history.ts';
 import { finalReply, manualCompactionPrompt, type NewMessage } from '../../domain/factories.ts';
 import { failureType } from '../../domain/failures.ts';
-import type { Message } from '../../domain/message.ts';
+import type { Message, TurnMetrics } from '../../domain/message.ts';
 import { AUTO_COMPACTION_PROMPT, systemPrompt } from '../../domain/prompts.ts';
 import type { ProviderInput } from '../../domain/provider-messages.ts';
 import { toProviderInput } from '../../domain/transpile.ts';
-import { commit, getMessage, listSessionMessages, type StatusChange } from '../../db/messages.ts';
+import {
+  StaleTurnError,
+  commit,
+  getMessage,
+  listSessionMessages,
+  type StatusChange,
+} from '../../db/messages.ts';
 import { recordModelTokens } from '../../infra/metrics.ts';
 import { callModel } from './model-call.ts';
 import { requireLlm, stepIds, turnAddress, type ModelDeps } from './model-deps.ts';
+import type { ModelStepResult } from './provider.ts';
 import { NO_TURN_METRICS, turnMetrics } from './turn-metrics.ts';
 
 /**
@@ -36,11 +45,30 @@ export interface CompactionRequest {
   turnStartedAt?: number;
 }
 
+/** How long a failed commit of a compaction is tried again in place before the activity fails (ms). */
+export const COMPACTION_COMMIT_RETRY_MS = 30_000;
+
 /**
- * Summarises the history before `keepFromTurnId`. Idempotent: a retry that finds the summary stored does nothing.
+ * The heartbeat checkpoint of a compaction whose model answered: an activity retry after a failed commit
+ * commits this answer and never asks the model again (a second, paid and different summary).
+ */
+interface CompactionCheckpoint {
+  compaction: { summaryId: string; result: ModelStepResult; inputTokens: number };
+}
+
+function answeredCompaction(details: unknown, summaryId: string): CompactionCheckpoint['compaction'] | null {
+  const cp = details as Partial<CompactionCheckpoint> | undefined;
+  return cp?.compaction?.summaryId === summaryId ? cp.compaction : null;
+}
+
+/**
+ * Summarises the history before `keepFromTurnId`. Idempotent: a retry that finds the summary stored does nothing,
+ * and a retry after a failed commit commits the answer checkpointed by the failed attempt (the model is asked
+ * once per compaction). The commit is guarded by the turn of `keepFromTurnId` (db/messages.ts `guardTurn`): a
+ * turn stopped meanwhile is not compacted. Runs inside an activity (it heartbeats its checkpoint).
  * @returns false when there was nothing to compact
- * @throws ApplicationFailure `provider:<kind>` from the model call, `turn_persistence` when the pair could not
- *   be stored
+ * @throws ApplicationFailure `provider:<kind>` from the model call; `StaleTurnError` (non-retryable) after a stop;
+ *   `turn_persistence` (retryable) when the pair could not be stored for {@link COMPACTION_COMMIT_RETRY_MS}
  */
 export async function compact(
   deps: ModelDeps,
@@ -52,19 +80,52 @@ export async function compact(
   const cut = selectCompactionCut(history, req.keepFromTurnId);
   if (cut === null) return false;
   const trigger = await getMessage(deps.pool, req.keepFromTurnId);
-  const promptText = req.auto ? AUTO_COMPACTION_PROMPT : (trigger?.content ?? AUTO_COMPACTION_PROMPT);
-  const input = summaryInput(deps, sessionId, history, cut, promptText);
-  const result = await callModel(deps, { sessionId, turnId: req.triggerId, step: req.step }, input, []);
-  recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
-  const metrics = await turnMetrics(
-    deps.pool,
-    sessionId,
-    req.triggerId,
-    req.turnStartedAt,
-    result,
-    estimateTokens(JSON.stringify(input)),
-  );
-  const address = turnAddress(trigger, sessionId);
+  const ctx = Context.current();
+  let answered = answeredCompaction(ctx.info.heartbeatDetails, req.summaryId);
+  if (!answered) {
+    const promptText = req.auto ? AUTO_COMPACTION_PROMPT : (trigger?.content ?? AUTO_COMPACTION_PROMPT);
+    const input = summaryInput(deps, sessionId, history, cut, promptText);
+    const result = await callModel(deps, { sessionId, turnId: req.triggerId, step: req.step }, input, []);
+    recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
+    answered = { summaryId: req.summaryId, result, inputTokens: estimateTokens(JSON.stringify(input)) };
+  }
+  const checkpoint: CompactionCheckpoint = { compaction: answered };
+  ctx.heartbeat(checkpoint);
+  const beat = setInterval(() => ctx.heartbeat(checkpoint), 1000);
+  try {
+    const { result, inputTokens } = answered;
+    await retryInPlace(deps, sessionId, async () => {
+      const metrics = await turnMetrics(
+        deps.pool,
+        sessionId,
+        req.triggerId,
+        req.turnStartedAt,
+        result,
+        inputTokens,
+      );
+      const { insert, transitions } = compactionRows(
+        req,
+        turnAddress(trigger, sessionId),
+        cut,
+        result,
+        metrics,
+      );
+      await storeCompaction(deps, sessionId, req.keepFromTurnId, insert, transitions);
+    });
+  } finally {
+    clearInterval(beat);
+  }
+  return true;
+}
+
+/** The rows a compaction writes: (automatic only) its prompt, processed, and the summary with its cut. */
+function compactionRows(
+  req: CompactionRequest,
+  address: ReturnType<typeof turnAddress>,
+  cut: number,
+  result: ModelStepResult,
+  metrics: TurnMetrics,
+): { insert: NewMessage[]; transitions: StatusChange[] } {
   const insert: NewMessage[] = [];
   const transitions: StatusChange[] = [];
   if (req.auto) {
@@ -87,8 +148,27 @@ export async function compact(
   );
   // An automatic summary is context for the model, not a reply: it is marked delivered without being sent.
   if (req.auto) transitions.push({ id: req.summaryId, to: 'delivered' });
-  await storeCompaction(deps, sessionId, insert, transitions);
-  return true;
+  return { insert, transitions };
+}
+
+/**
+ * Runs `work` (the compaction's commit), again after a failure a retry may fix, for up to
+ * {@link COMPACTION_COMMIT_RETRY_MS}. @throws the failure when time is up or the activity was cancelled; a
+ * non-retryable ApplicationFailure (a stopped turn) at once
+ */
+async function retryInPlace(deps: ModelDeps, sessionId: string, work: () => Promise<void>): Promise<void> {
+  const ctx = Context.current();
+  const deadline = Date.now() + COMPACTION_COMMIT_RETRY_MS;
+  for (let wait = 250; ; wait = Math.min(wait * 2, 5000)) {
+    try {
+      return await work();
+    } catch (err) {
+      const final = err instanceof ApplicationFailure && err.nonRetryable;
+      if (final || Date.now() + wait > deadline || ctx.cancellationSignal.aborted) throw err;
+      deps.logger.warn({ sessionId, err: String(err) }, 'compaction not stored yet; trying again');
+      await sleep(wait);
+    }
+  }
 }
 
 /** The model input that asks for the summary: the clean history up to `cut` (seq) and the compaction prompt. */
@@ -110,15 +190,27 @@ function summaryInput(
   return { system: base.system, messages: [...base.messages, { role: 'user', content: promptText }] };
 }
 
+/**
+ * Commits the compaction's rows, guarded by the turn of trigger `guardTurn`.
+ * @throws ApplicationFailure `StaleTurnError` (non-retryable) after a stop; `turn_persistence` (retryable)
+ */
 async function storeCompaction(
   deps: ModelDeps,
   sessionId: string,
+  guardTurn: string,
   insert: NewMessage[],
   transitions: StatusChange[],
 ): Promise<void> {
   try {
-    await commit(deps.pool, sessionId, { insert, transitions });
+    await commit(deps.pool, sessionId, { guardTurn, insert, transitions });
   } catch (err) {
+    if (err instanceof StaleTurnError) {
+      deps.logger.info(
+        { sessionId, turnId: guardTurn },
+        'compaction not stored: the turn was stopped meanwhile',
+      );
+      throw ApplicationFailure.nonRetryable(err.message, 'StaleTurnError');
+    }
     deps.logger.error({ sessionId, err: String(err) }, 'compaction could not be stored');
     throw ApplicationFailure.retryable('the compaction could not be saved', failureType('turn_persistence'));
   }
@@ -151,7 +243,7 @@ export async function compactSession(
       content: 'Nothing to compact yet.',
       turn_metrics: { ...NO_TURN_METRICS },
     });
-    await commit(deps.pool, sessionId, { insert: [reply] });
+    await storeCompaction(deps, sessionId, turnId, [reply], []);
   }
   return { replyId: summaryId };
 }

@@ -6,6 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import { MAX_EVENT_TEXT, publishTurnEvent } from '../../db/notify.ts';
+import { callBudgetMs } from '../../domain/model-limits.ts';
 import type { ProviderInput } from '../../domain/provider-messages.ts';
 import { ModelCallError } from './errors.ts';
 import {
@@ -51,16 +52,24 @@ export interface CallOptions {
 
 /**
  * Batches streamed text into turn `delta` events of at most {@link MAX_EVENT_TEXT} characters, and keeps the
- * whole answer streamed so far (for a partial reply).
+ * whole answer streamed so far (for a partial reply). Events are published one after the other (never two
+ * NOTIFYs in flight, so listeners get them in order), each with its character `offset` in the stream and the
+ * stream's id (the activity attempt, with a suffix once the call {@link restart}s), so a listener can tell a
+ * continuation from a new stream and knows when it missed a part (api/live-turns.ts).
  */
 class DeltaPublisher {
   private buffer = '';
   streamed = '';
+  private published = 0;
+  private readonly attempt: number;
+  private restarts = 0;
+  private sending: Promise<void> = Promise.resolve();
   private readonly deps: ModelDeps;
   private readonly at: CallPosition;
-  constructor(deps: ModelDeps, at: CallPosition) {
+  constructor(deps: ModelDeps, at: CallPosition, attempt: number) {
     this.deps = deps;
     this.at = at;
+    this.attempt = attempt;
   }
 
   push(delta: string): void {
@@ -69,12 +78,23 @@ class DeltaPublisher {
     if (this.buffer.length >= MAX_EVENT_TEXT) this.flush();
   }
 
+  /** A new stream of the same step (the call is made again): its text starts from nothing. */
+  restart(): void {
+    this.flush();
+    this.streamed = '';
+    this.published = 0;
+    this.restarts += 1;
+  }
+
   flush(): void {
     if (!this.buffer) return;
     const text = this.buffer.slice(0, MAX_EVENT_TEXT);
     this.buffer = this.buffer.slice(text.length);
     const { sessionId: s, turnId: t, step } = this.at;
-    void publishTurnEvent(this.deps.pool, { s, t, type: 'delta', step, text }).catch(() => undefined);
+    const stream = this.restarts === 0 ? String(this.attempt) : `${this.attempt}.${this.restarts}`;
+    const event = { s, t, type: 'delta' as const, step, text, offset: this.published, stream };
+    this.published += text.length;
+    this.sending = this.sending.then(() => publishTurnEvent(this.deps.pool, event)).catch(() => undefined);
   }
 }
 
@@ -92,7 +112,13 @@ export async function callModel(
 ): Promise<ModelStepResult> {
   const llm = requireLlm(deps);
   const ctx = Context.current();
-  const deltas = new DeltaPublisher(deps, at);
+  const deltas = new DeltaPublisher(deps, at, ctx.info.attempt);
+  // The call ends itself before the attempt's start-to-close timeout would, keeping time for the commit: a
+  // timeout Temporal enforces would retry the step and pay for the same answer again.
+  const budgetMs = callBudgetMs(ctx.info.startToCloseTimeoutMs, Date.now() - attemptStartedAt(ctx));
+  const deadline = new AbortController();
+  const deadlineTimer = setTimeout(() => deadline.abort(), budgetMs);
+  const signal = AbortSignal.any([ctx.cancellationSignal, deadline.signal]);
   const beat = setInterval(() => {
     ctx.heartbeat({ step: at.step });
     deltas.flush();
@@ -105,8 +131,16 @@ export async function callModel(
       status: 'thinking',
       step: at.step,
     }).catch(() => undefined);
-    return await streamWithFallback(deps, llm, at, input, tools, deltas, opts.fallback);
+    return await streamWithFallback(deps, llm, at, input, tools, deltas, signal, opts.fallback);
   } catch (err) {
+    if (deadline.signal.aborted && !ctx.cancellationSignal.aborted) {
+      const e = new ModelCallError({
+        kind: 'timeout',
+        detail: `the model call did not finish within ${Math.round(budgetMs / 1000)} s`,
+      });
+      deps.logger.warn({ ...at, kind: e.kind, detail: e.detail }, 'model call stopped at its time limit');
+      throw providerFailure(e, { nonRetryable: true });
+    }
     if (ctx.cancellationSignal.aborted) {
       clearInterval(beat);
       deltas.flush();
@@ -120,9 +154,18 @@ export async function callModel(
       nextRetryDelayMs: e.retryAfterMs,
     });
   } finally {
+    clearTimeout(deadlineTimer);
     clearInterval(beat);
     deltas.flush();
   }
+}
+
+/** When each running attempt made its first model call (worker clock), for {@link callBudgetMs}. */
+const attemptStarts = new WeakMap<Context, number>();
+function attemptStartedAt(ctx: Context): number {
+  let at = attemptStarts.get(ctx);
+  if (at === undefined) attemptStarts.set(ctx, (at = Date.now()));
+  return at;
 }
 
 /** Streams the call; on a bad-request refusal, once more with the plainer input `fallback` gives (if any). */
@@ -133,9 +176,9 @@ async function streamWithFallback(
   input: ProviderInput,
   tools: readonly ModelToolSpec[],
   deltas: DeltaPublisher,
+  signal: AbortSignal,
   fallback: CallOptions['fallback'],
 ): Promise<ModelStepResult> {
-  const signal = Context.current().cancellationSignal;
   const stream = (attemptInput: ProviderInput) =>
     streamModelStep(llm, attemptInput, [...tools], { signal, onTextDelta: (d) => deltas.push(d) });
   try {
@@ -149,7 +192,7 @@ async function streamWithFallback(
       { ...at, detail: err.detail },
       'the provider refused the request; trying once more with a plainer history',
     );
-    deltas.streamed = '';
+    deltas.restart();
     const result = await stream(plainer);
     plainHistoryModels.add(modelKey(llm));
     return result;

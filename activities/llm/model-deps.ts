@@ -5,6 +5,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { failureType } from '../../domain/failures.ts';
 import type { Message } from '../../domain/message.ts';
+import type { SkillSummary } from '../../domain/prompts.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { ModelCallError } from './errors.ts';
@@ -14,7 +15,7 @@ import type { LlmConfig, ModelToolSpec } from './provider.ts';
  * Attempts of one model step for provider failures (429, 5xx, timeouts): the workflow's retry policy allows more
  * attempts, for database outages, so the activity marks the failure non-retryable from this attempt on.
  */
-export const PROVIDER_MAX_ATTEMPTS = 4;
+export { PROVIDER_MAX_ATTEMPTS } from '../../domain/model-limits.ts';
 
 export interface ModelDeps {
   pool: Pool;
@@ -22,6 +23,8 @@ export interface ModelDeps {
   /** Null when the model is not configured: every call then fails with kind `agent_creation`. */
   llm: LlmConfig | null;
   tools: readonly ModelToolSpec[];
+  /** Tools offered besides `tools` in a session's steps (the MCP servers', activities/mcp/tools.ts); never throws. */
+  extraTools?: (sessionId: string) => Promise<readonly ModelToolSpec[]>;
   /** Steps per turn; the last one is offered no tools, so the model must answer. */
   maxSteps: number;
   /** Estimated prompt tokens above which history is compacted before the call. */
@@ -30,6 +33,15 @@ export interface ModelDeps {
   workspaceDirFor(sessionId: string): string;
   /** Delta batching interval in ms (default 100). */
   deltaIntervalMs?: number;
+  /** How long a step's commit is retried in place, in ms (default MODEL_COMMIT_RETRY_MS, 30 s). */
+  commitRetryMs?: number;
+  /** Skills listed in the system prompt (activities/knowledge/skills.ts); none by default. */
+  skills?: readonly SkillSummary[];
+}
+
+/** The tools a step of `sessionId` offers: `tools`, then `extraTools`. */
+export async function offeredTools(deps: ModelDeps, sessionId: string): Promise<readonly ModelToolSpec[]> {
+  return deps.extraTools ? [...deps.tools, ...(await deps.extraTools(sessionId))] : deps.tools;
 }
 
 /** Deterministic ids of a step's messages, so a retried step cannot write twice. */

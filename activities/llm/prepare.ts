@@ -1,7 +1,10 @@
 /**
  * The one preparation path of a model step (docs/message-flow.md §7.1): history bounded by the latest compaction
- * → clean history (docs/message-model.md §5.2) → transpilation (§5.4) with the system prompt and attachments;
- * above the token threshold, or when recovering from a context overflow, the older part is compacted first.
+ * → clean history (docs/message-model.md §5.2) → transpilation (§5.4) with the system prompt (once, first) and
+ * attachments → the runtime context (time, channel, speaker, active plan, recalled memory; activities/knowledge/
+ * context.ts) appended once to the last user message. Above the token threshold, or when recovering from a
+ * context overflow, the older part is compacted first and the same assembly runs again. The input a step sends
+ * is kept as the session's latest prompt (`/prompt`).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { buildCleanHistory, estimateTokens } from '../../domain/clean-history.ts';
@@ -13,6 +16,7 @@ import type { ProviderInput } from '../../domain/provider-messages.ts';
 import { toProviderInput } from '../../domain/transpile.ts';
 import { commit, getMessage, loadModelHistory } from '../../db/messages.ts';
 import { getSession } from '../../db/sessions.ts';
+import { runtimeContext, withRuntimeContext } from '../knowledge/context.ts';
 import { imageSize, withAttachments } from './attachments.ts';
 import { compact } from './compaction.ts';
 import { stepIds, turnAddress, type ModelDeps } from './model-deps.ts';
@@ -64,7 +68,28 @@ export async function prepareInput(
       prepared = await readInput(deps, sessionId, turnId, opts.plain);
     }
   }
+  await recordPrompt(deps, sessionId, turnId, step, prepared.input);
   return { input: prepared.input, contextTokens: prepared.contextTokens, noticeIds };
+}
+
+/** Keeps `input` as the latest prompt of the session (best effort: a failure is logged, the step goes on). */
+async function recordPrompt(
+  deps: ModelDeps,
+  sessionId: string,
+  turnId: string,
+  step: number,
+  input: ProviderInput,
+): Promise<void> {
+  try {
+    await deps.pool.query(
+      `INSERT INTO session_prompts (session_id, turn_id, step, input) VALUES ($1, $2, $3, $4::jsonb)
+       ON CONFLICT (session_id) DO UPDATE SET turn_id = EXCLUDED.turn_id, step = EXCLUDED.step,
+         input = EXCLUDED.input, created_at = now()`,
+      [sessionId, turnId, step, JSON.stringify(input, imageSize)],
+    );
+  } catch (err) {
+    deps.logger.warn({ sessionId, turnId, err: String(err) }, 'the prompt could not be kept for /prompt');
+  }
 }
 
 /** Reads the bounded history and turns it into the model input, with its token estimate. */
@@ -76,14 +101,25 @@ async function readInput(
 ): Promise<{ history: Message[]; input: ProviderInput; contextTokens: number }> {
   const workspaceDir = deps.workspaceDirFor(sessionId);
   try {
-    const history = await loadModelHistory(deps.pool, sessionId);
+    const [history, context] = await Promise.all([
+      loadModelHistory(deps.pool, sessionId),
+      getMessage(deps.pool, turnId).then((trigger) => runtimeContext(deps.pool, sessionId, trigger)),
+    ]);
     const clean = buildCleanHistory(history, { currentTurnId: turnId });
     const transpiled = toProviderInput(
       clean,
-      systemPrompt({ workspaceDir, now: new Date().toISOString(), tools: deps.tools.map((t) => t.name) }),
+      systemPrompt({
+        workspaceDir,
+        now: new Date().toISOString(),
+        tools: deps.tools.map((t) => t.name),
+        ...(deps.skills ? { skills: deps.skills } : {}),
+      }),
       plain ? { pastToolFlowsAsText: turnId } : {},
     );
-    const input = await withAttachments(transpiled, workspaceDir, { images: !plain });
+    const input = withRuntimeContext(
+      await withAttachments(transpiled, workspaceDir, { images: !plain }),
+      context,
+    );
     return { history, input, contextTokens: estimateTokens(JSON.stringify(input, imageSize)) };
   } catch (err) {
     deps.logger.warn({ sessionId, turnId, err: String(err) }, 'context preparation failed');

@@ -152,6 +152,8 @@ describe('streamModelStep', () => {
       {
         role: 'assistant',
         content: 'I will run both.',
+        // Chat Completions servers get reasoning_content on every tool-call message, empty without reasoning.
+        reasoning_content: '',
         tool_calls: [
           {
             id: 'call_1',

@@ -4,13 +4,14 @@
  * No Temporal imports: the model activity calls {@link streamModelStep} with its cancellation signal and
  * callbacks (token deltas, heartbeats) and maps {@link ModelCallError} onto its retry policy.
  */
-import { InvalidResponseDataError, jsonSchema, streamText, tool } from 'ai';
+import { InvalidResponseDataError, NoSuchToolError, jsonSchema, streamText, tool } from 'ai';
 import type { LanguageModel, ModelMessage, ToolSet, AssistantModelMessage, ToolModelMessage } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogle } from '@ai-sdk/google';
 import type { ProviderInput, ProviderMessage, ProviderToolCall } from '../../domain/provider-messages.ts';
+import { toolArgumentsProblem } from '../../domain/tool-arguments.ts';
 import { ModelCallError, classifyModelError } from './errors.ts';
 import { InlineReasoningSplitter } from './think.ts';
 
@@ -29,7 +30,12 @@ export interface LlmConfig {
   apiKey?: string;
   model: string;
   requestTimeoutMs: number;
+  /** Most tokens one call may generate (KESOKU_LLM_MAX_OUTPUT_TOKENS); default {@link DEFAULT_MAX_OUTPUT_TOKENS}. */
+  maxOutputTokens?: number;
 }
+
+/** Default bound of a call's output, tokens: a runaway generation ends there (finish reason `length`). */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 
 /** A tool offered to the model. `parameters` is a JSON Schema object describing the arguments object. */
 export interface ModelToolSpec {
@@ -128,7 +134,8 @@ export function createLanguageModel(cfg: LlmConfig): LanguageModel {
  * @returns text (all text deltas joined), tool calls with parsed argument objects, usage (0 when unknown) and
  *   the finish reason.
  * @throws ModelCallError — `cancelled` when `opts.signal` aborts (the HTTP request is aborted too), `timeout`
- *   on inactivity, `invalid_response` for a tool call with unparsable arguments or an unknown tool, otherwise
+ *   on inactivity, `invalid_response` for a stream without a finish event (a tool call whose arguments are not one
+ *   JSON object is returned with `argumentsProblem` set, not thrown), otherwise
  *   what {@link classifyModelError} makes of the provider's failure.
  */
 export async function streamModelStep(
@@ -185,6 +192,7 @@ export async function streamModelStep(
       messages: toModelMessages(input.messages, { reasoning: sendsReasoningBack(cfg) }),
       ...(tools.length > 0 ? { tools: toToolSet(tools) } : {}),
       maxRetries: 0,
+      maxOutputTokens: cfg.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       abortSignal: controller.signal,
       // Errors are read from the stream below; without this the SDK also prints them to the console.
       onError: () => {},
@@ -203,14 +211,19 @@ export async function streamModelStep(
           opts.onReasoningDelta?.(part.text);
           break;
         case 'tool-call': {
-          if (part.invalid === true || !isPlainObject(part.input)) {
-            throw new ModelCallError({
-              kind: 'invalid_response',
-              detail: `invalid tool call ${part.toolName}: ${describeCause(part.error)}`,
-              cause: part.error,
-            });
-          }
-          const call: ProviderToolCall = { id: part.toolCallId, name: part.toolName, arguments: part.input };
+          // Arguments that are not one JSON object are the model's mistake, not a failed call: the call is kept
+          // with what is wrong, and answered with an error result the model can correct itself from.
+          const call: ProviderToolCall =
+            part.invalid === true || !isPlainObject(part.input)
+              ? {
+                  id: part.toolCallId,
+                  name: part.toolName,
+                  arguments: {},
+                  argumentsProblem: NoSuchToolError.isInstance(part.error)
+                    ? `there is no tool named "${part.toolName}"`
+                    : toolArgumentsProblem(part.input, part.error ? describeCause(part.error) : undefined),
+                }
+              : { id: part.toolCallId, name: part.toolName, arguments: part.input };
           toolCalls.push(call);
           opts.onToolCall?.(call);
           break;
@@ -289,7 +302,8 @@ function isMissingFinishReason(err: unknown): boolean {
  * Maps the IR onto the SDK's ModelMessage list: assistant tool calls become `tool-call` parts, and each run of
  * consecutive `tool` messages becomes one tool message of `tool-result` parts (providers such as Anthropic
  * want all results of one step together). With `reasoning`, an assistant message's reasoning goes along as a
- * `reasoning` part (sent as `reasoning_content` by Chat Completions providers); a user message's images
+ * `reasoning` part (sent as `reasoning_content` by Chat Completions providers), and every assistant message with
+ * tool calls carries `reasoning_content`, empty when there is none; a user message's images
  * become `image` parts after its text.
  */
 export function toModelMessages(
@@ -327,7 +341,13 @@ export function toModelMessages(
         if (m.content !== '') content.push({ type: 'text', text: m.content });
         for (const c of calls)
           content.push({ type: 'tool-call', toolCallId: c.id, toolName: c.name, input: c.arguments });
-        out.push({ role: 'assistant', content });
+        // Thinking servers (DeepSeek, Moonshot) refuse an assistant tool-call message without the field: every
+        // such message carries it, empty when the model gave no reasoning (the SDK omits an empty one).
+        const always =
+          opts.reasoning === true && calls.length > 0
+            ? { providerOptions: { openaiCompatible: { reasoning_content: reasoning ?? '' } } }
+            : {};
+        out.push({ role: 'assistant', content, ...always });
         break;
       }
       case 'tool': {

@@ -3,10 +3,13 @@
  * prepare the input, call the model, and commit the step's messages with its outcome in one transaction.
  * Idempotent per (turn, step): the committed step record is the answer to every retry.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelActivities, StepOutcome } from '../contracts.ts';
 import { emptyReplyNudge, finalReply, thought, toolCall, type NewMessage } from '../../domain/factories.ts';
 import { failureType } from '../../domain/failures.ts';
+import { MODEL_COMMIT_RETRY_MS } from '../../domain/model-limits.ts';
 import type { Message } from '../../domain/message.ts';
 import { partialReply } from '../../domain/partial-reply.ts';
 import { StaleTurnError, commit, getMessage, getStep } from '../../db/messages.ts';
@@ -14,7 +17,7 @@ import { getSession, incrementTurnCount } from '../../db/sessions.ts';
 import { recordModelTokens, recordTurn } from '../../infra/metrics.ts';
 import { imageSize } from './attachments.ts';
 import { callModel, prefersPlainHistory } from './model-call.ts';
-import { requireLlm, stepIds, turnAddress, type ModelDeps } from './model-deps.ts';
+import { offeredTools, requireLlm, stepIds, turnAddress, type ModelDeps } from './model-deps.ts';
 import { prepareInput, type PreparedInput } from './prepare.ts';
 import type { ModelStepResult } from './provider.ts';
 import { turnMetrics } from './turn-metrics.ts';
@@ -24,27 +27,90 @@ type StepInput = Parameters<ModelActivities['runModelStep']>[0];
 /** Where a step's messages go: the turn's address plus turn id and step number. */
 type StepPosition = ReturnType<typeof turnAddress> & { turn_id: string; step: number };
 
+/**
+ * The heartbeat checkpoint of a step whose model answered: a retry after a failed commit only commits it, and
+ * never calls the model again (a second, paid and different answer).
+ */
+interface AnsweredCheckpoint {
+  step: number;
+  answered: { result: ModelStepResult; contextTokens: number; noticeIds: string[] };
+}
+
+function answeredCheckpoint(details: unknown, step: number): AnsweredCheckpoint['answered'] | null {
+  const cp = details as Partial<AnsweredCheckpoint> | undefined;
+  return cp?.step === step && cp.answered ? cp.answered : null;
+}
+
 /** Runs one model step; see ModelActivities.runModelStep for the contract. */
 export async function runModelStep(deps: ModelDeps, input: StepInput): Promise<StepOutcome> {
-  const { sessionId, turnId, step, completeInline } = input;
+  const { sessionId, turnId, step } = input;
   const done = await getStep(deps.pool, turnId, step);
   if (done) return done.result as StepOutcome; // idempotent per (turn, step)
   requireLlm(deps);
   if (input.claim && !(await claimTrigger(deps, sessionId, turnId))) return { kind: 'skipped' };
 
+  const ctx = Context.current();
+  const trigger = await getMessage(deps.pool, turnId);
+  const pos: StepPosition = { ...turnAddress(trigger, sessionId), turn_id: turnId, step };
+  const answered = answeredCheckpoint(ctx.info.heartbeatDetails, step) ?? (await askModel(deps, input, pos));
+  const checkpoint: AnsweredCheckpoint = { step, answered };
+  ctx.heartbeat(checkpoint);
+  const beat = setInterval(() => ctx.heartbeat(checkpoint), 1000);
+  try {
+    const { result } = answered;
+    const prepared = { contextTokens: answered.contextTokens, noticeIds: answered.noticeIds };
+    const { outcome, finishedReply } = await retryInPlace(deps, input, async () => {
+      const { insert, outcome } = await stepMessages(deps, input, pos, result, prepared);
+      return { outcome, finishedReply: await commitStep(deps, input, { insert, outcome, result, prepared }) };
+    });
+    if (finishedReply) recordTurn('processed', trigger?.created_at ?? input.turnStartedAt);
+    return outcome;
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+/**
+ * Runs `work` (the step's commit), again after a failure that a retry may fix, for up to
+ * {@link MODEL_COMMIT_RETRY_MS}. @throws the failure when time is up or the activity was cancelled; a
+ * non-retryable ApplicationFailure (a stopped turn) at once
+ */
+async function retryInPlace<T>(deps: ModelDeps, input: StepInput, work: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const deadline = Date.now() + (deps.commitRetryMs ?? MODEL_COMMIT_RETRY_MS);
+  for (let wait = 250; ; wait = Math.min(wait * 2, 5000)) {
+    try {
+      return await work();
+    } catch (err) {
+      const final = err instanceof ApplicationFailure && err.nonRetryable;
+      if (final || Date.now() + wait > deadline || ctx.cancellationSignal.aborted) throw err;
+      deps.logger.warn(
+        { sessionId: input.sessionId, turnId: input.turnId, step: input.step, err: String(err) },
+        'model step not stored yet; trying again',
+      );
+      await sleep(wait);
+    }
+  }
+}
+
+/** Prepares the step's input and calls the model: what the step's commit needs of the answer. */
+async function askModel(
+  deps: ModelDeps,
+  input: StepInput,
+  pos: StepPosition,
+): Promise<AnsweredCheckpoint['answered']> {
+  const { sessionId, turnId, step, completeInline } = input;
   const plainFirst = prefersPlainHistory(requireLlm(deps));
   const inline = completeInline === true;
   const prepareWith = (plain: boolean, recovery: boolean) =>
     prepareInput(deps, sessionId, turnId, step, { recovery, inline, plain });
   const prepared = await prepareWith(plainFirst, input.recovery);
-  const trigger = await getMessage(deps.pool, turnId);
-  const pos: StepPosition = { ...turnAddress(trigger, sessionId), turn_id: turnId, step };
   const lastStep = step >= deps.maxSteps - 1;
   const result = await callModel(
     deps,
     { sessionId, turnId, step },
     prepared.input,
-    lastStep ? [] : deps.tools,
+    lastStep ? [] : await offeredTools(deps, sessionId),
     {
       // A request the provider refuses because of the conversation's own history (e.g. servers that want
       // reasoning on every past tool call, or a model without image input) is tried once in the plainer form.
@@ -64,10 +130,7 @@ export async function runModelStep(deps: ModelDeps, input: StepInput): Promise<S
     },
   );
   recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
-  const { insert, outcome } = await stepMessages(deps, input, pos, result, prepared);
-  const finishedReply = await commitStep(deps, input, { insert, outcome, result, prepared });
-  if (finishedReply) recordTurn('processed', trigger?.created_at ?? input.turnStartedAt);
-  return outcome;
+  return { result, contextTokens: prepared.contextTokens, noticeIds: prepared.noticeIds };
 }
 
 /**
@@ -99,7 +162,7 @@ async function stepMessages(
   input: StepInput,
   pos: StepPosition,
   result: ModelStepResult,
-  prepared: PreparedInput,
+  prepared: Pick<PreparedInput, 'contextTokens' | 'noticeIds'>,
 ): Promise<{ insert: NewMessage[]; outcome: StepOutcome }> {
   const { sessionId, turnId, step } = input;
   const text = result.text.trim();
@@ -114,6 +177,7 @@ async function stepMessages(
         tool_name: c.name,
         tool_arguments: c.arguments,
         tool_call_id: c.id,
+        ...(c.argumentsProblem ? { tool_arguments_problem: c.argumentsProblem } : {}),
       });
       insert.push(m);
       return { messageId: m.id, toolCallId: c.id, name: c.name };
@@ -176,7 +240,12 @@ function stepThought(pos: StepPosition, result: ModelStepResult, insert: NewMess
 async function commitStep(
   deps: ModelDeps,
   { sessionId, turnId, step }: StepInput,
-  s: { insert: NewMessage[]; outcome: StepOutcome; result: ModelStepResult; prepared: PreparedInput },
+  s: {
+    insert: NewMessage[];
+    outcome: StepOutcome;
+    result: ModelStepResult;
+    prepared: Pick<PreparedInput, 'contextTokens'>;
+  },
 ): Promise<string | null> {
   const finishedReply =
     s.outcome.kind === 'final' && s.outcome.finished !== undefined ? s.outcome.replyId : null;

@@ -14,8 +14,10 @@
  */
 import type { ToolActivities } from '../contracts.ts';
 import type { Pool } from '../../db/pool.ts';
+import type { BackgroundJobs } from '../../infra/jobs.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { sessionDirName, sessionWorkspaceDir } from '../../infra/workspace.ts';
+import type { ToolSource } from './registry.ts';
 import type { Sandbox } from './sandbox.ts';
 import { runToolCall } from './tool-call.ts';
 
@@ -40,6 +42,10 @@ export interface ToolDeps {
    * `channelSecretKeys`); see shell.ts `ShellContext.secretNames`.
    */
   secretNames?: readonly string[];
+  /** Tools besides the host's, run by this activity too (the MCP servers' tools, activities/mcp/tools.ts). */
+  extraTools?: ToolSource;
+  /** Starts `run_shell_command` calls with `background: true` as jobs (infra/jobs.ts); absent: refused. */
+  backgroundJobs?: BackgroundJobs;
   /** Interval between heartbeats while a tool runs, in ms. Default 1000. */
   heartbeatIntervalMs?: number;
   /**

@@ -42,6 +42,7 @@ export function interruptedResult(
   const processes: Record<LeftoverOutcome, string> = {
     'none-recorded': '',
     'already-gone': ' Its processes had already ended.',
+    unverifiable: ' Its processes could not be identified with certainty, so none were signalled.',
     killed: ' Its processes that were still running have been killed.',
     'other-host': ' It ran on another host, whose processes could not be reached from here.',
     'not-permitted': ' Its processes could not be signalled (permission denied).',

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolInputError } from './errors.ts';
 import { runTool, toolSpecs } from './registry.ts';
 import type { ToolContext } from './registry.ts';
+import { offSandbox } from '../../test/support/sandbox.ts';
 
 let tmp: string;
 let ctx: ToolContext;
@@ -16,6 +17,7 @@ beforeEach(async () => {
     defaultTimeoutMs: 10_000,
     maxModelOutputBytes: 16 * 1024,
     maxStoredOutputBytes: 8 * 1024 * 1024,
+    sandbox: offSandbox(tmp),
   };
 });
 

@@ -24,8 +24,59 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
-/** What the host gives every tool run; the file tools use only `workspaceDir`. */
-export type ToolContext = ShellContext;
+/**
+ * Tools from outside this file, run through the same activity (the MCP servers' tools, activities/mcp/tools.ts):
+ * `handles` says which names are its own, `run` runs one with its parsed arguments (same errors as
+ * {@link runTool}).
+ */
+export interface ToolSource {
+  handles(name: string): boolean;
+  run(name: string, args: unknown, ctx: ToolContext): Promise<ToolResult>;
+  /** True for a tool of this source that may simply run again on a retry (it reads, or its writes are idempotent). */
+  rerunnable?(name: string): boolean;
+}
+
+/** The stored tool call a run belongs to: its session, its turn's trigger message id and its own message id. */
+export interface ToolCallRef {
+  sessionId: string;
+  turnId: string;
+  toolCallMessageId: string;
+}
+
+/**
+ * What the host gives every tool run; the file tools use only `workspaceDir`. `extraTools` runs the names that
+ * are not host tools; `call` says which stored call is running (tools that write per session or per person).
+ */
+export type ToolContext = ShellContext & {
+  extraTools?: ToolSource;
+  call?: ToolCallRef;
+  /** The session and the turn the call belongs to (tools that act on the session, e.g. schedule_prompt). */
+  sessionId?: string;
+  turnId?: string;
+  backgroundJobs?: BackgroundJobStarter;
+};
+
+/** One source answering for the tools of all `sources` (the first that handles a name runs it). */
+export function combineToolSources(...sources: (ToolSource | undefined)[]): ToolSource | undefined {
+  const list = sources.filter((s): s is ToolSource => s !== undefined);
+  if (list.length <= 1) return list[0];
+  const owner = (name: string) => list.find((s) => s.handles(name));
+  return {
+    handles: (name) => owner(name) !== undefined,
+    run: (name, args, ctx) => {
+      const s = owner(name);
+      if (!s) throw new ToolInputError(`unknown tool "${name}"`);
+      return s.run(name, args, ctx);
+    },
+    rerunnable: (name) => owner(name)?.rerunnable?.(name) ?? false,
+  };
+}
+
+/**
+ * Starts `run_shell_command` with `background: true` as a background job for the current tool call
+ * (activities/tools/background.ts); absent where background jobs are not wired (they are then refused).
+ */
+export type BackgroundJobStarter = (req: { command: string; timeoutS?: number }) => Promise<ToolResult>;
 
 interface ToolDefinition {
   spec: ToolSpec;
@@ -52,9 +103,17 @@ const TOOLS: Record<ToolName, ToolDefinition> = {
       'stderr. The command has a timeout and limits on CPU time, memory, file size and (when sandboxed) ' +
       'processes; in the sandbox only the workspace is writable and the environment holds only PATH, HOME, ' +
       'LANG, TERM and what the operator allows. Processes it leaves running are stopped when it exits. Long ' +
-      'output is shortened to its beginning and end.',
+      'output is shortened to its beginning and end. With background: true it returns a job id at once and ' +
+      'the command runs on as a background job; when it ends you get a "[System Alert] Background Job <id> ' +
+      'finished." message with its state and output tail.',
     shellArgsSchema,
-    runShellCommand,
+    (args, ctx) =>
+      args.background === true && ctx.backgroundJobs
+        ? ctx.backgroundJobs({
+            command: args.command,
+            ...(args.timeout_s !== undefined ? { timeoutS: args.timeout_s } : {}),
+          })
+        : runShellCommand(args, ctx),
   ),
   read_file: define(
     'read_file',
@@ -91,7 +150,8 @@ export function isToolName(name: string): name is ToolName {
  * @throws {ToolExecutionError} the host failed to run the tool.
  */
 export async function runTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<ToolResult> {
-  if (!isToolName(name)) {
+  const extra = !isToolName(name) && ctx.extraTools?.handles(name) ? ctx.extraTools : undefined;
+  if (!isToolName(name) && !extra) {
     throw new ToolInputError(`unknown tool "${name}"; the available tools are ${TOOL_NAMES.join(', ')}`);
   }
   let args: unknown = rawArgs ?? {};
@@ -102,5 +162,5 @@ export async function runTool(name: string, rawArgs: unknown, ctx: ToolContext):
       throw new ToolInputError(`arguments for ${name} are not valid JSON: ${(err as Error).message}`);
     }
   }
-  return TOOLS[name].run(args, ctx);
+  return extra ? extra.run(name, args, ctx) : TOOLS[name as ToolName].run(args, ctx);
 }

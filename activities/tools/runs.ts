@@ -4,11 +4,14 @@
  * A retried tool activity reads it to decide whether the command may run (never started), must not run again
  * (started, no result: the earlier worker stopped mid-run) or only needs its stored result committed.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import os from 'node:os';
 import type { Queryable } from '../../db/pool.ts';
 import { storableJson } from '../../domain/storable-text.ts';
 import type { ToolResult } from './tool.ts';
+import { processStartTicks } from '../../infra/process-start.ts';
+
+export { processStartTicks };
 
 /** What a finished run leaves behind: the model-facing result plus whether it counts as a success. */
 export interface StoredToolOutcome {
@@ -42,8 +45,9 @@ export interface ToolRunRow {
 let hostIdCache: string | undefined;
 
 /**
- * This machine as seen by process ids: the host name and the kernel's boot id (pids of an earlier boot mean
- * nothing). Two workers with the same id can signal each other's processes.
+ * This machine as seen by process ids: the host name, the kernel's boot id (pids of an earlier boot mean
+ * nothing) and the worker's pid namespace (a restarted container keeps host name and boot id but numbers its
+ * pids afresh in a new namespace). Two workers with the same id can signal each other's processes.
  */
 export function workerHostId(): string {
   if (hostIdCache !== undefined) return hostIdCache;
@@ -53,54 +57,61 @@ export function workerHostId(): string {
   } catch {
     // Not Linux: the host name alone.
   }
-  hostIdCache = `${os.hostname()}/${boot}`;
+  let pidNamespace = 'unknown-pidns';
+  try {
+    pidNamespace = readlinkSync('/proc/self/ns/pid');
+  } catch {
+    // No /proc/self/ns: the boot id alone.
+  }
+  hostIdCache = `${os.hostname()}/${boot}/${pidNamespace}`;
   return hostIdCache;
 }
 
-/** Start time of `pid` in clock ticks since boot (field 22 of /proc/<pid>/stat), or null when it is gone. */
-export function processStartTicks(pid: number): number | null {
+/** How a leftover process group was dealt with, for the interrupted result and the log. */
+export type LeftoverOutcome =
+  'none-recorded' | 'already-gone' | 'unverifiable' | 'killed' | 'other-host' | 'not-permitted';
+
+/** What /proc/<pid>/stat says of a live process: start time and process group. */
+interface ProcStat {
+  /** Start time in clock ticks since boot (field 22). */
+  startTicks: number;
+  /** Process group id (field 5). */
+  pgid: number;
+}
+
+function procStat(pid: number): ProcStat | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may contain spaces and parentheses: fields after it follow the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[19]);
-    return Number.isFinite(ticks) ? ticks : null;
+    const startTicks = Number(fields[19]);
+    const pgid = Number(fields[2]);
+    return Number.isFinite(startTicks) && Number.isFinite(pgid) ? { startTicks, pgid } : null;
   } catch {
     return null;
   }
 }
 
-/** How a leftover process group was dealt with, for the interrupted result and the log. */
-export type LeftoverOutcome = 'none-recorded' | 'already-gone' | 'killed' | 'other-host' | 'not-permitted';
-
 /**
- * Kills the process group an earlier attempt left running, when this worker can reach it: same host, and the
- * group leader is still the process that was spawned (same start time), so a reused pid is never signalled.
- * SIGKILL, to the whole group.
+ * Kills the process group an earlier attempt left running, only when it is provably the one Kesoku spawned:
+ * recorded on this host (host name, boot id and pid namespace), its leader alive with the recorded start time
+ * and still leading the recorded group. Anything less is left alone: a gone leader, a different start time or
+ * another group give `already-gone` (the recorded process no longer exists), an unrecorded start time gives
+ * `unverifiable`. Nothing is signalled then: a pid or group number alone may since belong to an
+ * unrelated process. SIGKILL, to the whole group.
  */
 export function killLeftover(spawned: SpawnedProcess | null): LeftoverOutcome {
   if (spawned === null) return 'none-recorded';
   if (spawned.hostId !== workerHostId()) return 'other-host';
-  const now = processStartTicks(spawned.pid);
-  if (now === null || (spawned.startTicks !== null && now !== spawned.startTicks)) {
-    // The leader is gone (or its pid was reused). Members of its group may still live on: the group id is
-    // never reused while any member exists, so signalling it reaches only them.
-    return signalGroup(spawned.pgid) ? 'killed' : 'already-gone';
-  }
+  if (spawned.startTicks === null) return 'unverifiable';
+  const now = procStat(spawned.pid);
+  if (now === null || now.startTicks !== spawned.startTicks || now.pgid !== spawned.pgid)
+    return 'already-gone';
   try {
     process.kill(-spawned.pgid, 'SIGKILL');
     return 'killed';
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM' ? 'not-permitted' : 'already-gone';
-  }
-}
-
-function signalGroup(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-    return true;
-  } catch {
-    return false;
   }
 }
 

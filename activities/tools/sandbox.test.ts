@@ -15,7 +15,10 @@ import {
   prepareSandbox,
   prepareWorkspace,
   sandboxEnvironment,
+  runCollected,
   sandboxPlan,
+  sandboxRefusal,
+  sandboxUid,
   sandboxWarning,
   type Sandbox,
 } from './sandbox.ts';
@@ -57,12 +60,19 @@ describe('sandbox', () => {
     });
   });
 
-  it('plans bwrap with its own namespaces, the data dir hidden before the workspace is bound, and limits', () => {
-    const plan = sandboxPlan(bwrap(), 'echo hi', workspace, {}, { PATH: '/bin' });
+  it('plans bwrap from an empty root: system directories read-only, the workspace and the attachments bound, the data dir absent, seccomp, limits', () => {
+    const plan = sandboxPlan(
+      { ...bwrap(), seccompFile: '/x/seccomp.bpf' },
+      ['/bin/sh', '-c', 'echo hi'],
+      workspace,
+      { PATH: '/bin' },
+    );
     const args = plan.args.join(' ');
     expect(plan.file).toBe('/usr/bin/bwrap');
+    expect(plan.seccompFile).toBe('/x/seccomp.bpf');
     for (const flag of [
       '--die-with-parent',
+      '--new-session',
       '--unshare-pid',
       '--unshare-ipc',
       '--unshare-uts',
@@ -71,40 +81,88 @@ describe('sandbox', () => {
     ]) {
       expect(plan.args).toContain(flag);
     }
-    const hideData = args.indexOf(`--tmpfs ${fs.realpathSync(dataDir)}`);
-    const bindWorkspace = args.indexOf(`--bind ${fs.realpathSync(workspace)} ${fs.realpathSync(workspace)}`);
-    expect(hideData).toBeGreaterThan(-1);
-    expect(bindWorkspace).toBeGreaterThan(hideData);
+    expect(args).toMatch(/^.*? --tmpfs \/ /);
+    expect(args).toContain('--ro-bind /usr /usr');
+    expect(args).toContain('--ro-bind /etc /etc');
+    expect(args).toContain('--seccomp 3');
+    expect(args).toContain('--remount-ro /');
+    for (const absent of ['/run', '/home', '/root', '/srv', '/mnt', '/media', '/var/run'])
+      expect(plan.args).not.toContain(absent);
+    // The data dir is not bound at all: only the workspace inside it.
+    const real = fs.realpathSync(workspace);
+    expect(args).not.toContain(`--bind ${fs.realpathSync(dataDir)} `);
+    expect(args).toContain(`--bind ${real} ${real}`);
+    expect(args.indexOf('--remount-ro /')).toBeGreaterThan(args.indexOf(`--bind ${real} ${real}`));
     expect(args).toMatch(/--nproc=512 .*\/bin\/sh -c echo hi$/);
     expect(args).toContain(`--fsize=${1024 * 1024 * 1024}`);
-    expect(plan.env).not.toHaveProperty('DATABASE_URL');
-    expect(sandboxPlan(bwrap({ network: 'on' }), 'true', workspace, {}).args).not.toContain('--unshare-net');
+    expect(plan.env).toEqual({ PATH: '/bin' });
+    expect(sandboxPlan(bwrap({ network: 'on' }), ['true'], workspace, {}).args).not.toContain(
+      '--unshare-net',
+    );
   });
 
-  it('plans the directories between the hidden data dir and the workspace as passable, not listable, before the bind; without --perms (bwrap < 0.5) plain', () => {
+  it('plans the directories on the way to the workspace as passable, not listable; without --perms (bwrap < 0.5) plain', () => {
     const real = fs.realpathSync(workspace);
     const parent = path.dirname(real);
-    const args = sandboxPlan(bwrap(), 'true', workspace, {}).args.join(' ');
-    expect(args).toContain('--perms 1777 --tmpfs /tmp ');
-    expect(args).toContain(`--perms 0111 --tmpfs ${path.dirname(parent)} `);
+    const args = sandboxPlan(bwrap(), ['true'], workspace, {}).args.join(' ');
+    expect(args).toContain('--perms 1777 --size');
+    expect(args).toContain(`--perms 0111 --dir ${path.dirname(parent)} `);
     expect(args).toContain(`--perms 0111 --dir ${parent} --bind ${real} ${real}`);
-    const old = sandboxPlan({ ...bwrap(), bwrapPerms: false }, 'true', workspace, {}).args;
+    const old = sandboxPlan({ ...bwrap(), bwrapPerms: false }, ['true'], workspace, {}).args;
     expect(old).not.toContain('--perms');
     expect(old.join(' ')).toContain(`--dir ${parent} --bind ${real} ${real}`);
   });
 
-  it('without a sandbox: the scrubbed environment and limits without a process count', () => {
-    const none: Sandbox = {
-      settings: defaultSandboxSettings(dataDir),
-      kind: 'none',
-      reason: 'test',
+  it('hides a configured key file or directory that a system directory would show', () => {
+    const args = sandboxPlan(
+      bwrap({ hide: ['/etc/hostname', '/usr/share/doc', '/nonexistent/key'] }),
+      ['true'],
+      workspace,
+      {},
+    ).args.join(' ');
+    expect(args).toContain('--ro-bind /dev/null /etc/hostname');
+    expect(args).toContain('--tmpfs /usr/share/doc');
+    expect(args).not.toContain('/nonexistent/key');
+  });
+
+  it('gives each session of a root worker its own uid from the range, the same one every time', () => {
+    const s = defaultSandboxSettings(dataDir);
+    const a = sandboxUid(s, path.join(dataDir, 'workspaces', 'a'));
+    const b = sandboxUid(s, path.join(dataDir, 'workspaces', 'b'));
+    expect(a).not.toBe(b);
+    for (const uid of [a, b]) {
+      expect(uid).toBeGreaterThanOrEqual(s.uids.first);
+      expect(uid).toBeLessThanOrEqual(s.uids.last);
+    }
+    expect(sandboxUid(s, path.join(dataDir, 'workspaces', 'a'))).toBe(a);
+    expect(sandboxUid(defaultSandboxSettings(dataDir, { uids: { first: 4000, last: 4000 } }), 'x')).toBe(
+      4000,
+    );
+  });
+
+  it('without a sandbox (KESOKU_SANDBOX=off): the allowlisted environment and limits without a process count; unavailable: refused with the fix', () => {
+    const off: Sandbox = {
+      settings: defaultSandboxSettings(dataDir, { mode: 'off' }),
+      kind: 'off',
+      reason: 'KESOKU_SANDBOX=off',
       prlimitPath: '/usr/bin/prlimit',
     };
-    const plan = sandboxPlan(none, 'true', workspace, { PATH: '/bin' });
+    const plan = sandboxPlan(off, ['/bin/sh', '-c', 'true'], workspace, { PATH: '/bin' });
     expect(plan.file).toBe('/usr/bin/prlimit');
     expect(plan.env).toEqual({ PATH: '/bin' });
     expect(plan.args.join(' ')).not.toContain('--nproc');
-    expect(sandboxWarning(none)).toMatch(/WITHOUT a sandbox/);
+    expect(sandboxWarning(off)).toMatch(/WITHOUT a sandbox/);
+    const unavailable: Sandbox = {
+      ...off,
+      kind: 'unavailable',
+      reason: 'bubblewrap (bwrap) is not installed',
+    };
+    expect(() => sandboxPlan(unavailable, ['true'], workspace, {})).toThrow(/install bubblewrap/);
+    expect(sandboxRefusal(unavailable)?.message).toMatch(
+      /refused on this host because no sandbox can run \(bubblewrap \(bwrap\) is not installed\).*apt-get install bubblewrap.*KESOKU_SANDBOX=off/,
+    );
+    expect(sandboxRefusal(undefined)).toBeDefined();
+    expect(sandboxRefusal(off)).toBeUndefined();
   });
 
   it('explains which limit stopped a command', () => {
@@ -125,7 +183,7 @@ describe('sandbox', () => {
     const probed = await prepareSandbox(defaultSandboxSettings(dataDir, { mode: 'required' }));
     expect(probed.kind).toBe('bwrap');
     expect(sandboxWarning(probed)).toBeNull();
-    expect((await prepareSandbox(defaultSandboxSettings(dataDir, { mode: 'off' }))).kind).toBe('none');
+    expect((await prepareSandbox(defaultSandboxSettings(dataDir, { mode: 'off' }))).kind).toBe('off');
   });
 
   it('a command uses its workspace by its absolute path; the directories above it, inside a hidden one, can be passed through but not listed; /tmp is writable', async () => {
@@ -169,11 +227,11 @@ describe('sandbox', () => {
         fs.mkdirSync(ws, { recursive: true });
         execFileSync('chown', ['-R', '65534:65534', own]);
         const script = `
-          import { execFile } from 'node:child_process';
           const m = await import(${JSON.stringify(pathToFileURL(path.join(import.meta.dirname, 'sandbox.ts')).href)});
           const sandbox = await m.prepareSandbox(m.defaultSandboxSettings(${JSON.stringify(data)}, { mode: 'required', hide: [${JSON.stringify(data)}] }));
-          const plan = m.sandboxPlan(sandbox, process.argv[1], ${JSON.stringify(ws)}, {});
-          execFile(plan.file, plan.args, { env: plan.env, timeout: 30000 }, (err, stdout, stderr) => process.stdout.write(stdout + stderr));
+          await m.prepareWorkspace(sandbox, ${JSON.stringify(ws)});
+          const r = await m.runCollected(sandbox, ['/bin/sh', '-c', process.argv[1]], ${JSON.stringify(ws)}, { env: { PATH: '/usr/bin:/bin' }, timeoutMs: 30000 });
+          process.stdout.write(r.stdout.toString() + r.stderr.toString());
         `;
         const out = await new Promise<string>((resolve) =>
           execFile(
@@ -236,10 +294,9 @@ function expectAbsolutePathsWork(out: string): void {
 /** Runs `command` in the real sandbox in `ws` (prepared as the tool does); stdout and stderr together. */
 async function runSandboxed(sandbox: Sandbox, command: string, ws: string): Promise<string> {
   await prepareWorkspace(sandbox, ws);
-  const plan = sandboxPlan(sandbox, command, ws, {});
-  return new Promise((resolve) =>
-    execFile(plan.file, plan.args, { env: plan.env, timeout: 30_000, ...plan.ids }, (err, stdout, stderr) =>
-      resolve(stdout + stderr),
-    ),
-  );
+  const r = await runCollected(sandbox, ['/bin/sh', '-c', command], ws, {
+    env: { PATH: '/usr/bin:/bin' },
+    timeoutMs: 30_000,
+  });
+  return r.stdout.toString() + r.stderr.toString();
 }

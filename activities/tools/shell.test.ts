@@ -7,6 +7,7 @@ import { ToolCancelledError, ToolInputError } from './errors.ts';
 import { channelSecretKeys } from '../../adapters/registry.ts';
 import { runShellCommand, summarizeShellRun } from './shell.ts';
 import type { ShellContext } from './shell.ts';
+import { offSandbox } from '../../test/support/sandbox.ts';
 
 let tmp: string;
 let ctx: ShellContext;
@@ -20,6 +21,9 @@ beforeEach(async () => {
     defaultTimeoutMs: 30_000,
     maxModelOutputBytes: 16 * 1024,
     maxStoredOutputBytes: 8 * 1024 * 1024,
+    sandbox: offSandbox(tmp, {
+      toolEnv: ['MY_TOOL_SETTING', 'ACME_SETTING', 'ACME_PASSPHRASE_VALUE', 'WECHAT_APP_SECRET'],
+    }),
   };
 });
 
@@ -254,7 +258,7 @@ describe('run_shell_command', () => {
     expect(full.toString('utf8')).toContain('\n100000\n=== STDERR ===\n');
   });
 
-  it('does not pass secrets from process.env to the command', async () => {
+  it('passes only the allowlist (PATH, HOME, LANG, TERM, KESOKU_TOOL_ENV names) from process.env, also without a sandbox', async () => {
     const planted = {
       KESOKU_LLM_API_KEY: 'planted-kesoku-llm-key-7f3a',
       DISCORD_TOKEN: 'planted-discord-token-91bc',
@@ -263,6 +267,11 @@ describe('run_shell_command', () => {
       GITHUB_TOKEN: 'planted-github-token',
       DATABASE_URL: 'postgres://u:planted-db-url@h/db',
       KESOKU_TEST_VISIBLE_SETTING: 'dropped-by-prefix',
+      // Names no deny list recognises: only an allowlist keeps them out.
+      DB_PASS: 'planted-db-pass',
+      GH_PAT: 'planted-gh-pat',
+      REDIS_URL: 'redis://:planted-redis@h',
+      NODE_OPTIONS: '--require /planted.js',
       MY_TOOL_SETTING: 'visible-value',
     };
     Object.assign(process.env, planted);

@@ -1,8 +1,8 @@
 /**
- * The `run_shell_command` tool (docs/architecture.md "Tools"): one shell command in the session's workspace, in its own
- * process group, with a timeout, bounded output and a scrubbed environment, killed on cancel.
+ * The `run_shell_command` tool (docs/architecture.md "Tools", docs/sandbox.md): one shell command in the session's
+ * workspace, in the sandbox (sandbox.ts), in its own process group, with a timeout, bounded output and an
+ * allowlisted environment, killed on cancel.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -16,7 +16,17 @@ import { clip, parseToolArgs } from './tool.ts';
 import type { ToolResult } from './tool.ts';
 import { utf8CutBack, utf8CutForward } from './utf8.ts';
 import { MAX_SHELL_TIMEOUT_S } from '../../domain/tool-limits.ts';
-import { limitExplanation, prepareWorkspace, sandboxPlan, type Sandbox } from './sandbox.ts';
+import type { CgroupReport } from './cgroup.ts';
+import {
+  limitExplanation,
+  prepareWorkspace,
+  sandboxEnvironment,
+  sandboxPlan,
+  sandboxRefusal,
+  spawnSandboxed,
+  type Sandbox,
+} from './sandbox.ts';
+import { checkWorkspaceQuota, forgetUsage, sweepSessionFiles } from './workspace-limits.ts';
 
 /** Longest accepted `command`, in bytes of UTF-8. */
 export const MAX_COMMAND_BYTES = 16 * 1024;
@@ -50,7 +60,10 @@ export const shellArgsSchema = z.strictObject({
   background: z
     .boolean()
     .optional()
-    .describe('Run as a background job. Not supported yet: omit it or pass false.'),
+    .describe(
+      'Run as a background job: the call returns a job id at once, and a [System Alert] message reports the ' +
+        'end. timeout_s is then the job timeout.',
+    ),
 });
 
 /** `run_shell_command` arguments before validation (what a caller may pass). */
@@ -78,12 +91,11 @@ export interface ShellContext {
   outputDir?: string;
   /** Tool call id; names the full output file (`<callId>.log`, unsafe characters replaced by `_`). */
   callId?: string;
-  /** Environment to scrub and pass on; defaults to `process.env`. */
+  /** Environment the allowlist takes its values from; defaults to `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
-   * Variables that hold secrets whatever their names look like — the chat channels' `secretKeys`
-   * (adapters/registry.ts `channelSecretKeys`): never passed to a command, not even when KESOKU_TOOL_ENV names
-   * them. Default none (the generic rules of {@link scrubEnvironment} still apply).
+   * Variables that hold secrets — the chat channels' `secretKeys` (adapters/registry.ts `channelSecretKeys`):
+   * never passed to a command, not even when KESOKU_TOOL_ENV names them. Default none.
    */
   secretNames?: readonly string[];
   /** Live output as it arrives (all of it, also past the caps). Exceptions it throws are ignored. */
@@ -93,8 +105,11 @@ export interface ShellContext {
    * id). Exceptions it throws are ignored.
    */
   onSpawn?: (pid: number) => void;
-  /** The sandbox to run the command in (see sandbox.ts); without one, the command runs with a scrubbed environment. */
-  sandbox?: Sandbox;
+  /**
+   * The sandbox to run the command in (sandbox.ts): kind `off` runs it unsandboxed (the operator's explicit
+   * choice); kind `unavailable`, or none, refuses it.
+   */
+  sandbox: Sandbox | undefined;
 }
 
 /**
@@ -133,12 +148,14 @@ export interface ShellResult extends ToolResult {
  * the same SIGTERM-then-SIGKILL: background jobs are a separate feature (docs/architecture.md "Tools"), and leftovers would
  * otherwise hold the output pipes open and outlive the call.
  *
- * The environment is {@link scrubEnvironment}'s copy of `ctx.env ?? process.env` (with `ctx.secretNames`), or in a
- * sandbox its allowlist taken from that environment less `ctx.secretNames`.
+ * The environment is the sandbox's allowlist (sandbox.ts `sandboxEnvironment`) taken from `ctx.env ??
+ * process.env`, less `ctx.secretNames`, in every mode.
  *
- * @throws {ToolInputError} invalid arguments, or `background: true` ("background jobs are not supported yet").
+ * @throws {ToolInputError} invalid arguments, `background: true` ("background jobs are not supported yet"), or a
+ *   workspace over its quota.
  * @throws {ToolCancelledError} `ctx.signal` aborted before or during the run; the group has been sent SIGKILL.
- * @throws {ToolExecutionError} the shell could not be spawned.
+ * @throws {ToolExecutionError} no sandbox can run (the message names the fix), the workspace could not be
+ *   prepared, or the shell could not be spawned.
  */
 export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promise<ShellResult> {
   const { command, timeout_s, background } = parseToolArgs(shellArgsSchema, args, 'run_shell_command');
@@ -146,10 +163,15 @@ export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promi
     throw new ToolInputError('background jobs are not supported yet: run the command without "background"');
   }
   if (ctx.signal?.aborted) throw cancelled(ctx.signal);
-  await prepareWorkspace(ctx.sandbox, ctx.workspaceDir);
+  const refusal = sandboxRefusal(ctx.sandbox);
+  if (refusal) throw refusal;
+  const sandbox = ctx.sandbox!;
+  await prepareWorkspace(sandbox, ctx.workspaceDir);
+  await checkWorkspaceQuota(sandbox, ctx.workspaceDir);
+  sweepSessionFiles(sandbox, ctx.workspaceDir, ctx.outputDir);
 
   const timeoutMs = shellTimeoutMs(timeout_s, ctx.defaultTimeoutMs);
-  const run = await execute(command, ctx, timeoutMs);
+  const run = await execute(command, ctx, timeoutMs).finally(() => forgetUsage(ctx.workspaceDir));
 
   const [stdoutBudget, stderrBudget] = shareBudget(
     ctx.maxModelOutputBytes,
@@ -167,7 +189,12 @@ export async function runShellCommand(args: ShellArgs, ctx: ShellContext): Promi
   const exitCode = run.timedOut ? null : run.exitCode;
   const limit = run.timedOut
     ? undefined
-    : limitExplanation(ctx.sandbox, { exitCode, signal: run.signal, stderr: stderr.text });
+    : limitExplanation(ctx.sandbox, {
+        exitCode,
+        signal: run.signal,
+        stderr: stderr.text,
+        ...(run.cgroup ? { cgroup: run.cgroup } : {}),
+      });
   const result: ShellResult = {
     exitCode,
     signal: run.signal,
@@ -237,44 +264,8 @@ export function summarizeShellRun(run: {
   return clip(`exit ${run.exitCode} in ${took}${lastLine ? `: ${lastLine}` : ''}`);
 }
 
-// Dropped from the child's environment by name: anything that looks like a credential or a connection string,
-// and the families of variables Kesoku itself and its providers are configured with. The chat channels' own
-// secrets are named by their descriptors (`secretNames`), not here.
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|DATABASE_URL|DSN|AUTH|COOKIE|SESSION)/i;
-const SECRET_PREFIX = /^(KESOKU_|TEMPORAL_|PG|AWS_|OPENAI|ANTHROPIC|GOOGLE|GEMINI)/i;
-const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-/**
- * A copy of `env` without secrets: drops the variables named in `secretNames` (the chat channels' secrets), every
- * variable whose name matches /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|DATABASE_URL|DSN|AUTH|COOKIE|SESSION)/i
- * or starts with KESOKU_, TEMPORAL_, PG, AWS_, OPENAI, ANTHROPIC, GOOGLE or GEMINI (case-insensitive), and unset
- * values. Everything else (PATH, HOME, LANG, …) is kept; HOME defaults to `homeDir` and PATH to the usual system
- * path.
- */
-export function scrubEnvironment(
-  env: NodeJS.ProcessEnv,
-  homeDir: string,
-  secretNames: readonly string[] = [],
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(withoutNames(env, secretNames))) {
-    if (value === undefined || SECRET_NAME.test(name) || SECRET_PREFIX.test(name)) continue;
-    out[name] = value;
-  }
-  out.HOME ??= homeDir;
-  out.PATH ??= DEFAULT_PATH;
-  return out;
-}
-
-/** A copy of `env` without the variables in `names`. */
-function withoutNames(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
-  if (names.length === 0) return env;
-  const out = { ...env };
-  for (const name of names) delete out[name];
-  return out;
-}
-
 interface RawRun {
+  cgroup?: CgroupReport;
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
@@ -294,22 +285,23 @@ function execute(command: string, ctx: ShellContext, timeoutMs: number): Promise
     const stderr = new OutputCapture(headBudget, tailCap);
 
     let child: ChildProcess;
+    let finished: Promise<CgroupReport | undefined>;
     try {
-      const secretNames = ctx.secretNames ?? [];
-      const from = withoutNames(ctx.env ?? process.env, secretNames);
-      const scrubbed = scrubEnvironment(from, ctx.workspaceDir);
-      const plan = ctx.sandbox
-        ? sandboxPlan(ctx.sandbox, command, ctx.workspaceDir, scrubbed, from)
-        : { file: '/bin/sh', args: ['-c', command], env: scrubbed, ids: {} };
-      child = spawn(plan.file, plan.args, {
-        cwd: ctx.workspaceDir,
-        env: plan.env,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        ...plan.ids,
-      });
+      const sandbox = ctx.sandbox!;
+      const env = sandboxEnvironment(
+        sandbox.settings,
+        ctx.workspaceDir,
+        ctx.env ?? process.env,
+        ctx.secretNames,
+      );
+      const plan = sandboxPlan(sandbox, ['/bin/sh', '-c', command], ctx.workspaceDir, env);
+      ({ child, finished } = spawnSandboxed(sandbox, plan));
     } catch (err) {
-      reject(new ToolExecutionError(`could not start /bin/sh: ${(err as Error).message}`, { cause: err }));
+      reject(
+        err instanceof ToolExecutionError
+          ? err
+          : new ToolExecutionError(`could not start /bin/sh: ${(err as Error).message}`, { cause: err }),
+      );
       return;
     }
 
@@ -387,20 +379,23 @@ function execute(command: string, ctx: ShellContext, timeoutMs: number): Promise
       settle(() => reject(new ToolExecutionError(`could not start /bin/sh: ${err.message}`, { cause: err })));
     });
     child.once('close', (code: number | null, sig: NodeJS.Signals | null) => {
-      settle(() => {
-        if (aborted) {
-          reject(cancelled(ctx.signal));
-          return;
-        }
-        resolve({
-          exitCode: code,
-          signal: sig,
-          timedOut,
-          durationMs: Math.round(performance.now() - started),
-          stdout,
-          stderr,
-        });
-      });
+      void finished.then((cgroup) =>
+        settle(() => {
+          if (aborted) {
+            reject(cancelled(ctx.signal));
+            return;
+          }
+          resolve({
+            ...(cgroup ? { cgroup } : {}),
+            exitCode: code,
+            signal: sig,
+            timedOut,
+            durationMs: Math.round(performance.now() - started),
+            stdout,
+            stderr,
+          });
+        }),
+      );
     });
   });
 }

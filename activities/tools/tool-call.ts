@@ -10,14 +10,16 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ToolActivities } from '../contracts.ts';
 import { toolResult } from '../../domain/factories.ts';
 import { failureType } from '../../domain/failures.ts';
+import { TOOL_HEARTBEAT_INTERVAL_MS } from '../../domain/tool-limits.ts';
 import type { Message } from '../../domain/message.ts';
 import { commit, findToolResult, getMessage } from '../../db/messages.ts';
 import { publishTurnEvent } from '../../db/notify.ts';
 import { sessionDirName, sessionWorkspaceDir } from '../../infra/workspace.ts';
 import type { ToolDeps } from './activities.ts';
 import { checkpointOf, interruptedResult, type ToolCheckpoint } from './checkpoint.ts';
-import { isToolError } from './errors.ts';
+import { isToolError, ToolExecutionError } from './errors.ts';
 import { runTool } from './registry.ts';
+import { backgroundStarter, startsBackgroundJob } from './background.ts';
 import {
   getToolRun,
   killLeftover,
@@ -88,7 +90,7 @@ class ToolCallRun {
   async run(): Promise<ToolCallResult> {
     const beat = setInterval(
       () => this.ctx.heartbeat(this.checkpoint ?? { phase: 'started' }),
-      this.deps.heartbeatIntervalMs ?? 1000,
+      this.deps.heartbeatIntervalMs ?? TOOL_HEARTBEAT_INTERVAL_MS,
     );
     try {
       return await this.resume();
@@ -98,6 +100,15 @@ class ToolCallRun {
   }
 
   private async resume(): Promise<ToolCallResult> {
+    // 0. Arguments that were not one JSON object: nothing runs; the model is told what was wrong.
+    const problem = this.call.metadata?.tool_arguments_problem;
+    if (problem) {
+      const content = `Error: the call was not run: ${problem}. Call ${this.name} again with its arguments as one JSON object.`;
+      return await this.store(
+        { result: { content, summary: `error: ${problem}`.slice(0, 120) }, ok: false },
+        'finished',
+      );
+    }
     // 1. A result the earlier attempt checkpointed or recorded: only store it.
     if (this.checkpoint?.phase === 'done') return await this.store(this.checkpoint.outcome, 'finished');
     let run: ToolRunRow | null;
@@ -113,7 +124,10 @@ class ToolCallRun {
       return await this.store(run.outcome, run.status === 'interrupted' ? 'interrupted' : 'finished');
 
     // 2. Started before and never finished: run again only what changes nothing.
-    const rerunnable = RERUNNABLE_TOOLS.has(this.name);
+    const rerunnable =
+      RERUNNABLE_TOOLS.has(this.name) ||
+      this.deps.extraTools?.rerunnable?.(this.name) === true ||
+      startsBackgroundJob(this.name, this.call.metadata?.tool_arguments);
     if (run && !rerunnable) {
       const cp = this.checkpoint;
       return await this.notRerun(run.process ?? (cp?.phase === 'running' ? cp.process : null));
@@ -172,10 +186,25 @@ class ToolCallRun {
         maxStoredOutputBytes: deps.maxStoredOutputBytes ?? 8 * 1024 * 1024,
         outputDir: path.join(deps.dataDir, 'tool-output', sessionDirName(sessionId)),
         callId: this.toolCallId,
-        ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
+        sandbox: deps.sandbox,
         ...(deps.secretNames ? { secretNames: deps.secretNames } : {}),
         onSpawn: (pid) => this.spawned(pid),
+        ...(deps.extraTools ? { extraTools: deps.extraTools } : {}),
+        sessionId,
+        ...(this.call.turn_id ? { turnId: this.call.turn_id } : {}),
+        call: { sessionId, turnId: this.input.turnId, toolCallMessageId },
+        ...(deps.backgroundJobs
+          ? {
+              backgroundJobs: backgroundStarter(deps.backgroundJobs, {
+                sessionId,
+                toolCallMessageId: this.call.id,
+                chatbotId: this.call.chatbot_id,
+                channelId: this.call.channel_id,
+              }),
+            }
+          : {}),
       });
+      if (result.ok === false) ok = false;
       if ('exitCode' in result && (result as { exitCode: number | null }).exitCode !== 0) ok = false;
     } catch (err) {
       if (ctx.cancellationSignal.aborted) {
@@ -186,12 +215,20 @@ class ToolCallRun {
         }
         throw new CancelledFailure('tool run cancelled');
       }
-      if (!isToolError(err)) throw err;
-      // The model sees what went wrong and can correct itself; this is a result, not a turn failure.
+      // The model sees what went wrong and can correct itself; this is a result, not a turn failure, and never a
+      // failed attempt (a retry would run the tool again, in whatever state a command left the workspace).
+      const toolErr = isToolError(err)
+        ? err
+        : new ToolExecutionError('the tool failed on the host; the operator can find the cause in the logs', {
+            cause: err,
+          });
       ok = false;
-      result = { content: `Error: ${err.message}`, summary: `error: ${err.message}`.slice(0, 120) };
-      if (err.kind === 'execution_failed')
-        deps.logger.warn({ sessionId, toolCallMessageId, err: err.message }, 'tool could not run');
+      result = { content: `Error: ${toolErr.message}`, summary: `error: ${toolErr.message}`.slice(0, 120) };
+      if (toolErr.kind === 'execution_failed')
+        deps.logger.warn(
+          { sessionId, toolCallMessageId, err: toolErr.message, cause: String(err) },
+          'tool could not run',
+        );
     }
     return await this.store({ result: toPlainResult(result), ok }, 'finished');
   }
@@ -285,6 +322,7 @@ class ToolCallRun {
       ...message.metadata,
       tool_ok: ok,
       ...(result.fullOutputPath ? { full_output_path: result.fullOutputPath } : {}),
+      ...(result.images && result.images.length > 0 ? { attachments: result.images } : {}),
     };
     await commit(this.deps.pool, input.sessionId, { insert: [message] });
     const final = await getMessage(this.deps.pool, message.id);
@@ -322,5 +360,6 @@ function toPlainResult(r: ToolResult): ToolResult {
     content: r.content,
     summary: r.summary,
     ...(r.fullOutputPath ? { fullOutputPath: r.fullOutputPath } : {}),
+    ...(r.images && r.images.length > 0 ? { images: r.images } : {}),
   };
 }

@@ -3,6 +3,7 @@
  */
 import type { z } from 'zod';
 import { ToolInputError } from './errors.ts';
+import type { Attachment } from '../../domain/message.ts';
 
 /**
  * The result of one tool run.
@@ -11,11 +12,19 @@ import { ToolInputError } from './errors.ts';
  * - `summary`: one short line for `metadata.tool_result` (docs/message-model.md §6.1), at most 120 characters.
  * - `fullOutputPath`: set when the model got a truncated slice and the full output was written to disk
  *   (`metadata.full_output_path`).
+ * - `ok`: false when the tool ran and reported a failure (an MCP result with `isError`): stored as a failed
+ *   result (`metadata.tool_ok` false, ❌ on channels). Absent: the tool's own rule (a shell command's exit code).
  */
 export interface ToolResult {
   content: string;
   summary: string;
   fullOutputPath?: string;
+  ok?: boolean;
+  /**
+   * Images the tool returned, kept in the session's tool-output directory (`metadata.attachments` of the
+   * tool_result: name, content_type, size in bytes, path); the model sees them with the current turn's results.
+   */
+  images?: Attachment[];
 }
 
 /** Longest `summary` a tool produces, in characters. */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Message } from '../../domain/message.ts';
+import type { ScheduleView } from '../../domain/schedules.ts';
 import { MESSAGE_TYPES, ROLES, STATUSES } from '../../domain/message.ts';
 
 const turnMetricsSchema = z.looseObject({
@@ -52,7 +53,26 @@ export const messageSchema = z.looseObject({
 });
 
 /** OpenAPI `Session`: a session with its live figures. */
+const memoryListSchema = z.object({
+  entries: z.array(z.looseObject({ id: z.string(), text: z.string(), revision: z.number() })),
+});
+
+const promptSchema = z.looseObject({
+  turn_id: z.string(),
+  step: z.number(),
+  input: z.object({
+    system: z.string(),
+    messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })),
+  }),
+});
+
+const planSchema = z.object({
+  steps: z.array(z.object({ title: z.string(), status: z.string() })),
+  revision: z.number(),
+});
+
 export const sessionSchema = z.looseObject({
+  plan: planSchema.nullable().optional(),
   id: z.string(),
   chatbot_id: z.string().optional(),
   title: z.string().nullable(),
@@ -94,6 +114,30 @@ export interface Accepted {
 }
 
 const stopSchema = z.object({ stopped: z.boolean() });
+const scheduleRunSchema = z.object({
+  scheduled_at: z.string(),
+  fired_at: z.string().nullable(),
+  turn_id: z.string(),
+  outcome: z.enum(['queued', 'running', 'processed', 'interrupted', 'error', 'missed', 'rejected']),
+  delivered: z.boolean(),
+  detail: z.string().nullable(),
+});
+const schedulesSchema = z.object({
+  schedules: z.array(
+    z.object({
+      id: z.string(),
+      session_id: z.string(),
+      prompt: z.string(),
+      kind: z.enum(['cron', 'every', 'at', 'in']),
+      spec: z.string(),
+      timezone: z.string(),
+      paused: z.boolean(),
+      next_run_at: z.string().nullable(),
+      created_at: z.string(),
+      runs: z.array(scheduleRunSchema),
+    }),
+  ),
+});
 const deliveriesSchema = z.object({
   revision: z.number(),
   messages: z.array(z.object({ id: z.string(), status: z.enum(STATUSES) })),
@@ -329,6 +373,11 @@ export class KesokuApi {
     return this.call('POST', `${this.sessionPath(sessionId)}/stop`, stopSchema);
   }
 
+  /** `GET /v1/sessions/{id}/schedules`: the session's scheduled prompts (shapes: api/openapi.ts `Schedule`). */
+  schedules(sessionId: string): Promise<{ schedules: ScheduleView[] }> {
+    return this.call('GET', `${this.sessionPath(sessionId)}/schedules`, schedulesSchema);
+  }
+
   /** `POST /v1/sessions/{id}/compact`: the id of the queued compaction prompt. */
   compact(sessionId: string): Promise<{ message_id: string; queued?: boolean }> {
     return this.call('POST', `${this.sessionPath(sessionId)}/compact`, compactSchema);
@@ -355,6 +404,22 @@ export class KesokuApi {
       });
     }
     return res;
+  }
+
+  /** `GET /v1/memory`: the caller's remembered entries (`q`: search words). */
+  listMemory(q?: string): Promise<z.output<typeof memoryListSchema>> {
+    const query = q ? `?${new URLSearchParams({ q })}` : '';
+    return this.call('GET', `/v1/memory${query}`, memoryListSchema);
+  }
+
+  /** `DELETE /v1/memory/{entryId}`: forgets one of the caller's entries (404 ApiError when it has none). */
+  forgetMemory(entryId: string): Promise<unknown> {
+    return this.call('DELETE', `/v1/memory/${encodeURIComponent(entryId)}`, z.looseObject({}));
+  }
+
+  /** `GET /v1/admin/sessions/{id}/prompt`: the exact model input of the session's latest step (admins). */
+  getPrompt(sessionId: string): Promise<z.output<typeof promptSchema>> {
+    return this.call('GET', `/v1/admin/sessions/${encodeURIComponent(sessionId)}/prompt`, promptSchema);
   }
 
   private sessionPath(sessionId: string): string {

@@ -9,6 +9,15 @@ import { KesokuApi } from './api-client.ts';
 import { newSessionId, parseOptions, USAGE } from './options.ts';
 import { createStyle } from './render.ts';
 import { runRepl } from './repl.ts';
+import { loadEnvFile } from '../../infra/env-file.ts';
+
+// The settings file (.env) gives the client its API URL and token like every other Kesoku command.
+try {
+  loadEnvFile();
+} catch (err) {
+  process.stderr.write(`kesoku: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(64);
+}
 
 const parsed = parseOptions(process.argv.slice(2), process.env);
 if (!parsed.ok) {

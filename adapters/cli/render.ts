@@ -14,6 +14,7 @@ import type { Message, TurnMetrics } from '../../domain/message.ts';
 import { messageKind } from '../../domain/message-kind.ts';
 import { presentationFor } from '../../domain/presentation.ts';
 import { metricsSummary, toolResultState } from '../../domain/presentation.ts';
+import { toolLabel } from '../../domain/tool-label.ts';
 import type { SessionInfo, ToolProgress } from './api-client.ts';
 import type { LiveView } from './live.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -95,7 +96,7 @@ function renderThought(m: Message, opts: RenderOptions): string {
 
 /** docs/message-model.md §4.3: a tool call in a yellow panel — the tool's name as title, its arguments as the body. */
 function renderToolCall(m: Message, opts: RenderOptions): string {
-  const name = clean(m.metadata?.tool_name ?? 'tool');
+  const name = clean(toolLabel(m.metadata?.tool_name ?? 'tool'));
   const args = m.metadata?.tool_arguments;
   const body = args ? formatArguments(args, opts) : m.content;
   return panel(body, `🔧 ${name}`, opts.style.yellow, opts);
@@ -107,7 +108,7 @@ function renderToolCall(m: Message, opts: RenderOptions): string {
  */
 function renderToolResult(m: Message, opts: RenderOptions): string {
   const s = opts.style;
-  const name = cleanName(m.metadata?.tool_name ?? m.sender);
+  const name = cleanName(toolLabel(m.metadata?.tool_name ?? m.sender));
   const mark = { ok: '✅', failed: '❌', interrupted: '⏹️' }[toolResultState(m)];
   const summary = clean(m.metadata?.tool_result ?? '').trim();
   const output = outputSlice(m.content, opts);
@@ -157,8 +158,10 @@ export function renderRule(label: string, opts: RenderOptions): string {
 /** One tool's live progress: "⏳ run_shell_command", "✅ run_shell_command — 5 passed in 0.42s". */
 export function renderToolProgress(t: ToolProgress, opts: RenderOptions): string {
   const s = opts.style;
-  if (t.status === 'running') return s.yellow(`⏳ ${clean(t.name)}`);
-  const line = clean(`${t.status === 'ok' ? '✅' : '❌'} ${t.name}${t.summary ? ` — ${t.summary}` : ''}`);
+  if (t.status === 'running') return s.yellow(`⏳ ${clean(toolLabel(t.name))}`);
+  const line = clean(
+    `${t.status === 'ok' ? '✅' : '❌'} ${toolLabel(t.name)}${t.summary ? ` — ${t.summary}` : ''}`,
+  );
   return t.status === 'ok' ? s.magenta(line) : s.red(line);
 }
 
@@ -211,10 +214,14 @@ export function renderHelp(opts: RenderOptions): string {
     ['/mode interrupt|queue', 'whether a new message cancels the running turn or waits'],
     ['/approval off|writes|all', 'which tool calls wait for your y/n/a before they run'],
     ['/locale en|zh', 'the language of notices (zh: the Chinese notices)'],
+    ['/schedules', 'the scheduled prompts of this session (next and last runs)'],
     [
       '/approval [off|writes|all]',
       'which tool calls ask first; alone: the policy in force and approved patterns',
     ],
+    ['/memory [forget <id>]', 'what the agent remembers about you; forget one entry'],
+    ['/plan', 'the active plan of this session'],
+    ['/prompt', 'the exact model input of the latest step (admins)'],
     ['/new', 'switch to a fresh session'],
     ['/quit', 'leave (also Ctrl-D or Ctrl-C)'],
     ['/help', 'this list'],

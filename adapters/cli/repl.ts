@@ -42,7 +42,9 @@ import {
 } from './render.ts';
 import { chatCommand } from './options.ts';
 import { Screen, type LiveMode, type Output } from './screen.ts';
-import { parseChatCommand } from '../kit/commands.ts';
+import { TITLE_MAX_CHARS } from '../../domain/session-settings.ts';
+import { parseChatCommand, type ParsedCommand } from '../kit/commands.ts';
+import { describeSchedule } from '../../domain/schedules.ts';
 import {
   ApprovalPrompts,
   approvalPromptText,
@@ -57,7 +59,17 @@ const CLI_CHANNEL = 'cli';
 const ACK_ON_QUIT_MS = 1_500;
 
 /** The terminal's own argument-less commands (besides the session commands). */
-const CLI_LOCAL_COMMANDS = ['quit', 'exit', 'help', 'new'] as const;
+const CLI_LOCAL_COMMANDS = ['quit', 'exit', 'help', 'new', 'prompt', 'plan'] as const;
+
+/** What the terminal says for a command whose argument is missing or unknown. */
+const CLI_USAGE: Record<'title' | 'mode' | 'locale' | 'approval' | 'memory' | 'kill', string> = {
+  title: `usage: /title <text> (1-${TITLE_MAX_CHARS} characters)`,
+  mode: 'usage: /mode interrupt|queue',
+  locale: 'usage: /locale en|zh',
+  approval: 'usage: /approval off|writes|all',
+  memory: 'usage: /memory, or /memory forget <id>',
+  kill: 'usage: /kill <job id>',
+};
 
 export interface ReplOptions {
   api: KesokuApi;
@@ -435,10 +447,10 @@ class ChatRepl {
       return this.answerApproval(waiting, answer);
     }
     // Only a line that is wholly a command counts (the rule shared with the chat adapters); `//` sends a literal `/`.
-    const isCommand = !line.startsWith('//') && parseChatCommand(line, CLI_LOCAL_COMMANDS) !== null;
-    entered(isCommand ? s.dim(`› ${line}`) : null);
+    const parsed = line.startsWith('//') ? null : parseChatCommand(line, CLI_LOCAL_COMMANDS);
+    entered(parsed ? s.dim(`› ${line}`) : null);
     this.screen.showPrompt();
-    if (isCommand) return this.command(line);
+    if (parsed) return this.command(parsed, line);
     const content = line.startsWith('//') ? line.slice(1) : line;
     const id = await this.send(content, typed);
     return id === null ? { failed: true } : { waitFor: id };
@@ -520,86 +532,115 @@ class ChatRepl {
     return info;
   }
 
-  private async command(line: string): Promise<LineResult> {
-    const [name = '', ...rest] = line.split(/\s+/);
-    const arg = line.slice(name.length).trim();
-    const cmd = name.toLowerCase();
+  /** `/plan`: the session's active plan, one line per step. */
+  private async showPlan(): Promise<void> {
+    const info = await this.api.getSession(this.sessionId);
+    const steps = info?.plan?.steps ?? [];
+    if (steps.length === 0) this.note('plan: none');
+    else this.screen.print(steps.map((p, i) => `  ${i + 1}. [${p.status}] ${p.title}`).join('\n'));
+  }
+
+  /** `/prompt`: the exact model input of the session's latest step (admins). */
+  private async showPrompt(): Promise<void> {
+    const p = await this.api.getPrompt(this.sessionId);
+    const lines = [`── system (turn ${p.turn_id}, step ${p.step}) ──`, p.input.system];
+    for (const msg of p.input.messages)
+      lines.push(
+        `── ${msg.role} ──`,
+        typeof msg.content === 'string' ? msg.content : JSON.stringify(msg.content),
+      );
+    this.screen.print(lines.join('\n'));
+  }
+
+  /** Runs a command line, parsed by the grammar every channel shares (kit/commands.ts). */
+  private async command(parsed: ParsedCommand, line: string): Promise<LineResult> {
+    const cmd = line.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
     try {
-      switch (cmd) {
-        case '/quit':
-        case '/exit':
-          return { quit: true };
-        case '/help':
-          this.screen.print(renderHelp(this.o.render));
+      switch (parsed.name) {
+        case 'local':
+          if (parsed.command === 'quit' || parsed.command === 'exit') return { quit: true };
+          if (parsed.command === 'new') this.switchSession(this.o.newSessionId());
+          else if (parsed.command === 'plan') await this.showPlan();
+          else if (parsed.command === 'prompt') await this.showPrompt();
+          else this.screen.print(renderHelp(this.o.render));
           return {};
-        case '/new':
-          this.switchSession(this.o.newSessionId());
-          return {};
-        case '/stop': {
+        case 'stop': {
           const { stopped } = await this.api.stop(this.sessionId);
           // A stopped turn announces itself (the server's "⏹ Stopped." notification).
           if (!stopped) this.note('nothing was running');
           return {};
         }
-        case '/compact': {
+        case 'compact': {
           const r = await this.api.compact(this.sessionId);
           if (!this.printed.has(r.message_id)) this.note('⟳ compaction queued');
           return { waitFor: r.message_id };
         }
-        case '/title': {
-          if (arg === '') {
-            this.note('usage: /title <text>', 'warn');
-            return {};
-          }
-          const info = await this.patch({ title: arg });
-          this.note(`title: “${info.title ?? arg}”`);
+        case 'title': {
+          const info = await this.patch({ title: parsed.title });
+          this.note(`title: “${info.title ?? parsed.title}”`);
           return {};
         }
-        case '/mode': {
-          const mode = rest[0]?.toLowerCase();
-          if (mode !== 'interrupt' && mode !== 'queue') {
-            this.note('usage: /mode interrupt|queue', 'warn');
-            return {};
-          }
-          const info = await this.patch({ mode });
+        case 'mode': {
+          const info = await this.patch({ mode: parsed.mode });
           this.note(`mode: ${info.mode}`);
           return {};
         }
-        case '/approval': {
-          const approval = rest[0]?.toLowerCase();
-          if (approval === undefined) {
+        case 'approval':
+          await this.patch({ approval: parsed.policy });
+          this.note(`approval: ${parsed.policy}`);
+          return {};
+        case 'locale': {
+          const info = await this.patch({ locale: parsed.locale });
+          this.note(`locale: ${info.locale ?? parsed.locale}`);
+          return {};
+        }
+        case 'usage':
+          if (parsed.command === 'approval' && line.trim().toLowerCase() === '/approval') {
+            // The terminal's bare `/approval` shows the policy in force instead of the usage.
             const info = await this.api.getSession(this.sessionId);
             this.note(info ? describeApproval(info) : 'approval: the session has no messages yet');
             return {};
           }
-          if (approval !== 'off' && approval !== 'writes' && approval !== 'all') {
-            this.note('usage: /approval off|writes|all', 'warn');
-            return {};
-          }
-          await this.patch({ approval });
-          this.note(`approval: ${approval}`);
+          this.note(CLI_USAGE[parsed.command], 'warn');
+          return {};
+        case 'schedules': {
+          const { schedules } = await this.api.schedules(this.sessionId);
+          if (schedules.length === 0) this.note('no scheduled prompts in this session');
+          for (const v of schedules) this.note(describeSchedule(v));
           return {};
         }
-        case '/locale': {
-          const locale = rest[0]?.toLowerCase();
-          if (locale !== 'en' && locale !== 'zh') {
-            this.note('usage: /locale en|zh', 'warn');
+        case 'memory': {
+          if (parsed.forget) {
+            await this.api.forgetMemory(parsed.forget);
+            this.note(`forgotten: ${parsed.forget}`);
             return {};
           }
-          const info = await this.patch({ locale });
-          this.note(`locale: ${info.locale ?? locale}`);
+          const { entries } = await this.api.listMemory();
+          if (entries.length === 0) this.note('memory: nothing remembered yet');
+          else this.screen.print(entries.map((e) => `  ${e.id}  ${e.text}`).join('\n'));
           return {};
         }
-        default:
-          this.note(`unknown command ${name}; the commands are:`, 'warn');
+        case 'link':
+          this.note('the terminal already talks as your API principal; /link is for chat accounts', 'warn');
+          return {};
+        case 'kill':
+          this.note(
+            'background jobs: see GET /v1/sessions/{sessionId}/jobs (not in the terminal yet)',
+            'warn',
+          );
+          return {};
+        case 'unknown':
+          this.note(`unknown command ${parsed.word}; the commands are:`, 'warn');
           this.screen.print(renderHelp(this.o.render));
           return {};
       }
     } catch (err) {
       const text =
-        err instanceof ApiError && err.status === 404
-          ? `${cmd}: this session has no messages yet — send one first`
-          : `${cmd} failed — ${describeError(err)}`;
+        err instanceof ApiError && err.status === 404 && parsed.name === 'memory'
+          ? `/memory: you have no entry ${parsed.forget ?? ''}`
+          : err instanceof ApiError && err.status === 404
+            ? `${cmd}: this session has no messages yet — send one first`
+            : `${cmd} failed — ${describeError(err)}`;
       this.note(text, 'error');
       return { failed: true };
     }

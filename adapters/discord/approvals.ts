@@ -25,6 +25,7 @@ import type { Pool } from '../../db/pool.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { ChatAccess } from '../kit/access.ts';
+import { askOf, mayDecide, outcomeText, type ApprovalAsk } from '../kit/approval-ask.ts';
 import { chatPlaceOf } from './policy.ts';
 import { sendText, toSendError, type PostLedger } from './rest.ts';
 import { APPROVAL_DECISIONS, type ApprovalDecision } from '../../domain/tool-approval.ts';
@@ -55,15 +56,6 @@ export function parseApprovalCustomId(
   if (colon < 1 || callId === '') return null;
   if (decision !== 'approve' && decision !== 'deny' && decision !== 'always') return null;
   return { decision, callId };
-}
-
-/** A call waiting for approval, as the message shows it. */
-export interface ApprovalAsk {
-  callId: string;
-  toolName: string;
-  subject: string;
-  /** ISO 8601. */
-  expiresAt: string;
 }
 
 /**
@@ -153,47 +145,24 @@ export function decidedMessage(
 }
 
 /** Who decided, for people: a Discord mention for `discord:<id>`, the principal otherwise. */
-function decider(by: string | undefined): string {
-  if (by === undefined || by === '') return 'someone';
+function decider(by: string): string {
   if (by.startsWith('discord:')) return `<@${by.slice('discord:'.length)}>`;
   return `\`${by.replaceAll('`', "'")}\``;
 }
 
 /**
- * The message once the approval ended (`approval.state` not `pending`): the question, how it ended, no buttons.
- * Approved: "✅ Approved by <@id>" (`(always)` for an always, "by the pattern `p`" for an auto-approval); denied:
- * "❌ Denied by …"; timed out: "⌛ Nobody decided in time: not run."; cancelled: "⏹️ Not decided: the turn ended."
+ * The message once the approval ended (`approval.state` not `pending`): the question, how it ended
+ * (kit/approval-ask.ts `outcomeText`, deciders as Discord mentions), no buttons.
  */
 export function outcomeMessage(
   a: ApprovalAsk,
   approval: Pick<ToolApproval, 'state' | 'by' | 'decision' | 'pattern'>,
 ): { content: string; components: []; allowed_mentions: { parse: [] } } {
-  let answer: string;
-  switch (approval.state) {
-    case 'approved':
-      answer =
-        approval.by === 'pattern'
-          ? `✅ Approved by the pattern \`${approval.pattern ?? ''}\`.`
-          : `${approval.decision === 'always' ? '✅ Approved (always)' : '✅ Approved'} by ${decider(approval.by)}.`;
-      break;
-    case 'denied':
-      answer = `❌ Denied by ${decider(approval.by)}.`;
-      break;
-    case 'timed_out':
-      answer = '⌛ Nobody decided in time: not run.';
-      break;
-    case 'cancelled':
-      answer = '⏹️ Not decided: the turn ended.';
-      break;
-    default:
-      answer = '⏳ Waiting for a decision.';
-  }
-  return { content: fitted(a, answer), components: [], allowed_mentions: { parse: [] } };
-}
-
-/** Whether `userId` may decide: the person whose message started the turn, or a configured approver. */
-export function mayDecide(userId: string, requesterId: string | null, approvers: readonly string[]): boolean {
-  return userId === requesterId || approvers.includes(userId);
+  return {
+    content: fitted(a, outcomeText(approval, decider)),
+    components: [],
+    allowed_mentions: { parse: [] },
+  };
 }
 
 /** What a click on an approval button leads to. */
@@ -233,16 +202,6 @@ export async function handleApprovalClick(input: {
 /** The delivery-record (and nonce) key of the approval message of tool call `callId`. */
 export function approvalPostKey(callId: string): string {
   return `approval:${callId}`;
-}
-
-/** The ask of a stored tool_call message and its approval record. */
-export function askOf(call: Message, approval: ToolApproval): ApprovalAsk {
-  return {
-    callId: call.id,
-    toolName: call.metadata?.tool_name ?? call.sender,
-    subject: approval.subject,
-    expiresAt: approval.expires_at ?? '',
-  };
 }
 
 /**

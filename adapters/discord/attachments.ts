@@ -1,20 +1,18 @@
 /**
- * Downloads the attachments of a Discord message into the session's workspace, where the agent's tools can open
- * them and the model activity reads them for the turn: `<KESOKU_DATA_DIR>/workspaces/<session>/attachments/
- * <message id>/<n>-<name>` (see infra/workspace.ts). The bot token is never sent: attachment URLs are signed CDN
- * links.
+ * Downloads the attachments of a Discord message into the session's attachment directory, where the agent's tools
+ * can open them and the model activity reads them for the turn: `<KESOKU_DATA_DIR>/attachments/<session>/
+ * <message id>/<n>-<name>` (infra/attachments-store.ts, which never follows a link on the way). The bot token is
+ * never sent: attachment URLs are signed CDN links.
  *
  * An attachment that cannot be downloaded (too big, timeout, HTTP error) is still recorded, without `path`, so
  * an attachment-only message is never dropped and the model is told the file exists.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Attachment } from '../../domain/message.ts';
+import { MessageAttachments, removeEmptyMessageDir } from '../../infra/attachments-store.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { attachmentDirFor, safeFileName } from '../../infra/workspace.ts';
+import { attachmentFileName, safeFileName } from '../../infra/workspace.ts';
 import { discordSessionAddress } from './ids.ts';
 
 /** An attachment as Discord announced it. `size` in bytes. */
@@ -28,7 +26,7 @@ export interface DiscordAttachment {
 
 /** Where and how attachments are staged. */
 export interface StagingOptions {
-  /** `KESOKU_DATA_DIR`: files go into the session workspaces under it. */
+  /** `KESOKU_DATA_DIR`: files go into the attachment directories under it. */
   dataDir: string;
   /** Largest file downloaded, bytes. Default 25 MiB. */
   maxBytes?: number;
@@ -50,60 +48,55 @@ export async function stageAttachments(
   list: readonly DiscordAttachment[],
   opts: StagingOptions,
 ): Promise<Attachment[]> {
-  const dir = attachmentDirFor(
-    opts.dataDir,
-    opts.sessionId ?? discordSessionAddress(channelId).sessionId,
-    messageId,
-  );
+  const sessionId = opts.sessionId ?? discordSessionAddress(channelId).sessionId;
   const out: Attachment[] = [];
-  for (const [i, a] of list.entries()) {
-    const record: Attachment = {
-      name: a.name,
-      size: a.size,
-      ...(a.contentType ? { content_type: a.contentType } : {}),
-    };
-    const file = path.join(dir, `${i}-${safeName(a.name)}`);
-    try {
-      await download(a, file, opts);
-      out.push({ ...record, path: file });
-    } catch (err) {
-      opts.logger.warn(
-        { channelId, messageId, attachment: a.name, err: String(err) },
-        'attachment not downloaded',
-      );
-      out.push({ ...record, url: a.url });
+  let store: MessageAttachments | undefined;
+  let stored = false;
+  try {
+    for (const [i, a] of list.entries()) {
+      const record: Attachment = {
+        name: a.name,
+        size: a.size,
+        ...(a.contentType ? { content_type: a.contentType } : {}),
+      };
+      const name = attachmentFileName(i, a.name);
+      try {
+        store ??= await MessageAttachments.open(opts.dataDir, sessionId, messageId, { create: true });
+        await download(a, store, name, opts);
+        out.push({ ...record, path: store.pathOf(name) });
+        stored = true;
+      } catch (err) {
+        opts.logger.warn(
+          { channelId, messageId, attachment: a.name, err: String(err) },
+          'attachment not downloaded',
+        );
+        out.push({ ...record, url: a.url });
+      }
     }
+  } finally {
+    await store?.close();
+    // A message none of whose files could be stored leaves no empty directory behind.
+    if (store && !stored) await removeEmptyMessageDir(opts.dataDir, sessionId, messageId);
   }
   return out;
 }
 
-async function download(a: DiscordAttachment, file: string, opts: StagingOptions): Promise<void> {
+async function download(
+  a: DiscordAttachment,
+  store: MessageAttachments,
+  name: string,
+  opts: StagingOptions,
+): Promise<void> {
   const maxBytes = opts.maxBytes ?? 25 * 1024 * 1024;
   if (a.size > maxBytes) throw new Error(`attachment is ${a.size} bytes, over the ${maxBytes}-byte limit`);
-  const existing = await fs.promises.stat(file).catch(() => null);
-  if (existing?.isFile() && existing.size === a.size) return;
-  await fs.promises.mkdir(path.dirname(file), { recursive: true });
+  const existing = await store.existing(name);
+  if (existing?.size === a.size) return;
   const res = await fetch(a.url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000) });
   if (!res.ok || !res.body) throw new Error(`download answered ${res.status}`);
-  let seen = 0;
-  const cap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      seen += chunk.length;
-      done(seen > maxBytes ? new Error(`attachment is over the ${maxBytes}-byte limit`) : null, chunk);
-    },
+  await store.write(name, Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), {
+    existing: 'replace',
+    maxBytes,
   });
-  const tmp = `${file}.part`;
-  try {
-    await pipeline(
-      Readable.fromWeb(res.body as WebReadableStream<Uint8Array>),
-      cap,
-      fs.createWriteStream(tmp),
-    );
-    await fs.promises.rename(tmp, file);
-  } catch (err) {
-    await fs.promises.rm(tmp, { force: true });
-    throw err;
-  }
 }
 
 /** A file name safe on every file system (see infra/workspace.ts `safeFileName`). */

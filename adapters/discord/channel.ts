@@ -13,6 +13,7 @@ export const discordChannel: ChannelDescriptor<DiscordSettings> = {
   id: DISCORD_CHATBOT_ID,
   title: 'Discord',
   sessionPrefix: `${DISCORD_CHATBOT_ID}:`,
+  messageIdPrefix: 'discord-',
   features: DISCORD_FEATURES,
   platformMessageIdKey: 'discord_message_id',
   configSchema: discordConfigSchema,
@@ -25,6 +26,9 @@ export const discordChannel: ChannelDescriptor<DiscordSettings> = {
       sessions: ctx.sessions,
       pool: ctx.pool,
       logger: ctx.logger,
+      ...(ctx.newConversationsPerDay === undefined
+        ? {}
+        : { newConversationsPerDay: ctx.newConversationsPerDay }),
     });
     return {
       sink: adapter.sink,

@@ -29,7 +29,12 @@ export function conversationChannelOf(sessionId: string): string | null {
   return /^discord:(\d{1,25})(?::\d+)?$/.exec(sessionId)?.[1] ?? null;
 }
 
-/** Conversations of Discord channels kept in `pool` (table chat_conversations). */
-export function createConversations(pool: Pool): Conversations {
-  return createChatConversations(pool, DISCORD_CHATBOT_ID, discordSessionAddress);
+/**
+ * Conversations of Discord channels kept in `pool` (table chat_conversations); a user starts at most
+ * `newPerUserPerDay` with `/new` per 24 hours (kit/conversations.ts).
+ */
+export function createConversations(pool: Pool, newPerUserPerDay?: number): Conversations {
+  return createChatConversations(pool, DISCORD_CHATBOT_ID, discordSessionAddress, {
+    ...(newPerUserPerDay === undefined ? {} : { newPerUserPerDay }),
+  });
 }

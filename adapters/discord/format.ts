@@ -20,7 +20,7 @@ import {
   oneLine,
   type StatusEntry,
 } from '../kit/live-status.ts';
-import { neutraliseUserText } from '../../domain/prompt-safety.ts';
+import { neutraliseUserText, speakerHeader } from '../../domain/prompt-safety.ts';
 import { escapeStatusText } from './split.ts';
 
 /** "2026-05-27 12:50:00 UTC" (seconds precision, always UTC). */
@@ -41,7 +41,11 @@ export function formatInboundContent(input: {
   /** The message this one replies to, shown to the model as a quote before the text. */
   quoted?: QuotedMessage | null;
 }): string {
-  const header = `\`${inlineSafe(input.displayName)}\` <@${input.userId}> at \`${formatUtc(input.at)}\`:`;
+  const header = speakerHeader('discord', {
+    name: inlineSafe(input.displayName),
+    id: input.userId,
+    at: formatUtc(input.at),
+  });
   const lines = [header];
   if (input.quoted) lines.push(quoteBlock(input.quoted));
   // User text cannot start a line the way this header or a Kesoku notice does (domain/prompt-safety.ts).

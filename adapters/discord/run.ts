@@ -10,15 +10,13 @@ import { Client, Events, Partials, type Message as DiscordJsMessage } from 'disc
 import { claimCommandMessage } from '../../db/command-claims.ts';
 import { createDeliveryStore } from '../../db/deliveries.ts';
 import { getMessage, listOpenInputs } from '../../db/messages.ts';
-import { setLocale } from '../../db/sessions.ts';
-import { setApprovalPolicy } from '../../db/approvals.ts';
-import { currentApprovalPolicy } from '../kit/approval-policy.ts';
+import { sessionCommands } from '../kit/session-commands.ts';
 import { DISCORD_FEATURES } from './features.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ConfigError, type Config } from '../../infra/config.ts';
 import type { DiscordSettings } from './config.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
+import type { SessionClient } from '../../infra/session-client.ts';
 import { createChatAccess, warnOpenAccess } from '../kit/access.ts';
 import {
   createDiscordIngress,
@@ -56,9 +54,16 @@ export function discordEnabled(config: Pick<DiscordSettings, 'DISCORD_TOKEN'>): 
 export interface DiscordAdapterDeps {
   config: DiscordConfig;
   sessions: Pick<SessionClient, 'submit' | 'stop' | 'compact' | 'setTitle' | 'setMode'> &
-    Partial<Pick<SessionClient, 'state' | 'editQueued' | 'withdrawQueued' | 'decideApproval'>>;
+    Partial<
+      Pick<
+        SessionClient,
+        'state' | 'editQueued' | 'withdrawQueued' | 'decideApproval' | 'client' | 'taskQueue'
+      >
+    >;
   pool: Pool;
   logger: Logger;
+  /** New conversations (`/new`) one user may start per 24 hours (kit/conversations.ts); default 50. */
+  newConversationsPerDay?: number;
   /** How long to wait for the gateway's READY, ms. Default 60 s. */
   readyTimeoutMs?: number;
   /** Called after each inbound message was handled (tests, metrics). */
@@ -107,35 +112,26 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
     rest: restOptions(config.DISCORD_API_URL),
   });
   const s = deps.sessions;
-  const conversations = createConversations(pool);
+  const conversations = createConversations(pool, deps.newConversationsPerDay);
   const sessions: DiscordIngressDeps['sessions'] = {
-    submit: (...a) => s.submit(...a),
-    stop: (...a) => s.stop(...a),
-    compact: (...a) => s.compact(...a),
-    setTitle: (...a) => s.setTitle(...a),
-    setMode: (...a) => s.setMode(...a),
+    ...sessionCommands({
+      sessions: s,
+      pool,
+      logger,
+      features: DISCORD_FEATURES,
+      configured: config.KESOKU_TOOL_APPROVAL,
+      chatbotId: DISCORD_CHATBOT_ID,
+    }),
     ...(s.editQueued ? { editQueued: s.editQueued.bind(s) } : {}),
     ...(s.withdrawQueued ? { withdrawQueued: s.withdrawQueued.bind(s) } : {}),
-    ...(s.state ? { state: s.state.bind(s) } : {}),
     // `/new`, typed or slash: the channel of the current session moves to a new conversation.
-    async newConversation(sessionId, key) {
+    async newConversation(sessionId, key, sender) {
       const channelId = conversationChannelOf(sessionId);
       if (channelId === null) throw new Error(`not a Discord conversation: ${sessionId}`);
-      const { previous, repeated } = await conversations.startNew(channelId, key);
+      const { previous, repeated } = await conversations.startNew(channelId, key, sender);
       // The old conversation's running turn would answer into the new one: stop it (nothing running is fine).
       if (!repeated) await s.stop(previous.sessionId).catch(() => undefined);
     },
-    async setLocale(sessionId, locale) {
-      if (!(await setLocale(pool, sessionId, locale)))
-        throw new SessionClientError('not_found', `no session ${sessionId}`);
-      return { locale };
-    },
-    async setApproval(sessionId, policy) {
-      if (!(await setApprovalPolicy(pool, sessionId, policy)))
-        throw new SessionClientError('not_found', `no session ${sessionId}`);
-    },
-    approvalPolicy: (sessionId) =>
-      currentApprovalPolicy(pool, sessionId, DISCORD_FEATURES, config.KESOKU_TOOL_APPROVAL),
   };
   const sink = createDiscordSink({
     rest: client.rest,

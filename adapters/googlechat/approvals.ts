@@ -2,7 +2,7 @@
  * Tool-call approval on Google Chat: a card with Approve / Deny / Always buttons in the session's thread, clicks
  * (CARD_CLICKED events) by the requester or a GOOGLE_CHAT_APPROVERS user decide (update `decideApproval`, by
  * `googlechat:users/<id>`), and the card is replaced to show the decision. The Discord counterpart is
- * adapters/discord/approvals.ts; the wording of the outcome is shared with it.
+ * adapters/discord/approvals.ts; the wording of the outcome is the kit's (kit/approval-ask.ts).
  *
  * - Asking ({@link withApprovalCards} `askApproval`): called by the `requestApprovals` activity; the card is
  *   created with a client message id derived from `approval:<call id>` and recorded in the delivery records, so
@@ -25,7 +25,7 @@ import type { Message } from '../../domain/message.ts';
 import { isApprovalDecision, type ApprovalDecision, type ToolApproval } from '../../domain/tool-approval.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
-import { askOf, mayDecide, outcomeMessage, type ApprovalAsk } from '../discord/approvals.ts';
+import { askOf, mayDecide, outcomeText, type ApprovalAsk } from '../kit/approval-ask.ts';
 import { createMessage, updateCards, type ChatApi } from './api.ts';
 import { escapeCardText } from './format.ts';
 import type { ChatAccess } from '../kit/access.ts';
@@ -40,11 +40,6 @@ export const approvalCardKey = (callId: string): string => `approval:${callId}`;
 /** A user as GOOGLE_CHAT_APPROVERS or an event names them, normalised to `users/<id>`. */
 export function chatUserName(id: string): string {
   return id.startsWith('users/') ? id : `users/${id}`;
-}
-
-/** Plain text of the Discord wording (no Discord markup: mentions become the user name, code stays). */
-function plain(text: string): string {
-  return text.replace(/<@(\d+)>/g, 'users/$1').replace(/<t:\d+:R>/g, 'in time');
 }
 
 /** The question as card text (card text reads HTML: the tool name and the command are escaped). */
@@ -99,7 +94,7 @@ export function outcomeCard(
   a: ApprovalAsk,
   approval: Pick<ToolApproval, 'state' | 'by' | 'decision' | 'pattern'>,
 ): chat_v1.Schema$CardWithId[] {
-  const answer = plain(outcomeMessage(a, approval).content.split('\n').at(-1) ?? '').replaceAll('`', '');
+  const answer = outcomeText(approval, (by) => by.replaceAll('`', "'")).replaceAll('`', '');
   return [
     {
       cardId: 'approval',

@@ -4,8 +4,8 @@
  *
  * - uploaded content (`attachmentDataRef.resourceName`) is downloaded with the Chat API's `media.download`
  *   (`GET {GOOGLE_CHAT_API_URL}v1/media/{resourceName}?alt=media`, through `@googleapis/chat` with the app's
- *   service-account credentials) into the session's workspace, `attachments/<message id>/<n>-<name>`
- *   (infra/workspace.ts), and recorded with its `path`; the model activity then gives text files in full and
+ *   service-account credentials) into the session's attachment directory, `<data dir>/attachments/<session>/
+ *   <message id>/<n>-<name>` (infra/attachments-store.ts, never through a link), and recorded with its `path`; the model activity then gives text files in full and
  *   images as image parts in the current turn (activities/llm/attachments.ts), and clean history strips them
  *   later with the placeholder;
  * - a Google Drive file (`driveDataRef.driveFileId`) is recorded as a link only (`url`): Kesoku has no Drive
@@ -16,18 +16,20 @@
  *
  * The Chat API announces no size, so the limit is checked against the response's Content-Length and again while
  * the bytes stream in; a partly written file is removed. A file already staged (an event Chat sent again) is
- * not downloaded again: files are written to `<file>.part` and renamed when complete.
+ * not downloaded again: files are written under a temporary name and renamed when complete.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { z } from 'zod';
 import { LIMITS } from '../../domain/inbound.ts';
 import type { Attachment } from '../../domain/message.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { attachmentDirFor, safeFileName } from '../../infra/workspace.ts';
+import {
+  AttachmentTooLargeError,
+  MessageAttachments,
+  removeEmptyMessageDir,
+} from '../../infra/attachments-store.ts';
+import { attachmentFileName } from '../../infra/workspace.ts';
 import { apiErrorOf, type ChatApi } from './api.ts';
 import { DEFAULT_ATTACHMENT_MAX_BYTES } from './config.ts';
 import { formatBytes } from './format.ts';
@@ -63,7 +65,7 @@ export interface StagedAttachments {
 
 /** Where and how attachments are staged. */
 export interface ChatStagingOptions {
-  /** `KESOKU_DATA_DIR`: files go into the session workspaces under it. */
+  /** `KESOKU_DATA_DIR`: files go into the attachment directories under it. */
   dataDir: string;
   /** The session the message goes to (its workspace). */
   sessionId: string;
@@ -100,56 +102,68 @@ export async function stageChatAttachments(
   opts: ChatStagingOptions,
 ): Promise<StagedAttachments> {
   const maxBytes = opts.maxBytes ?? DEFAULT_ATTACHMENT_MAX_BYTES;
-  const dir = attachmentDirFor(opts.dataDir, opts.sessionId, opts.messageId);
   const attachments: Attachment[] = [];
   const refused: RefusedAttachment[] = [];
-  for (const [i, a] of list.entries()) {
-    const name = attachmentNameOf(a, i);
-    const contentType = a.contentType?.trim() || undefined;
-    const record: Attachment = { name, ...(contentType ? { content_type: contentType } : {}) };
-    if (attachments.length >= LIMITS.maxAttachments) {
-      refused.push({ name, reason: `only ${LIMITS.maxAttachments} files are taken per message` });
-      continue;
-    }
-    const resourceName = a.attachmentDataRef?.resourceName;
-    const driveFileId = a.driveDataRef?.driveFileId;
-    if (resourceName) {
-      const file = path.join(dir, `${i}-${safeFileName(name)}`);
-      try {
-        const size = await download(api, resourceName, file, maxBytes, opts.timeoutMs ?? 30_000);
-        attachments.push({ ...record, size, path: file });
-      } catch (err) {
-        const tooLarge = err instanceof TooLargeError;
-        opts.logger.warn(
-          { messageId: opts.messageId, attachment: name, err: String(err), status: apiErrorOf(err).status },
-          'google chat attachment not downloaded',
-        );
-        refused.push({
-          name,
-          reason: tooLarge
-            ? `it is larger than the ${formatBytes(maxBytes)} limit`
-            : 'it could not be fetched from Google Chat',
-        });
+  let store: MessageAttachments | undefined;
+  let stored = false;
+  try {
+    for (const [i, a] of list.entries()) {
+      const name = attachmentNameOf(a, i);
+      const contentType = a.contentType?.trim() || undefined;
+      const record: Attachment = { name, ...(contentType ? { content_type: contentType } : {}) };
+      if (attachments.length >= LIMITS.maxAttachments) {
+        refused.push({ name, reason: `only ${LIMITS.maxAttachments} files are taken per message` });
+        continue;
       }
-    } else if (driveFileId) {
-      attachments.push({ ...record, url: driveLinkOf(driveFileId) });
-    } else {
-      refused.push({ name, reason: 'it is neither a file uploaded to Chat nor a Google Drive file' });
+      const resourceName = a.attachmentDataRef?.resourceName;
+      const driveFileId = a.driveDataRef?.driveFileId;
+      if (resourceName) {
+        const file = attachmentFileName(i, name);
+        try {
+          store ??= await MessageAttachments.open(opts.dataDir, opts.sessionId, opts.messageId, {
+            create: true,
+          });
+          const size = await download(api, resourceName, store, file, maxBytes, opts.timeoutMs ?? 30_000);
+          attachments.push({ ...record, size, path: store.pathOf(file) });
+          stored = true;
+        } catch (err) {
+          const tooLarge = err instanceof TooLargeError || err instanceof AttachmentTooLargeError;
+          opts.logger.warn(
+            { messageId: opts.messageId, attachment: name, err: String(err), status: apiErrorOf(err).status },
+            'google chat attachment not downloaded',
+          );
+          refused.push({
+            name,
+            reason: tooLarge
+              ? `it is larger than the ${formatBytes(maxBytes)} limit`
+              : 'it could not be fetched from Google Chat',
+          });
+        }
+      } else if (driveFileId) {
+        attachments.push({ ...record, url: driveLinkOf(driveFileId) });
+      } else {
+        refused.push({ name, reason: 'it is neither a file uploaded to Chat nor a Google Drive file' });
+      }
     }
+  } finally {
+    await store?.close();
+    // A message none of whose files could be stored leaves no empty directory behind.
+    if (store && !stored) await removeEmptyMessageDir(opts.dataDir, opts.sessionId, opts.messageId);
   }
   return { attachments, refused };
 }
 
-/** Downloads `resourceName` into `file` (see the module comment). @returns its size in bytes */
+/** Downloads `resourceName` into `store` as `file` (see the module comment). @returns its size in bytes */
 async function download(
   api: ChatApi,
   resourceName: string,
+  store: MessageAttachments,
   file: string,
   maxBytes: number,
   timeoutMs: number,
 ): Promise<number> {
-  const existing = await fs.promises.stat(file).catch(() => null);
-  if (existing?.isFile()) return existing.size;
+  const existing = await store.existing(file);
+  if (existing) return existing.size;
   const res = await api.media.download(
     { resourceName, alt: 'media' },
     { responseType: 'stream', timeout: timeoutMs },
@@ -162,21 +176,6 @@ async function download(
     source.destroy();
     throw new TooLargeError(`the file is ${announced} bytes, over the ${maxBytes}-byte limit`);
   }
-  let seen = 0;
-  const cap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      seen += chunk.length;
-      done(seen > maxBytes ? new TooLargeError(`the file is over the ${maxBytes}-byte limit`) : null, chunk);
-    },
-  });
-  await fs.promises.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.part`;
-  try {
-    await pipeline(source, cap, fs.createWriteStream(tmp));
-    await fs.promises.rename(tmp, file);
-  } catch (err) {
-    await fs.promises.rm(tmp, { force: true });
-    throw err;
-  }
-  return seen;
+  const { size } = await store.write(file, source, { existing: 'replace', maxBytes });
+  return size;
 }

@@ -16,11 +16,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { createDeliveryStore } from '../../db/deliveries.ts';
-import { setLocale } from '../../db/sessions.ts';
-import { setApprovalPolicy } from '../../db/approvals.ts';
-import { currentApprovalPolicy } from '../kit/approval-policy.ts';
+import { sessionCommands } from '../kit/session-commands.ts';
 import { ConfigError } from '../../infra/config.ts';
-import { SessionClientError } from '../../infra/session-client.ts';
 import type { ChannelContext, ChannelDescriptor, RunningChannel } from '../kit/channel.ts';
 import { createChatAccess, warnOpenAccess } from '../kit/access.ts';
 import { accessPolicy } from '../../domain/access-policy.ts';
@@ -96,25 +93,14 @@ export async function startGoogleChat(
   const s = ctx.sessions;
   const access = createChatAccess({ policy, pool, logger });
   const ingress = createGoogleChatIngress({
-    sessions: {
-      submit: (...a) => s.submit(...a),
-      stop: (...a) => s.stop(...a),
-      compact: (...a) => s.compact(...a),
-      setTitle: (...a) => s.setTitle(...a),
-      setMode: (...a) => s.setMode(...a),
-      state: (...a) => s.state(...a),
-      async setLocale(sessionId, locale) {
-        if (!(await setLocale(pool, sessionId, locale)))
-          throw new SessionClientError('not_found', `no session ${sessionId}`);
-        return { locale };
-      },
-      async setApproval(sessionId, policy) {
-        if (!(await setApprovalPolicy(pool, sessionId, policy)))
-          throw new SessionClientError('not_found', `no session ${sessionId}`);
-      },
-      approvalPolicy: (sessionId) =>
-        currentApprovalPolicy(pool, sessionId, googleChatChannel.features, config.KESOKU_TOOL_APPROVAL),
-    },
+    sessions: sessionCommands({
+      sessions: s,
+      pool,
+      logger,
+      features: googleChatChannel.features,
+      configured: config.KESOKU_TOOL_APPROVAL,
+      chatbotId: GOOGLE_CHAT_CHATBOT_ID,
+    }),
     api,
     access,
     logger,
@@ -229,6 +215,7 @@ export const googleChatChannel: ChannelDescriptor<GoogleChatConfig> = {
   title: 'Google Chat',
   disabledHint: 'set GOOGLE_CHAT_CREDENTIALS_FILE and GOOGLE_CHAT_AUDIENCE to enable',
   sessionPrefix: GOOGLE_CHAT_SESSION_PREFIX,
+  messageIdPrefix: 'googlechat-',
   features: {
     liveProgress: true,
     inlineDelivery: false,

@@ -9,12 +9,11 @@
  *   first line the turn metrics in italics.
  * - The intermediate card's lines (HTML subset of card text): "💭 thought", "🛠️ <b>tool</b> args ⏳" → ✅/❌/⏹️.
  */
-import path from 'node:path';
 import type { Attachment, TurnMetrics } from '../../domain/message.ts';
 import { TOOL_MARK, metricsSummary } from '../../domain/presentation.ts';
-import { neutraliseUserText } from '../../domain/prompt-safety.ts';
-import { isInside } from '../../infra/workspace.ts';
-import type { StatusEntry } from '../discord/format.ts';
+import { neutraliseUserText, speakerHeader } from '../../domain/prompt-safety.ts';
+import { pathFromWorkspace } from '../../infra/workspace.ts';
+import type { StatusEntry } from '../kit/live-status.ts';
 
 /** "2026-05-27 12:50:00 UTC" (seconds precision, always UTC). */
 function formatUtc(at: Date): string {
@@ -38,7 +37,7 @@ export function formatInboundContent(input: {
   workspaceDir?: string;
 }): string {
   const name = input.displayName.replace(/[`\r\n]/g, ' ').trim() || input.userName;
-  const lines = [`\`${name}\` (${input.userName}) at \`${formatUtc(input.at)}\`:`];
+  const lines = [speakerHeader('googleChat', { name, user: input.userName, at: formatUtc(input.at) })];
   if (input.text.trim() !== '') lines.push(neutraliseUserText(input.text));
   for (const a of input.attachments ?? []) lines.push(attachmentLine(a, input.workspaceDir));
   for (const r of input.refused ?? [])
@@ -59,7 +58,7 @@ function oneLineName(name: string): string {
 
 /**
  * "[Attachment: report.csv (text/csv, 1.2 KiB) saved at attachments/<id>/0-report.csv]" for a stored file (the
- * path relative to `workspaceDir` when it lies inside), "[Attachment: plan.doc (…), a Google Drive file, not
+ * path as a command in `workspaceDir` opens it), "[Attachment: plan.doc (…), a Google Drive file, not
  * downloaded: <link>]" for a Drive reference.
  */
 export function attachmentLine(a: Attachment, workspaceDir?: string): string {
@@ -68,10 +67,7 @@ export function attachmentLine(a: Attachment, workspaceDir?: string): string {
   );
   const label = `${oneLineName(a.name)}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}`;
   if (a.path !== undefined) {
-    const where =
-      workspaceDir !== undefined && isInside(workspaceDir, a.path)
-        ? path.relative(workspaceDir, a.path)
-        : a.path;
+    const where = workspaceDir !== undefined ? pathFromWorkspace(workspaceDir, a.path) : a.path;
     return `[Attachment: ${label} saved at ${where}]`;
   }
   if (a.url !== undefined) return `[Attachment: ${label}, a Google Drive file, not downloaded: ${a.url}]`;

@@ -23,7 +23,7 @@ import type { SessionRow } from '../../db/sessions.ts';
 import { messageKind } from '../../domain/message-kind.ts';
 import type { Message } from '../../domain/message.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { splitMessage } from '../discord/split.ts';
+import { markdownProtectedPatterns, splitText } from '../kit/split.ts';
 import { createStoredLiveStatus } from '../kit/stored-status.ts';
 import { createMessage, type ChatApi } from './api.ts';
 import { metricsLine, toChatText } from './format.ts';
@@ -32,6 +32,16 @@ import { LiveCard, cardKey, type LiveCardState } from './live-card.ts';
 
 /** Chat's limit on a text message, characters (counted here in UTF-16 code units, never fewer). */
 export const GOOGLE_CHAT_MAX_TEXT = 4096;
+
+/** Chat's mention token (`<users/123>`, `<users/all>`), kept whole besides common Markdown's spans. */
+const GOOGLE_CHAT_TOKENS = ['<users/[^\\s<>]{1,128}>'];
+
+const PROTECTED = markdownProtectedPatterns(GOOGLE_CHAT_MAX_TEXT, GOOGLE_CHAT_TOKENS);
+
+/** Splits `text` into Chat messages of at most `maxLength` characters (kit/split.ts, code fences balanced). */
+export function splitChatText(text: string, maxLength: number = GOOGLE_CHAT_MAX_TEXT): string[] {
+  return splitText(text, { maxLength, unit: 'utf16', protectedPatterns: PROTECTED, codeFences: true });
+}
 
 /** What {@link createGoogleChatSink} needs. */
 export interface GoogleChatSinkOptions {
@@ -72,12 +82,12 @@ export interface TextPost {
 }
 
 /**
- * Posts `text` in chunks of at most {@link GOOGLE_CHAT_MAX_TEXT} characters (adapters/discord/split.ts rules:
+ * Posts `text` in chunks of at most {@link GOOGLE_CHAT_MAX_TEXT} characters ({@link splitChatText}:
  * paragraphs, lines, words; code fences balanced), skipping chunks already recorded.
  * @throws GoogleChatSendError
  */
 export async function sendText(api: ChatApi, p: TextPost): Promise<void> {
-  const chunks = splitMessage(p.text, GOOGLE_CHAT_MAX_TEXT);
+  const chunks = splitChatText(p.text);
   const posted = p.ledger ? await p.ledger.listPosts(p.key) : new Map<number, string>();
   for (const [i, text] of chunks.entries()) {
     if (posted.has(i)) continue;

@@ -55,6 +55,8 @@ export interface ChannelContext<C> {
   /** Submits messages and commands to session workflows. */
   sessions: SessionClient;
   logger: Logger;
+  /** New conversations (`/new`) one chat user may start per 24 hours (KESOKU_MAX_NEW_CONVERSATIONS_PER_DAY). */
+  newConversationsPerDay?: number;
 }
 
 /**
@@ -90,6 +92,11 @@ export interface ChannelDescriptor<C = unknown> {
   title: string;
   /** Session ids of this channel start with this prefix (`discord:`); REST never creates such sessions. */
   sessionPrefix: string;
+  /**
+   * The Kesoku message ids this channel derives from platform ids start with this (`discord-`): a REST client
+   * may not send an id so prefixed, which would take a platform message's id before it arrives.
+   */
+  messageIdPrefix: string;
   features: ChannelFeatures;
   /**
    * Parses the channel's variables out of the whole environment (zod object schema over `process.env`); the

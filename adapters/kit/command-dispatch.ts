@@ -12,12 +12,16 @@
  * {@link CommandDispatcher.dispatch} to run it and get the text to answer with. Nothing here throws for a
  * failed session operation: failures become the answer text ({@link presentSessionError}).
  */
+import type { JobCommands } from './jobs.ts';
 import { commandUsage, parseChatCommand, type ParsedCommand } from './commands.ts';
 import { presentFailure, presentQueueFull, type SessionLocale } from '../../domain/failures.ts';
 import { LIMITS } from '../../domain/inbound.ts';
 import type { ApprovalDecision, ApprovalPolicy } from '../../domain/tool-approval.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
+import { ConversationLimitError } from './conversations.ts';
+import { describeSchedule, type ScheduleView } from '../../domain/schedules.ts';
 import type { SessionState } from '../../workflows/definitions.ts';
+import type { KnowledgeCommands } from './knowledge-commands.ts';
 import type { TypedDecision } from './typed-approvals.ts';
 
 /** Commands that act on the session, each with an entry in {@link SESSION_COMMAND_HANDLERS}. */
@@ -39,6 +43,8 @@ export type ChatCommand =
 export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle' | 'setMode'> &
   Partial<Pick<SessionClient, 'state'>> & {
     setLocale?(sessionId: string, locale: SessionLocale): Promise<{ locale: SessionLocale }>;
+    /** `/schedules`: the session's scheduled prompts (adapters/kit/schedules.ts); optional like `setLocale`. */
+    listSchedules?(sessionId: string): Promise<ScheduleView[]>;
     /** The session's tool-approval policy (a row update, read at each tool step); optional like `setLocale`. */
     setApproval?(sessionId: string, policy: ApprovalPolicy): Promise<void>;
     /**
@@ -50,9 +56,12 @@ export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle
     /**
      * `/new`: moves the place whose current session is `sessionId` (a channel, thread, DM or user) to a new
      * conversation, and stops the old one's running turn. `key` (the command's update id) makes a repeated
-     * delivery of the same command start one conversation, not two.
+     * delivery of the same command start one conversation, not two; `sender` (the platform user) is counted
+     * against their limit of new conversations (kit/conversations.ts ConversationLimitError).
      */
-    newConversation?(sessionId: string, key?: string): Promise<void>;
+    newConversation?(sessionId: string, key?: string, sender?: string): Promise<void>;
+    /** `/jobs` and `/kill <id>`: the session's background jobs (adapters/kit/jobs.ts `jobCommands`). */
+    jobs?: JobCommands;
     /**
      * `/approve`, `/deny`, `/always` (adapters/kit/typed-approvals.ts `APPROVAL_COMMANDS`, a channel's `local`
      * commands): decides the session's oldest call waiting for approval on behalf of `sender` (the platform user
@@ -63,6 +72,8 @@ export type CommandSessions = Pick<SessionClient, 'stop' | 'compact' | 'setTitle
       decision: ApprovalDecision,
       o: { updateId?: string; sender?: string },
     ): Promise<TypedDecision>;
+    /** `/memory` and `/link` for the sender (adapters/kit/knowledge-commands.ts); optional like `setLocale`. */
+    knowledge?: KnowledgeCommands;
   };
 
 /**
@@ -105,6 +116,10 @@ export type LocalCommandHandler = (run: CommandRun) => Promise<string>;
 
 /** The session commands every chat channel offers. */
 export const SESSION_COMMAND_HANDLERS: SessionCommandHandlers = {
+  async kill(cmd, { sessions, sessionId }) {
+    if (!sessions.jobs) return '⚠️ `/kill` is not available here.';
+    return sessions.jobs.kill(sessionId, cmd.jobId);
+  },
   async stop(_cmd, { sessions, sessionId, opts }) {
     const { stopped } = await sessions.stop(sessionId, opts);
     return stopped ? '⏹️ Stopping the current turn.' : 'Nothing is running.';
@@ -130,6 +145,14 @@ export const SESSION_COMMAND_HANDLERS: SessionCommandHandlers = {
       ? '🌐 语言：中文（通知与错误提示将使用中文）。'
       : '🌐 Locale: English (notices and error messages in English).';
   },
+  async schedules(_cmd, { sessions, sessionId }) {
+    if (!sessions.listSchedules) return '⚠️ `/schedules` is not available here.';
+    const all = await sessions.listSchedules(sessionId);
+    if (all.length === 0) return '⏰ No scheduled prompts in this conversation.';
+    return [`⏰ Scheduled prompts (${all.length}):`, ...all.map((v) => `• ${describeSchedule(v)}`)].join(
+      '\n',
+    );
+  },
   async approval(cmd, { sessions, sessionId, caller }) {
     if (!sessions.setApproval) return '⚠️ `/approval` is not available here.';
     if (caller?.shared === true && !caller.approver) {
@@ -147,6 +170,16 @@ export const SESSION_COMMAND_HANDLERS: SessionCommandHandlers = {
       : cmd.policy === 'all'
         ? '🔒 Approval: all (every tool call asks first).'
         : '🔒 Approval: writes (shell commands and file writes ask first).';
+  },
+  async memory(cmd, { sessions, sender }) {
+    if (!sessions.knowledge || sender === undefined) return '⚠️ `/memory` is not available here.';
+    return cmd.forget === undefined
+      ? sessions.knowledge.list(sender)
+      : sessions.knowledge.forget(sender, cmd.forget);
+  },
+  async link(_cmd, { sessions, sender }) {
+    if (!sessions.knowledge || sender === undefined) return '⚠️ `/link` is not available here.';
+    return sessions.knowledge.link(sender);
   },
 };
 
@@ -184,10 +217,21 @@ export function presentHelp(sessions: CommandSessions): string {
   ];
   if (sessions.setLocale) lines.push('`/locale en|zh` language of notices and error messages');
   if (sessions.setApproval) lines.push('`/approval off|writes|all` which tool calls ask you first');
+  if (sessions.listSchedules) lines.push('`/schedules` the scheduled prompts of this conversation');
   if (sessions.decidePending)
     lines.push('`/approve`, `/deny`, `/always` answer the oldest tool call waiting for your approval');
   if (sessions.newConversation) lines.push('`/new` start a new conversation (the agent forgets this one)');
+  if (sessions.knowledge)
+    lines.push(
+      '`/memory` what I remember about you, `/memory forget <id>` forget one entry',
+      '`/link` get a code to link this chat account to your Kesoku API account',
+    );
   if (sessions.state) lines.push('`/status` show what the agent is doing');
+  if (sessions.jobs)
+    lines.push(
+      '`/jobs` list background jobs',
+      '`/kill <job id>` kill a running background job (`/stop` does not)',
+    );
   lines.push('`/help` this list');
   return lines.join('\n');
 }
@@ -198,10 +242,14 @@ export function presentHelp(sessions: CommandSessions): string {
  * member it needs.
  */
 export const CHAT_LOCAL_COMMANDS: Readonly<Record<string, LocalCommandHandler>> = {
-  async new({ sessions, sessionId, opts }) {
+  async new({ sessions, sessionId, opts, sender }) {
     if (!sessions.newConversation) return '⚠️ `/new` is not available here.';
-    await sessions.newConversation(sessionId, opts.updateId);
+    await sessions.newConversation(sessionId, opts.updateId, sender);
     return NEW_CONVERSATION_TEXT;
+  },
+  async jobs({ sessions, sessionId }) {
+    if (!sessions.jobs) return '⚠️ `/jobs` is not available here.';
+    return sessions.jobs.list(sessionId);
   },
   async status({ sessions, sessionId }) {
     if (!sessions.state) return '⚠️ `/status` is not available here.';
@@ -268,6 +316,7 @@ export async function runCommand(
     const handler = SESSION_COMMAND_HANDLERS[cmd.name] as CommandHandler<SessionCommand>;
     return await handler(cmd, run);
   } catch (err) {
+    if (err instanceof ConversationLimitError) return err.message;
     if (err instanceof SessionClientError && err.kind === 'not_found') {
       return cmd.name === 'stop'
         ? 'Nothing is running.'

@@ -3,12 +3,14 @@
  * user text is a command, and which commands take an argument.
  *
  * A message is a command only when the WHOLE message is one:
- * - commands without an argument (`/stop`, `/compact`, and each channel's own such as `/help`, `/new`, `/quit`)
+ * - commands without an argument (`/stop`, `/compact`, `/schedules`, and each channel's own such as `/help`, `/new`, `/quit`)
  *   match only bare: `/stop the nginx service after the backup` is ordinary text for the agent;
  * - `/title <text>` takes the rest of the message (1-`TITLE_MAX_CHARS` code points, the session-title rule of
  *   domain/session-settings.ts); a bare `/title` is a usage error;
  * - `/mode interrupt|queue`, `/locale en|zh` and `/approval off|writes|all` take exactly one word; a bare form or one unknown word is a usage
  *   error, while more words (`/mode of transport: which is cheaper?`) are ordinary text;
+ * - `/memory` lists what the agent remembers about the sender, `/memory forget <id>` forgets one entry; one other
+ *   word is a usage error, more words ordinary text; `/link` (bare) asks for a code linking the sender to a principal;
  * - anything else starting with `/` (`/etc/hosts lacks a line`, `/usr/bin/env please`) is ordinary text, except
  *   a single bare word of letters (`/hlep`), which is reported as `unknown` so a channel may point at its help.
  * Matching of the command word is case-insensitive. Leading and trailing white space is ignored.
@@ -19,23 +21,40 @@ import { TITLE_MAX_CHARS } from '../../domain/session-settings.ts';
 import { isApprovalPolicy, type ApprovalPolicy } from '../../domain/tool-approval.ts';
 
 /** Names of the session commands every channel offers. */
-export const SESSION_COMMANDS = ['stop', 'compact', 'title', 'mode', 'locale', 'approval'] as const;
+export const SESSION_COMMANDS = [
+  'stop',
+  'compact',
+  'title',
+  'mode',
+  'locale',
+  'approval',
+  'schedules',
+  'memory',
+  'link',
+  'kill',
+] as const;
 
 /** A parsed command. `local` is one of the channel's own argument-less commands (`extraBare`). */
 export type ParsedCommand =
   | { name: 'stop' }
   | { name: 'compact' }
+  | { name: 'schedules' }
   | { name: 'title'; title: string }
   | { name: 'mode'; mode: SessionMode }
   | { name: 'locale'; locale: SessionLocale }
   | { name: 'approval'; policy: ApprovalPolicy }
-  | { name: 'usage'; command: 'title' | 'mode' | 'locale' | 'approval' }
+  | { name: 'memory'; forget?: string }
+  | { name: 'link' }
+  | { name: 'kill'; jobId: string }
+  | { name: 'usage'; command: 'title' | 'mode' | 'locale' | 'approval' | 'memory' | 'kill' }
   | { name: 'local'; command: string }
   | { name: 'unknown'; word: string };
 
 /** The usage line for a command with an argument (Markdown code spans). */
-export function commandUsage(command: 'title' | 'mode' | 'locale' | 'approval'): string {
+export function commandUsage(command: 'title' | 'mode' | 'locale' | 'approval' | 'memory' | 'kill'): string {
   switch (command) {
+    case 'memory':
+      return 'Usage: `/memory` (what I remember about you) or `/memory forget <id>`.';
     case 'title':
       return `Usage: \`/title <text>\` (1-${TITLE_MAX_CHARS} characters).`;
     case 'mode':
@@ -44,6 +63,8 @@ export function commandUsage(command: 'title' | 'mode' | 'locale' | 'approval'):
       return 'Usage: `/locale en` or `/locale zh`.';
     case 'approval':
       return 'Usage: `/approval off`, `/approval writes` (commands and file writes ask first) or `/approval all`.';
+    case 'kill':
+      return 'Usage: `/kill <job id>` (the ids `/jobs` lists).';
   }
 }
 
@@ -60,6 +81,7 @@ export function parseChatCommand(text: string, extraBare: readonly string[] = []
   switch (name) {
     case 'stop':
     case 'compact':
+    case 'schedules':
       return arg === '' ? { name } : null;
     case 'title':
       if (arg === '' || [...arg].length > TITLE_MAX_CHARS) return { name: 'usage', command: 'title' };
@@ -83,6 +105,18 @@ export function parseChatCommand(text: string, extraBare: readonly string[] = []
       const policy = arg.toLowerCase();
       return isApprovalPolicy(policy) ? { name: 'approval', policy } : { name: 'usage', command: 'approval' };
     }
+    case 'memory': {
+      if (arg === '') return { name: 'memory' };
+      const words = arg.split(/\s+/);
+      if (words.length === 2 && words[0]!.toLowerCase() === 'forget')
+        return { name: 'memory', forget: words[1]! };
+      return oneWord ? { name: 'usage', command: 'memory' } : null;
+    }
+    case 'link':
+      return arg === '' ? { name: 'link' } : null;
+    case 'kill':
+      if (arg !== '' && !oneWord) return null;
+      return arg === '' ? { name: 'usage', command: 'kill' } : { name: 'kill', jobId: arg };
     default:
       if (arg !== '') return null;
       return extraBare.includes(name)

@@ -11,6 +11,7 @@ import { ids } from '../../activities/persistence.ts';
 import { messageKind } from '../../domain/message-kind.ts';
 import type { Message } from '../../domain/message.ts';
 import { TOOL_MARK, toolResultState, type ToolState } from '../../domain/presentation.ts';
+import { toolLabel } from '../../domain/tool-label.ts';
 
 export { TOOL_MARK, toolResultState, type ToolState };
 
@@ -23,6 +24,7 @@ export type StatusEntry =
       kind: 'tool';
       key: string;
       toolCallId: string | null;
+      /** The tool as people see it: its name, or `<server> › <tool>` for an MCP tool (domain/tool-label.ts). */
       name: string;
       /** The shell command, or the arguments as JSON (`{}` for none). */
       args: string;
@@ -53,7 +55,7 @@ export function statusEntryFor(m: Message): StatusEntry | null {
     kind: 'tool',
     key: m.id,
     toolCallId: typeof md.tool_call_id === 'string' ? md.tool_call_id : null,
-    name: typeof md.tool_name === 'string' ? md.tool_name : m.sender,
+    name: toolLabel(typeof md.tool_name === 'string' ? md.tool_name : m.sender),
     args: command ?? JSON.stringify(args),
     state: 'running',
     summary: '',
@@ -81,7 +83,7 @@ export function orphanResultEntry(result: Message): StatusEntry {
     kind: 'tool',
     key: result.parent_id ?? result.id,
     toolCallId: null,
-    name: result.sender,
+    name: toolLabel(result.sender),
     args: '{}',
     state: 'running',
     summary: '',

@@ -13,19 +13,20 @@ import type { AddressInfo } from 'node:net';
 import type { ChannelDescriptor, ChannelContext, RunningChannel } from '../kit/channel.ts';
 import { createChatAccess, warnOpenAccess } from '../kit/access.ts';
 import { createDeliveryStore } from '../../db/deliveries.ts';
-import { setApprovalPolicy } from '../../db/approvals.ts';
-import { setLocale } from '../../db/sessions.ts';
+import { claimPushNonce, forgetExpiredPushNonces } from '../../db/push-nonces.ts';
+import { holdPush, listHeldPushes, releasePush } from '../../db/held-pushes.ts';
 import { accessPolicy } from '../../domain/access-policy.ts';
 import { ConfigError } from '../../infra/config.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { SessionClientError } from '../../infra/session-client.ts';
 import { WechatApi } from './api.ts';
 import { wechatConfigSchema, wechatEnabled, type EnabledWechatConfig, type WechatConfig } from './config.ts';
 import { createWechatApp } from './endpoint.ts';
 import { createConversations } from '../kit/conversations.ts';
+import { sessionCommands } from '../kit/session-commands.ts';
 import {
   WECHAT_CHATBOT_ID,
   createWechatIngress,
+  pushKey,
   wechatSessionAddress,
   type WechatIngressDeps,
 } from './ingress.ts';
@@ -33,6 +34,7 @@ import { decideOldestPending } from '../kit/typed-approvals.ts';
 import { wechatDecider } from './approvals.ts';
 import { createWechatSink } from './sink.ts';
 import { WECHAT_MAX_TEXT_BYTES } from './text.ts';
+import type { WechatPush } from './xml.ts';
 
 function requireEnabled(config: WechatConfig): EnabledWechatConfig {
   if (!wechatEnabled(config))
@@ -53,8 +55,10 @@ function apiFor(config: EnabledWechatConfig, logger: Logger): WechatApi {
 
 /** Options of {@link startWechat} beyond the channel context (tests). */
 export interface WechatStartOptions {
-  /** How long WeChat's last push of a message waits to be taken before it is acknowledged, ms (endpoint.ts). */
+  /** How long a push waits to be taken before it is held and acknowledged, ms (endpoint.ts). */
   ackBudgetMs?: number;
+  /** How long a push that cannot be taken yet is tried again, ms (ingress.ts RETRY_FOR_MS). */
+  retryForMs?: number;
 }
 
 /**
@@ -74,29 +78,23 @@ export async function startWechat(
   if (policy.mode === 'open') warnOpenAccess('WeChat', 'WECHAT_ALLOW_ALL', logger);
   else logger.info({ access: policy.mode }, 'wechat access');
   const s = ctx.sessions;
-  const conversations = createConversations(pool, WECHAT_CHATBOT_ID, wechatSessionAddress);
+  const conversations = createConversations(pool, WECHAT_CHATBOT_ID, wechatSessionAddress, {
+    ...(ctx.newConversationsPerDay === undefined ? {} : { newPerUserPerDay: ctx.newConversationsPerDay }),
+  });
   const sessions: WechatIngressDeps['sessions'] = {
-    submit: (...a) => s.submit(...a),
-    stop: (...a) => s.stop(...a),
-    compact: (...a) => s.compact(...a),
-    setTitle: (...a) => s.setTitle(...a),
-    setMode: (...a) => s.setMode(...a),
-    state: (...a) => s.state(...a),
+    ...sessionCommands({
+      sessions: s,
+      pool,
+      logger,
+      features: wechatChannel.features,
+      chatbotId: WECHAT_CHATBOT_ID,
+    }),
     // `/new`: the user's current session moves to a new conversation; its running turn is stopped.
-    async newConversation(sessionId, key) {
+    async newConversation(sessionId, key, sender) {
       const openId = /^wechat:([^:]+)(?::\d+)?$/.exec(sessionId)?.[1];
       if (openId === undefined) throw new Error(`not a WeChat conversation: ${sessionId}`);
-      const { previous, repeated } = await conversations.startNew(openId, key);
+      const { previous, repeated } = await conversations.startNew(openId, key, sender ?? openId);
       if (!repeated) await s.stop(previous.sessionId).catch(() => undefined);
-    },
-    async setLocale(sessionId, locale) {
-      if (!(await setLocale(pool, sessionId, locale)))
-        throw new SessionClientError('not_found', `no session ${sessionId}`);
-      return { locale };
-    },
-    async setApproval(sessionId, policy) {
-      if (!(await setApprovalPolicy(pool, sessionId, policy)))
-        throw new SessionClientError('not_found', `no session ${sessionId}`);
     },
     // `/approve`, `/deny`, `/always`: one-to-one chat, the follower is the requester; no other check.
     async decidePending(sessionId, decision, { updateId, sender }) {
@@ -115,11 +113,27 @@ export async function startWechat(
     policy,
     access: createChatAccess({ policy, pool, logger }),
     logger,
+    ...(opts.retryForMs === undefined ? {} : { retryForMs: opts.retryForMs }),
   });
   const inFlight = new Set<Promise<unknown>>();
+  const holds = {
+    hold: (push: WechatPush) => holdPush(pool, WECHAT_CHATBOT_ID, pushKey(push), push),
+    release: (push: WechatPush) => releasePush(pool, WECHAT_CHATBOT_ID, pushKey(push)),
+  };
+  let prunedAt = 0;
   const app = createWechatApp({
     config,
     ingress,
+    async claimNonce(key, expiresAt) {
+      if (Date.now() - prunedAt > 60_000) {
+        prunedAt = Date.now();
+        void forgetExpiredPushNonces(pool, WECHAT_CHATBOT_ID).catch((err: unknown) =>
+          logger.debug({ err: String(err) }, 'old push signatures not deleted'),
+        );
+      }
+      return claimPushNonce(pool, WECHAT_CHATBOT_ID, key, expiresAt);
+    },
+    holds,
     logger,
     ...(opts.ackBudgetMs === undefined ? {} : { ackBudgetMs: opts.ackBudgetMs }),
     track(handling) {
@@ -127,6 +141,19 @@ export async function startWechat(
       void handling.finally(() => inFlight.delete(handling));
     },
   });
+  // Pushes acknowledged but not taken before this process (or another) stopped: WeChat will not push them again.
+  const held = await listHeldPushes(pool, WECHAT_CHATBOT_ID).catch((err: unknown) => {
+    logger.warn({ err: String(err) }, 'held wechat pushes not read');
+    return [];
+  });
+  for (const push of held as WechatPush[]) {
+    const handling = ingress.accept(push);
+    handling.acknowledgedEarly();
+    logger.info({ msgId: push.MsgId }, 'held wechat push taken up again');
+    const done = handling.outcome.then(() => holds.release(push)).catch(() => undefined);
+    inFlight.add(done);
+    void done.finally(() => inFlight.delete(done));
+  }
   const server: Server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -161,6 +188,7 @@ export const wechatChannel: ChannelDescriptor<WechatConfig> = {
   title: 'WeChat',
   disabledHint: 'set WECHAT_APP_ID, WECHAT_APP_SECRET and WECHAT_TOKEN to enable',
   sessionPrefix: 'wechat:',
+  messageIdPrefix: 'wechat-',
   features: {
     // The workflow hands intermediate messages to the sink after each step; the WeChat sink sends none of them
     // and reports them shown, which marks them `delivered` (docs/message-model.md §4.3, stateless channels).

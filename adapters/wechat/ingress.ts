@@ -27,10 +27,11 @@
  *    (unsubscribe, menu clicks, scans, …) are ignored.
  *
  * A push is *taken* when its handling ended with any outcome but `failed`: for a message, once the session stored
- * it. `failed` means it was not taken for a reason that may pass (Temporal or the database unreachable, an
- * unexpected error): nothing is answered, and the endpoint (endpoint.ts) does not acknowledge the push, so WeChat
- * pushes it again. Only when the endpoint had to acknowledge the push before it was taken (WeChat's last push, see
- * endpoint.ts) is such a failure told to the user, as there will be no other push.
+ * it. A handling that fails for a reason that may pass (Temporal or the database unreachable or stalled, an
+ * unexpected error) is tried again in process, with backoff, for up to {@link RETRY_FOR_MS}: the endpoint
+ * (endpoint.ts) has acknowledged the push within WeChat's 5 s meanwhile, so WeChat pushes nothing again. Only when
+ * the retries run out is it `failed` (not taken) — or, when the push was acknowledged before it was taken, the
+ * failure is told to the user, as there will be no other push.
  *
  * Answers go through the customer-service message API (api.ts), never in the HTTP response. One user's messages
  * are handled in arrival order; chat commands skip that queue, except `/new`, which keeps its place (the messages
@@ -49,7 +50,7 @@ import { getMessage } from '../../db/messages.ts';
 import { SessionClientError } from '../../infra/session-client.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { AccessPolicy, ChatPlace } from '../../domain/access-policy.ts';
-import { neutraliseUserText } from '../../domain/prompt-safety.ts';
+import { neutraliseUserText, speakerHeader } from '../../domain/prompt-safety.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage, SessionAddress } from '../../workflows/definitions.ts';
@@ -64,6 +65,10 @@ export const WECHAT_REPUSHES = 3;
 
 /** How long a push key is remembered in process, ms (WeChat's three re-pushes come within about 15 s). */
 export const DEDUP_TTL_MS = 10 * 60_000;
+/** How long a handling that failed for a reason that may pass is tried again, ms. */
+export const RETRY_FOR_MS = 5 * 60_000;
+/** Longest wait between two tries, ms. */
+const RETRY_MAX_DELAY_MS = 10_000;
 /** Most keys remembered at once (the oldest are forgotten first). */
 const DEDUP_MAX_KEYS = 100_000;
 
@@ -127,6 +132,8 @@ export interface WechatIngressDeps {
   now?: () => number;
   /** The session a user is in now (after `/new`). Default: {@link wechatSessionAddress}. */
   addressOf?(openId: string): Promise<SessionAddress>;
+  /** Default {@link RETRY_FOR_MS}, ms (tests shorten it). */
+  retryForMs?: number;
 }
 
 /** The ingress: one entry point per verified push. */
@@ -279,18 +286,33 @@ export function createWechatIngress(deps: WechatIngressDeps): WechatIngress {
     return r.duplicate ? 'duplicate' : 'submitted';
   }
 
-  /** {@link handle}; a failure is `failed` (not taken), or told to the user when the push was acknowledged. */
+  /**
+   * {@link handle}, tried again with backoff while it fails for a reason that may pass, for up to
+   * {@link RETRY_FOR_MS}; then `failed` (not taken), or told to the user when the push was acknowledged.
+   */
   async function safely(p: WechatPush, s: Sighting): Promise<WechatOutcome> {
-    try {
-      return await handle(p);
-    } catch (err) {
-      logger.warn(
-        { openId: p.FromUserName, msgId: p.MsgId, err: String(err), acknowledged: s.ackedEarly },
-        'wechat push not taken',
-      );
-      if (!s.ackedEarly) return 'failed';
-      await answer(p.FromUserName, presentSessionError(err));
-      return 'rejected';
+    const giveUpAt = now() + (deps.retryForMs ?? RETRY_FOR_MS);
+    for (let tries = 1; ; tries++) {
+      try {
+        return await handle(p);
+      } catch (err) {
+        const delay = Math.min(250 * 2 ** tries, RETRY_MAX_DELAY_MS);
+        if (now() + delay < giveUpAt) {
+          logger.info(
+            { openId: p.FromUserName, msgId: p.MsgId, tries, err: String(err) },
+            'wechat push not taken yet; trying again',
+          );
+          await new Promise((r) => setTimeout(r, delay));
+          continue;
+        }
+        logger.warn(
+          { openId: p.FromUserName, msgId: p.MsgId, tries, err: String(err), acknowledged: s.ackedEarly },
+          'wechat push not taken',
+        );
+        if (!s.ackedEarly) return 'failed';
+        await answer(p.FromUserName, presentSessionError(err));
+        return 'rejected';
+      }
     }
   }
 
@@ -369,7 +391,7 @@ function mayPass(err: unknown): boolean {
 /** "`<OpenID>` at `2026-05-27 12:50:00 UTC`:\n<text>" (docs/message-model.md §6.1: who spoke and when). */
 export function formatInbound(openId: string, at: Date, text: string): string {
   const when = `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-  const header = `WeChat user \`${openId.replace(/[^A-Za-z0-9_-]/g, '')}\` at \`${when}\`:`;
+  const header = speakerHeader('wechat', { openId: openId.replace(/[^A-Za-z0-9_-]/g, ''), at: when });
   return text.trim() === '' ? header : `${header}\n${neutraliseUserText(text)}`;
 }
 

@@ -4,7 +4,7 @@
  */
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { PairingError, approvePairing, listPairings } from '../../db/pairings.ts';
-import type { ResolvedDeps } from '../app.ts';
+import type { ResolvedDeps } from '../deps.ts';
 import { requireAdmin } from '../auth.ts';
 import { HttpProblem } from '../problems.ts';
 

@@ -12,12 +12,12 @@ import { getMessage } from '../../db/messages.ts';
 import type { Pool } from '../../db/pool.ts';
 import { approvalDefaultOf } from '../../adapters/registry.ts';
 import { approvalPolicyInForce, type ApprovalPolicy, type ToolApproval } from '../../domain/tool-approval.ts';
-import type { ResolvedDeps } from '../app.ts';
+import type { ApiApprovalSettings, ResolvedDeps } from '../deps.ts';
 import { callerOf, requireSessionFor } from '../access.ts';
 import { contextOf } from '../context.ts';
 import { HttpProblem } from '../problems.ts';
 import { approvalDecisionSchema, parseBody, requireJson } from '../schemas.ts';
-import { answerAfterWait } from './messages.ts';
+import { answerAfterWait } from '../turn-wait.ts';
 import { checkSessionIdParam, presentSession, withTemporalDeadline, type SessionResponse } from './common.ts';
 
 /**
@@ -31,16 +31,6 @@ export interface SessionWithApprovals extends SessionResponse {
   approval_in_force: ApprovalPolicy;
   approve_patterns: { session: string[]; configured: string[] };
   pending_approvals: PendingApprovalRow[];
-}
-
-/**
- * The deployment's approval settings as the API reports them: `KESOKU_TOOL_APPROVAL` (undefined: each channel's
- * default) and `KESOKU_TOOL_AUTO_APPROVE`. They must be the workers' for the report to be right; `npm start`,
- * `npm run api` and `npm run worker` read them from the same configuration.
- */
-export interface ApiApprovalSettings {
-  policy?: ApprovalPolicy;
-  autoApprove?: string[];
 }
 
 /** {@link presentSession} plus the approval fields. */
@@ -57,7 +47,11 @@ export async function presentSessionWithApprovals(
   return {
     ...presentSession(v),
     approval: own,
-    approval_in_force: approvalPolicyInForce(own, configured.policy, approvalDefaultOf(v.chatbot_id)),
+    approval_in_force: approvalPolicyInForce(
+      own,
+      configured.policy,
+      approvalDefaultOf(v.chatbot_id, settings?.owner),
+    ),
     approve_patterns: { session: settings?.patterns ?? [], configured: configured.autoApprove ?? [] },
     pending_approvals: pending,
   };
@@ -98,7 +92,9 @@ export function approvalsRouter(d: ResolvedDeps): Router {
       const log = contextOf(res).log.child({ sessionId });
       log.info({ messageId: callId, decision: r.decision, by }, 'approval decided');
       if (body.wait && call.turn_id) {
-        const target = { sessionId, messageId: call.turn_id, waitS: body.wait, decidedCallId: callId };
+        // Every call decided but not yet recorded, this one included, still reads `pending` in Postgres.
+        const decidedCallIds = [...new Set([callId, ...(r.settling ?? [])])];
+        const target = { sessionId, messageId: call.turn_id, waitS: body.wait, decidedCallIds };
         await answerAfterWait(d, res, log, target);
         return;
       }

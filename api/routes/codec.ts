@@ -4,29 +4,25 @@
  * protobuf JSON form (`metadata` values and `data` base64).
  *
  * Protected by the codec token, given either as `Authorization: Bearer <token>` (the `temporal` CLI's
- * `--codec-auth`) or as a path segment, `/codec/<token>/decode` — the dev server's UI cannot attach a header,
- * so `npm start` configures it with `--ui-codec-endpoint http://127.0.0.1:<api port>/codec/<token>`.
+ * `--codec-auth`; the `npm start` Web UI proxy, infra/web-ui-proxy.ts, forwards the UI's requests this way) or
+ * as a path segment, `/codec/<token>/decode`, for a UI that cannot attach a header (the request log shows
+ * `<token>` there, api/context.ts).
  * Browsers reach it cross-origin from the UI: CORS answers only the configured UI origins, allowing the
- * headers the UI sends (content-type, x-namespace, authorization). Every refusal is problem+json.
+ * headers the UI sends (content-type, x-namespace, authorization). Every refusal is problem+json. Decode hands an
+ * unencrypted payload back as it is (the UI shows it; workers refuse it, infra/payload-codec.ts), so one such
+ * payload in a history does not blank the others.
  */
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { Payload } from '@temporalio/common';
+import type { CodecOptions } from '../deps.ts';
 import { z } from 'zod';
+import { isEncrypted } from '../../infra/payload-codec.ts';
 import { bearerOf, tokenDigests, tokenMatch } from '../auth.ts';
 import { HttpProblem } from '../problems.ts';
 import { parseBody } from '../schemas.ts';
 
 /** Where the codec endpoint is mounted. */
 export const CODEC_PATH = '/codec';
-
-/** What the codec endpoint needs. */
-export interface CodecOptions {
-  codec: PayloadCodec;
-  /** The codec token (at least 32 characters). */
-  token: string;
-  /** Origins allowed by CORS, e.g. `http://127.0.0.1:8233` (the Temporal Web UI). */
-  origins: readonly string[];
-}
 
 const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');
 const payloadsSchema = z.object({
@@ -109,7 +105,15 @@ export function codecRouter(opts: CodecOptions): Router {
     const payloads = body.payloads.map((p) => fromJson(p as JsonPayload));
     let out: Payload[];
     try {
-      out = direction === 'encode' ? await opts.codec.encode(payloads) : await opts.codec.decode(payloads);
+      out =
+        direction === 'encode'
+          ? await opts.codec.encode(payloads)
+          : await Promise.all(
+              // The UI shows an unencrypted payload as it is; workers refuse it (infra/payload-codec.ts).
+              payloads.map(async (p) =>
+                isEncrypted(p) ? ((await opts.codec.decode([p]))[0] as Payload) : p,
+              ),
+            );
     } catch (err) {
       throw new HttpProblem('validation', `a payload could not be ${direction}d: ${(err as Error).message}`);
     }

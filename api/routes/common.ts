@@ -38,10 +38,18 @@ export interface SessionResponse {
   turn_count: number;
   created_at: string;
   updated_at: string;
+  /** Only in a `Session`: its own IANA zone, or null. */
+  timezone?: string | null;
 }
 
+/** The `Session` response shape of a session with its live figures. */
 export function presentSession(v: SessionView): SessionResponse {
-  return { ...presentSessionSummary(v), status: v.status, queue_length: v.queue_length };
+  return {
+    ...presentSessionSummary(v),
+    status: v.status,
+    queue_length: v.queue_length,
+    timezone: v.timezone,
+  };
 }
 
 /** A `SessionSummary` (the list's items): the session without the live figures. */

@@ -16,7 +16,7 @@ import { IllegalTransitionError } from '../../domain/status-machine.ts';
 import { commit, getMessages } from '../../db/messages.ts';
 import type { Pool } from '../../db/pool.ts';
 import { CLI_CHATBOT, callerOf, requireSessionRowFor } from '../access.ts';
-import type { ResolvedDeps } from '../app.ts';
+import type { ResolvedDeps } from '../deps.ts';
 import { contextOf } from '../context.ts';
 import { HttpProblem } from '../problems.ts';
 import { deliveriesSchema, parseBody, requireJson } from '../schemas.ts';

@@ -11,15 +11,51 @@
  *
  *     : ping
  */
+import type { ServerResponse } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import { authorizeSubmit, callerOf } from '../access.ts';
-import type { ResolvedDeps } from '../app.ts';
+import type { ResolvedDeps } from '../deps.ts';
 import { contextOf } from '../context.ts';
 import type { EventSink, HubEvent, Subscription } from '../event-hub.ts';
 import { HttpProblem } from '../problems.ts';
 import { intQuery } from '../schemas.ts';
 import { checkSessionIdParam } from './common.ts';
 import { trackSseClient } from '../../infra/metrics.ts';
+
+/** Default of `KESOKU_MAX_STREAMS_PER_PRINCIPAL`: event streams one principal may hold open on a server. */
+export const DEFAULT_STREAMS_PER_PRINCIPAL = 32;
+
+/**
+ * How much a stream may have waiting in this process for a client that does not read, bytes (1 MiB, after the
+ * kernel's socket buffers are full): past it the stream is dropped. The client reconnects with `Last-Event-ID`
+ * and is caught up from the database; nothing is lost, and a stalled client costs bounded memory.
+ */
+export const MAX_STREAM_BACKLOG_BYTES = 1024 * 1024;
+
+/**
+ * Writes to an event stream with backpressure: a chunk is written while the response's backlog (what Node
+ * holds that the socket has not taken) is under `maxBacklogBytes`; once a write leaves more than that, the
+ * stream is destroyed instead of buffering without bound, and `onDropped` is told.
+ * @returns the write function (false once the stream is gone or dropped)
+ */
+export function backpressuredWriter(
+  res: ServerResponse,
+  opts: { maxBacklogBytes?: number; onDropped?: (backlogBytes: number) => void } = {},
+): (chunk: string) => boolean {
+  const max = opts.maxBacklogBytes ?? MAX_STREAM_BACKLOG_BYTES;
+  let dropped = false;
+  return (chunk) => {
+    if (dropped || res.destroyed || res.writableEnded) return false;
+    res.write(chunk);
+    if (res.writableLength > max) {
+      dropped = true;
+      opts.onDropped?.(res.writableLength);
+      res.destroy();
+      return false;
+    }
+    return true;
+  };
+}
 
 /** One SSE frame. `data` is single-line JSON, so it needs no splitting. */
 export function sseFrame(e: HubEvent): string {
@@ -32,10 +68,15 @@ export function sseFrame(e: HubEvent): string {
  * session id without a session yet is claimed for the caller (api/access.ts authorizeSubmit) and watched from
  * revision 0; another principal's or a chat channel's id is a 404 as always. A `Last-Event-ID` (or
  * `after_revision`) above the session's revision restarts the stream from revision 0 (see the comment below).
+ * A principal holds at most `d.limits.streamsPerPrincipal` streams at once (429 too_many_streams past it); a
+ * client that stops reading is dropped once {@link MAX_STREAM_BACKLOG_BYTES} wait for it
+ * ({@link backpressuredWriter}).
  */
 export function eventsRouter(d: ResolvedDeps): Router {
   const router = Router();
   checkSessionIdParam(router);
+  /** Open streams per principal name. */
+  const open = new Map<string, number>();
 
   router.get('/v1/sessions/:sessionId/events', async (req: Request<{ sessionId: string }>, res: Response) => {
     const { sessionId } = req.params;
@@ -47,9 +88,25 @@ export function eventsRouter(d: ResolvedDeps): Router {
     // A session that has no message yet can be watched before its first message: the id is claimed for the
     // caller as its first message would claim it (404 when it is another principal's or a chat channel's), and
     // the stream starts at revision 0, so the first message's commit is its first event.
-    const session = await authorizeSubmit(d.pool, callerOf(res), sessionId);
+    const caller = callerOf(res);
+    const session = await authorizeSubmit(d.pool, caller, sessionId, {
+      maxSessions: d.limits.sessionsPerPrincipal,
+    });
     if (d.events.closed)
       throw new HttpProblem('unavailable', 'the server is shutting down', { expected: true });
+    const held = open.get(caller.name) ?? 0;
+    if (held >= d.limits.streamsPerPrincipal)
+      throw new HttpProblem(
+        'too_many_streams',
+        `this principal already holds ${held} event streams, the most it may (KESOKU_MAX_STREAMS_PER_PRINCIPAL); close one first`,
+        { extensions: { limit: d.limits.streamsPerPrincipal } },
+      );
+    open.set(caller.name, held + 1);
+    res.once('close', () => {
+      const n = (open.get(caller.name) ?? 1) - 1;
+      if (n <= 0) open.delete(caller.name);
+      else open.set(caller.name, n);
+    });
     const currentRevision = session?.revision ?? 0;
     // A revision the session never reached (its data was reset since the client saw it) would hold back every
     // commit up to it: the stream starts over from revision 0 instead, so the first turn.committed has
@@ -74,8 +131,12 @@ export function eventsRouter(d: ResolvedDeps): Router {
       subscription?.close();
       log.debug('event stream closed');
     });
+    const writeChunk = backpressuredWriter(res, {
+      onDropped: (backlogBytes) =>
+        log.warn({ backlogBytes }, 'event stream dropped: the client does not read it'),
+    });
     const write = (chunk: string) => {
-      if (!gone && !res.writableEnded) res.write(chunk);
+      if (!gone) writeChunk(chunk);
     };
     const sink: EventSink = {
       send: (e) => write(sseFrame(e)),

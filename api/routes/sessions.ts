@@ -6,10 +6,11 @@
  * list shows only the sessions the caller may reach.
  */
 import { Router, type Request, type Response } from 'express';
-import { createSessionWithSettings, listSessions, setLocale } from '../../db/sessions.ts';
+import { createSessionWithSettings, listSessions, setLocale, setTimezone } from '../../db/sessions.ts';
 import { setApprovalPolicy } from '../../db/approvals.ts';
 import { presentSessionWithApprovals } from './approvals.ts';
-import type { ResolvedDeps } from '../app.ts';
+import type { ResolvedDeps } from '../deps.ts';
+import { getPlan } from '../../db/plans.ts';
 import { contextOf } from '../context.ts';
 import { API_LIMITS, cursorQuery, intQuery, parseBody, patchSessionSchema, requireJson } from '../schemas.ts';
 import {
@@ -19,7 +20,7 @@ import {
   requireSessionFor,
   requireSessionRowFor,
 } from '../access.ts';
-import { addressFor } from './messages.ts';
+import { addressFor } from '../submit.ts';
 import { checkSessionIdParam, presentSessionSummary, withTemporalDeadline } from './common.ts';
 
 type SessionRequest = Request<{ sessionId: string }>;
@@ -48,7 +49,11 @@ export function sessionsRouter(d: ResolvedDeps): Router {
 
   router.get('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
     const view = await requireSessionFor(d.pool, callerOf(res), req.params.sessionId);
-    res.status(200).json(await presentSessionWithApprovals(d.pool, view, d.approvals));
+    const [presented, plan] = await Promise.all([
+      presentSessionWithApprovals(d.pool, view, d.approvals),
+      getPlan(d.pool, view.id),
+    ]);
+    res.status(200).json({ ...presented, plan });
   });
 
   router.patch('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
@@ -63,12 +68,15 @@ export function sessionsRouter(d: ResolvedDeps): Router {
       mode: body.mode,
       locale: body.locale,
       approval: body.approval,
+      timezone: body.timezone,
     };
     // Before the first message the id is claimed for the caller (as the first message would claim it) and the
     // session row is created with the settings, so they apply to the first turn; another principal's id, or a
     // chat channel's, stays a 404. No workflow is started: the first message's reads mode and title from the row.
     // (A PATCH racing the first message can lose: a workflow that read no row yet keeps the default mode.)
-    const existing = await authorizeSubmit(d.pool, caller, sessionId);
+    const existing = await authorizeSubmit(d.pool, caller, sessionId, {
+      maxSessions: d.limits.sessionsPerPrincipal,
+    });
     if (!existing) {
       const created = await createSessionWithSettings(
         d.pool,
@@ -97,6 +105,8 @@ export function sessionsRouter(d: ResolvedDeps): Router {
     if (body.locale !== undefined) await setLocale(d.pool, sessionId, body.locale);
     // Read by the approval activity at each step: no workflow involved either.
     if (body.approval !== undefined) await setApprovalPolicy(d.pool, sessionId, body.approval);
+    // Read when a schedule is created without a zone: no workflow involved.
+    if (body.timezone !== undefined) await setTimezone(d.pool, sessionId, body.timezone);
     log.info(changes, 'session updated');
     const view = await requireSessionFor(d.pool, caller, sessionId);
     res.status(200).json(await presentSessionWithApprovals(d.pool, view, d.approvals));
@@ -106,7 +116,9 @@ export function sessionsRouter(d: ResolvedDeps): Router {
     const { sessionId } = req.params;
     // Before its first message a session the caller may create has nothing to stop (the id is claimed for the
     // caller, as its first message would claim it); another principal's id stays a 404.
-    const row = await authorizeSubmit(d.pool, callerOf(res), sessionId);
+    const row = await authorizeSubmit(d.pool, callerOf(res), sessionId, {
+      maxSessions: d.limits.sessionsPerPrincipal,
+    });
     if (!row) {
       res.status(200).json({ stopped: false });
       return;

@@ -1,10 +1,5 @@
 // REST API v1: tool-call approvals — the calls waiting on GET session, the SSE event, the decision route with
 // its problems, and the per-session policy (PATCH approval).
-import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../domain/message.ts';
 import { uniqueId } from '../support/stack.ts';
@@ -147,6 +142,37 @@ describe('tool-call approval over REST', () => {
     expectProblem(await h.client.post(call(firstCall), { decision: 'approve', wait: 61 * 5 }), 400);
   });
 
+  it('a decision right after another: the call decided first but not yet recorded is not listed as waiting', async () => {
+    const session = uniqueId('s');
+    const res = await h.client.post<Json>(`/v1/sessions/${session}/messages`, {
+      content: 'run2: echo first-late ;; echo second-late',
+      wait: 60,
+    });
+    expect(res.status).toBe(202);
+    const [firstCall] = res.body.pending_approvals as PendingJson[];
+    const call = (p: PendingJson | undefined) => `/v1/sessions/${session}/tool-calls/${p?.call_id}/approval`;
+    // A row lock on the first call's message holds its turn's write of the decision: its stored approval
+    // keeps reading `pending` while the second decision is taken.
+    const lock = await h.stack.pool.connect();
+    try {
+      await lock.query('BEGIN');
+      await lock.query('SELECT 1 FROM messages WHERE id = $1 FOR UPDATE', [firstCall?.call_id]);
+      const first = await h.client.post<Json>(call(firstCall), { decision: 'deny', wait: 60 });
+      expect(first.status).toBe(202);
+      const [secondCall] = first.body.pending_approvals as PendingJson[];
+      expect(secondCall?.subject).toBe('echo second-late');
+      const second = h.client.post<{ reply: Message }>(call(secondCall), { decision: 'approve', wait: 60 });
+      await new Promise((r) => setTimeout(r, 1500));
+      await lock.query('COMMIT');
+      const answered = await second;
+      expect(answered.status).toBe(200);
+      expect(answered.body.reply.content).toContain('second-late');
+    } finally {
+      await lock.query('ROLLBACK').catch(() => undefined);
+      lock.release();
+    }
+  });
+
   it('a message queued behind a turn waiting for approval: its wait runs out with a 504 naming the call', async () => {
     const session = uniqueId('s');
     await h.client.post(`/v1/sessions/${session}/messages`, { content: 'hello', wait: 30 });
@@ -164,32 +190,6 @@ describe('tool-call approval over REST', () => {
     expect((await h.client.post(route, { decision: 'approve' })).status).toBe(200);
     const messages = await waitTurnEnd(session, problem.message_id as string);
     expect(messages.find((m) => m.id === problem.message_id)?.status).toBe('processed');
-  });
-
-  it("README's first example and its approval step work as written (curl + jq)", async () => {
-    const readme = await fs.readFile(path.join(import.meta.dirname, '../../README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Send a message'));
-    const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].slice(0, 2).map((m) => m[1] ?? '');
-    expect(blocks).toHaveLength(2);
-    const session = uniqueId('readme');
-    // The fake model runs a command for `run: …`; the README asks a real model in words.
-    const adapt = (block: string) =>
-      block
-        .replaceAll('http://127.0.0.1:3000', h.api.url)
-        .replaceAll('/sessions/demo', `/sessions/${session}`)
-        .replace('What is in /etc/os-release? Use the shell.', 'run: echo from-the-readme');
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'kesoku-readme-'));
-    const sh = (script: string) =>
-      promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, timeout: 90_000 });
-    try {
-      const asked = await sh(adapt(blocks[0] as string));
-      expect(asked.stdout).toContain('waiting for approval of run_shell_command `echo from-the-readme`');
-      const answered = await sh(adapt(blocks[1] as string));
-      expect(answered.stdout).toMatch(/^echo from-the-readme\n[\s\S]*from-the-readme/);
-      expect(answered.stdout).not.toContain('waiting for approval');
-    } finally {
-      await fs.rm(dir, { recursive: true, force: true });
-    }
   });
 
   it('answers 404 for an unknown call, 400 for a bad decision and 404 for another session', async () => {

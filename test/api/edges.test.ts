@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiToken } from '../../api/auth.ts';
 import type { ApiServer } from '../../api/server.ts';
 import type { Message } from '../../domain/message.ts';
-import { attachmentDirFor } from '../../infra/workspace.ts';
+import { attachmentDirFor, sessionAttachmentsDir } from '../../infra/workspace.ts';
 import { uniqueId } from '../support/stack.ts';
 import {
   ApiClient,
@@ -144,7 +144,7 @@ describe('GET …/messages without after_revision', () => {
   });
 });
 
-describe('a post refused with 429', () => {
+describe('attachment files of a refused post', () => {
   let api: ApiServer;
   let client: ApiClient;
   beforeAll(async () => {
@@ -153,7 +153,7 @@ describe('a post refused with 429', () => {
   });
   afterAll(async () => api?.close());
 
-  it("leaves no attachment files behind, and a repeat of an accepted id keeps the accepted message's files", async () => {
+  it("a 429 leaves no attachment files behind, and a repeat of an accepted id keeps the accepted message's files", async () => {
     const session = uniqueId('full');
     const first = await client.post<{ message: Message }>(messagesPath(session), { content: 'sleep: 20' });
     expect(first.status).toBe(202);
@@ -188,6 +188,21 @@ describe('a post refused with 429', () => {
     expect(again.body.duplicate).toBe(true);
     expect(fs.readFileSync(`${keptDir}/0-a.txt`, 'utf8')).toBe('hello');
     await client.post(`/v1/sessions/${session}/stop`);
+  });
+
+  it('a message id of another session: 409 before any attachment file is written or the session is started', async () => {
+    const id = uniqueId('m');
+    expect((await client.post(messagesPath(uniqueId('s')), { id, content: 'first' })).status).toBe(202);
+    const other = uniqueId('s');
+    const file = { name: 'a.txt', content_type: 'text/plain', data: Buffer.from('hello').toString('base64') };
+    const refused = expectProblem(
+      await client.post(messagesPath(other), { id, content: 'second', attachments: [file] }),
+      409,
+      'conflict',
+    );
+    expect(refused.message_id).toBe(id);
+    expect(fs.existsSync(sessionAttachmentsDir(h.stack.dataDir, other))).toBe(false);
+    expectProblem(await client.get(`/v1/sessions/${other}`), 404, 'session-not-found');
   });
 });
 

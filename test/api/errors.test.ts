@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { EventHub } from '../../api/event-hub.ts';
-import { createHealthCheck } from '../../api/health.ts';
+import { createHealthCheck } from '../../infra/health.ts';
 import { createPool } from '../../db/pool.ts';
 import { SessionClient } from '../../infra/session-client.ts';
 import { uniqueId } from '../support/stack.ts';
@@ -148,11 +148,19 @@ describe('request handling', () => {
   });
 });
 
-describe('GET /healthz', () => {
-  it('answers 200 when Temporal and Postgres answer', async () => {
+describe('GET /healthz, /readyz and /livez', () => {
+  it('answer 200 when Temporal and Postgres answer', async () => {
     const res = await h.client.get('/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', temporal: true, postgres: true });
+    // The test stack's worker runs in this process: its sandbox is shown too.
+    expect(res.body).toEqual({
+      status: 'ok',
+      temporal: true,
+      postgres: true,
+      sandbox: expect.objectContaining({ state: 'bwrap', seccomp: true }),
+    });
+    expect((await h.client.get('/readyz')).body).toEqual({ status: 'ok', temporal: true, postgres: true });
+    expect((await h.client.get('/livez')).body).toEqual({ status: 'ok' });
   });
 });
 
@@ -195,6 +203,11 @@ describe('Temporal not answering', () => {
 
       const health = await client.get('/healthz');
       expect(expectProblem(health, 503, 'unavailable')).toMatchObject({ temporal: false, postgres: true });
+      // Not ready, but alive: a liveness probe does not restart the API during a Temporal outage.
+      const ready = expectProblem(await client.get('/readyz'), 503, 'unavailable');
+      expect(ready).toMatchObject({ temporal: false, postgres: true });
+      expect(ready.detail).toBe('Temporal not answering');
+      expect((await client.get('/livez')).status).toBe(200);
     } finally {
       await server.close();
       await connection.close();
@@ -230,6 +243,10 @@ describe('Postgres not answering', () => {
       const health = expectProblem(await client.get('/healthz'), 503, 'unavailable');
       expect(health).toMatchObject({ temporal: true, postgres: false });
       expect(health.detail).toContain('Postgres');
+      expect(expectProblem(await client.get('/readyz'), 503, 'unavailable').detail).toBe(
+        'Postgres not answering',
+      );
+      expect((await client.get('/livez')).status).toBe(200);
     } finally {
       await events.close();
       server.closeAllConnections();

@@ -89,7 +89,7 @@ describe('GET /openapi.json', () => {
       )
       .sort();
     expect(served).toEqual(documented);
-    expect(served).toHaveLength(18);
+    expect(served).toHaveLength(34);
   });
 
   it('takes the Message enums from the domain model', () => {
@@ -147,6 +147,9 @@ describe('GET /openapi.json', () => {
     await check('POST', `/v1/sessions/${session}/deliveries`, 409, { ids: printed });
     await check('GET', '/v1/sessions?limit=5', 200);
     await check('GET', '/healthz', 200);
+    await check('GET', '/v1/mcp', 200);
+    await check('GET', '/readyz', 200);
+    await check('GET', '/livez', 200);
     await check('GET', '/openapi.json', 200);
     await check('GET', `/v1/sessions/${uniqueId('nobody')}`, 404);
     await check('POST', `/v1/sessions/${session}/messages`, 400, { content: '' });

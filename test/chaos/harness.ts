@@ -157,7 +157,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     };
     const api = startPart('bin/api.ts', env);
     parts.push(api);
-    let worker = startPart('workers/worker.ts', env);
+    let worker = startPart('bin/worker.ts', env);
     parts.push(worker);
     await Promise.all([api.waitFor('kesoku API listening'), worker.waitFor('kesoku worker running')]);
     const base = `http://127.0.0.1:${apiPort}`;
@@ -240,13 +240,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           await worker.kill('SIGKILL');
           counters.workerKills++;
           await sleep(200 + Math.floor(random() * 1500));
-          worker = startPart('workers/worker.ts', env);
+          worker = startPart('bin/worker.ts', env);
           parts.push(worker);
           await worker.waitFor('kesoku worker running', 120_000);
         } else if (ev === 'term') {
           // A deploy: the new worker comes up first, then the old one is told to stop and drains its activities.
           log('[chaos] rolling restart: new worker, SIGTERM to the old one');
-          const next = startPart('workers/worker.ts', env);
+          const next = startPart('bin/worker.ts', env);
           parts.push(next);
           await next.waitFor('kesoku worker running', 120_000);
           drained.add(worker);

@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client';
 import type { Pool } from '../../db/pool.ts';
 import { sessionWorkspaceDir } from '../../infra/workspace.ts';
 import { sessionWorkflowId } from '../../workflows/definitions.ts';
-import type { FakeDiscord } from '../fakes/discord/server.ts';
+import type { FakeDiscord } from '../../adapters/discord/test/fake-server.ts';
 
 /** Flags of a live status message: suppress embeds and suppress notifications. */
 const STATUS_FLAGS = (1 << 2) | (1 << 12);

@@ -26,7 +26,7 @@ import {
 } from '../../infra/temporal-cluster.ts';
 import { listSessionMessages } from '../../db/messages.ts';
 import { sessionWorkspaceDir } from '../../infra/workspace.ts';
-import { snowflake, startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.ts';
+import { snowflake, startFakeDiscord, type FakeDiscord } from '../../adapters/discord/test/fake-server.ts';
 import { startEntry, stackEnv, type ChildPart } from '../support/processes.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 import { countCommands, discordTurn, typingCalls } from './checks.ts';

@@ -127,11 +127,20 @@ describe('Temporal over TLS from the environment configuration', () => {
       api.waitFor('kesoku API listening', 300_000),
     ]);
     const base = /kesoku API listening on (http:\/\/[0-9.:]+)/.exec(api.output())![1];
-    const r = await fetch(`${base}/v1/sessions/${uniqueId('tls')}/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ content: 'hello over TLS', wait: 60 }),
-    });
+    // The first workflow task of a new cluster can outlast the API's 10 s Temporal deadline on a loaded
+    // machine (503); a client retries with the same message id, which makes the retry idempotent.
+    const session = uniqueId('tls');
+    const messageId = uniqueId('tls-message');
+    let r: Response;
+    for (let attempt = 1; ; attempt++) {
+      r = await fetch(`${base}/v1/sessions/${session}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: messageId, content: 'hello over TLS', wait: 60 }),
+      });
+      if (r.status !== 503 || attempt === 5) break;
+      await r.body?.cancel();
+    }
     expect(r.status).toBe(200);
     expect(((await r.json()) as { reply: { content: string } }).reply.content).toBe('echo: hello over TLS');
 

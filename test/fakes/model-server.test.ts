@@ -1,5 +1,6 @@
 // The fake model server's own wire behaviour, seen by a plain HTTP client.
 import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultReply, requireReasoningContent, startFakeModelServer } from './model-server.ts';
@@ -142,6 +143,35 @@ describe('fake model server', () => {
       'queued',
       'scripted',
     ]);
+  });
+
+  it('records when a request arrived (arrivedAt) apart from when its body had been read (receivedAt)', async () => {
+    server = await startFakeModelServer();
+    const body = JSON.stringify(user('hello'));
+    const { port } = server;
+    // The body's second half follows 150 ms after the headers and the first half.
+    await new Promise<void>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/v1/chat/completions',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => req.end(body.slice(10)), 150);
+    });
+    const [r] = server.chatRequests();
+    expect(r?.arrivedAt).toBeTypeOf('number');
+    expect(r!.receivedAt - r!.arrivedAt).toBeGreaterThanOrEqual(100);
+    expect(r!.endedAt).toBeGreaterThanOrEqual(r!.receivedAt);
   });
 
   it('close() ends hanging connections', async () => {

@@ -79,6 +79,8 @@ export interface FakeRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: ChatRequestBody | undefined;
+  /** Epoch ms when the request arrived (its headers were parsed), before its body was read. */
+  arrivedAt: number;
   /** Epoch ms when the request's body had been read. */
   receivedAt: number;
   /** True once the client went away before the response was complete (abort, timeout). */
@@ -185,6 +187,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivedAt = Date.now();
     const raw = await readBody(req);
     const path = new URL(req.url ?? '/', 'http://fake').pathname;
     let body: ChatRequestBody | undefined;
@@ -198,6 +201,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
       path,
       headers: req.headers,
       body,
+      arrivedAt,
       receivedAt: Date.now(),
       clientAborted: false,
     };
@@ -472,10 +476,12 @@ async function sendRaw(
  * A guard that answers 400 the way thinking servers do when an assistant message with tool calls comes back
  * without its `reasoning_content`. `scope` `current-turn` checks only the assistant messages after the last
  * user message (DeepSeek's thinking mode with tools); `all` checks every one (Kimi's thinking models).
- * The error body is the OpenAI-style `invalid_request_error`, naming the message index.
+ * With `allowEmpty` the field only has to be there, empty or not (DeepSeek and Moonshot when the model gave no
+ * reasoning). The error body is the OpenAI-style `invalid_request_error`, naming the message index.
  */
 export function requireReasoningContent(
   scope: 'current-turn' | 'all',
+  opts: { allowEmpty?: boolean } = {},
 ): (request: FakeRequest) => FakeReply | undefined {
   return (request) => {
     const messages = request.body?.messages ?? [];
@@ -483,7 +489,8 @@ export function requireReasoningContent(
     for (const [i, m] of messages.entries()) {
       if (scope === 'current-turn' && i < lastUser) continue;
       if (m.role !== 'assistant' || !m.tool_calls?.length) continue;
-      if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') continue;
+      if (typeof m.reasoning_content === 'string' && (opts.allowEmpty === true || m.reasoning_content !== ''))
+        continue;
       return {
         kind: 'error',
         status: 400,
@@ -512,6 +519,7 @@ export function requireReasoningContent(
  * 4. contains `run: <command>` → text "I will run `<command>`." + one `run_shell_command {command}` call;
  * 5. contains `sleep: <seconds>` → headers at once, then text `slept <seconds>s` after that delay;
  * 6. otherwise text `echo: <last user text>`.
+ * The last user text is read without the runtime context appended to it (activities/knowledge/context.ts).
  * Commands run to the end of their line.
  */
 export function defaultReply(body: ChatRequestBody): FakeReply {
@@ -525,7 +533,8 @@ export function defaultReply(body: ChatRequestBody): FakeReply {
     return { kind: 'text', text: `Done: ${first.slice(0, 200)}` };
   }
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  const userText = lastUser ? contentText(lastUser.content) : '';
+  // Like a model, the rules read what the person wrote, not the runtime context Kesoku appends after it.
+  const userText = lastUser ? contentText(lastUser.content).split('\n\n[Runtime Context]')[0]! : '';
   const system = messages
     .filter((m) => m.role === 'system' || m.role === 'developer')
     .map((m) => contentText(m.content))

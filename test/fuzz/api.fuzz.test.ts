@@ -924,7 +924,7 @@ describe('REST API v1 under bad input', () => {
       for (const [sessionId, list] of bySession) {
         const res = await send({
           method: 'GET',
-          target: `/v1/sessions/${segment(sessionId)}/messages?limit=10000`,
+          target: `/v1/sessions/${segment(sessionId)}/messages?limit=${API_LIMITS.messagesPageMax}`,
         });
         expect(res.status).toBe(200);
         const stored = new Map((res.json as { messages: Message[] }).messages.map((m) => [m.id, m]));

@@ -103,7 +103,8 @@ describe('sortHistory', () => {
         // Order independence.
         expect(ids(sortHistory(permute(history, keys)))).toEqual(ids(sorted));
         expect(ids(sortHistory([...history].reverse()))).toEqual(ids(sorted));
-        // Turns are contiguous; inside a turn: triggers first, then steps ascending (null last), then phases.
+        // Turns are contiguous; inside a turn: triggers first, then phases across the whole turn, then steps
+        // ascending (null last) within a phase.
         const seenTurns = new Set<string>();
         let previous: Message | undefined;
         for (const m of sorted) {
@@ -118,10 +119,9 @@ describe('sortHistory', () => {
             const tb = isTurnTrigger(b) ? 0 : 1;
             expect(ta).toBeLessThanOrEqual(tb);
             if (ta === tb && ta === 1) {
-              const sa = a.step ?? Infinity;
-              const sb = b.step ?? Infinity;
-              expect(sa).toBeLessThanOrEqual(sb);
-              if (sa === sb) expect(PHASES[a.type]).toBeLessThanOrEqual(PHASES[b.type]);
+              expect(PHASES[a.type]).toBeLessThanOrEqual(PHASES[b.type]);
+              if (PHASES[a.type] === PHASES[b.type])
+                expect(a.step ?? Infinity).toBeLessThanOrEqual(b.step ?? Infinity);
             }
           }
           previous = m;

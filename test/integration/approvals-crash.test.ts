@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const startWorker = async (): Promise<ChildPart> => {
-  const w = startPart('workers/worker.ts', stackEnv(stack, { KESOKU_TOOL_APPROVAL: 'writes' }));
+  const w = startPart('bin/worker.ts', stackEnv(stack, { KESOKU_TOOL_APPROVAL: 'writes' }));
   workers.push(w);
   await w.waitFor('kesoku worker running');
   return w;

@@ -36,7 +36,7 @@ const running = (needle: string) => {
 };
 
 const startWorker = async (): Promise<ChildPart> => {
-  const w = startPart('workers/worker.ts', stackEnv(stack));
+  const w = startPart('bin/worker.ts', stackEnv(stack));
   workers.push(w);
   await w.waitFor('kesoku worker running');
   return w;

@@ -34,10 +34,14 @@ describe('empty model output', () => {
     });
     // The nudge follows the question directly, so the two user turns merge (roles alternate, docs/message-model.md §5.4).
     const retry = stack.requestsOf(session)[1]?.body?.messages ?? [];
+    // The runtime context (activities/knowledge/context.ts) comes once, after both.
     expect(retry.at(-1)).toMatchObject({
       role: 'user',
-      content: `say something\n\n[System Notification]\n${EMPTY_REPLY_NUDGE}`,
+      content: expect.stringMatching(/\n\n\[Runtime Context\]\n/),
     });
+    expect(String(retry.at(-1)?.content).split('\n\n[Runtime Context]\n')[0]).toBe(
+      `say something\n\n[System Notification]\n${EMPTY_REPLY_NUDGE}`,
+    );
     const replies = msgs.filter((m) => m.sender === 'Kesoku' && m.type === 'text');
     expect(replies).toHaveLength(1);
     expect(replies[0]?.content).toMatch(/^echo: say something/);
@@ -81,6 +85,17 @@ describe('context overflow', () => {
     const retried = JSON.stringify(sent[2]);
     expect(retried).toContain('SUMMARY of the earlier context');
     expect(retried).not.toContain('echo: some earlier context');
+    // One preparation path: the retried request has the system prompt once, first, as the first request had.
+    const systems = (msgs: NonNullable<(typeof sent)[number]>) => msgs.filter((m) => m.role === 'system');
+    for (const request of [sent[0], sent[2]]) {
+      expect(systems(request ?? [])).toHaveLength(1);
+      expect(request?.[0]?.role).toBe('system');
+    }
+    expect(retried.split('# System Instructions').length - 1).toBe(1);
+    const userTurns = (sent[2] ?? []).filter(
+      (m) => m.role === 'user' && JSON.stringify(m.content).includes('now a big question'),
+    );
+    expect(userTurns).toHaveLength(1);
     const msgs = await stack.messages(session);
     expect(msgs.find((m) => m.metadata?.compacted_through_seq !== undefined)?.status).toBe('delivered');
     const notice = msgs.find((m) => m.sender === 'Notification');

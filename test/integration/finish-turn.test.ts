@@ -9,6 +9,7 @@ import { createPersistenceActivities } from '../../activities/persistence.ts';
 import { StaleTurnError, commit, getMessage, listTurnMessages, requestStop } from '../../db/messages.ts';
 import { createPool, type Pool } from '../../db/pool.ts';
 import { ensureSession } from '../../db/sessions.ts';
+import { listPendingApprovals, writeApproval } from '../../db/approvals.ts';
 import { buildCleanHistory } from '../../domain/clean-history.ts';
 import { finalReply, toolCall, userQuestion } from '../../domain/factories.ts';
 import { createLogger } from '../../infra/logger.ts';
@@ -118,5 +119,45 @@ describe('finishTurn after /stop', () => {
     await expect(commit(pool, sessionId, { guardTurn: turnId, insert: [reply(2)] })).rejects.toThrow(
       /is interrupted/,
     );
+  });
+});
+
+describe('finishTurn closes approvals', () => {
+  it.each([
+    [{ outcome: 'interrupted', reason: 'stop' } as const, 'stop'],
+    [{ outcome: 'error', kind: 'tool', detail: 'failed' } as const, 'error'],
+  ])('a turn ending %j leaves no approval pending (cancelled by %s)', async (result, by) => {
+    const sessionId = uniqueId('s');
+    const turnId = uniqueId('m');
+    const address = { session_id: sessionId, chatbot_id: 'api', channel_id: sessionId };
+    await ensureSession(pool, { id: sessionId, chatbotId: 'api', channelId: sessionId });
+    await commit(pool, sessionId, {
+      insert: [userQuestion({ id: turnId, ...address, sender: 'u', content: 'run it', received_at: null })],
+    });
+    await commit(pool, sessionId, { transitions: [{ id: turnId, to: 'processing' }] });
+    const call = toolCall({
+      id: `${turnId}:s0:call0`,
+      ...address,
+      turn_id: turnId,
+      step: 0,
+      tool_name: 'run_shell_command',
+      tool_arguments: { command: 'rm -rf build' },
+      tool_call_id: 'c0',
+    });
+    await commit(pool, sessionId, { insert: [call] });
+    await writeApproval(
+      pool,
+      sessionId,
+      call.id,
+      { state: 'pending', subject: 'rm -rf build', requested_at: new Date().toISOString() },
+      [null],
+    );
+    expect(await listPendingApprovals(pool, sessionId)).toHaveLength(1);
+
+    const activities = createPersistenceActivities({ pool, logger: createLogger('test', 'silent') });
+    await activities.finishTurn({ sessionId, turnId, result });
+    expect(await listPendingApprovals(pool, sessionId)).toEqual([]);
+    expect((await getMessage(pool, call.id))?.metadata?.approval).toMatchObject({ state: 'cancelled', by });
+    expect((await getMessage(pool, turnId))?.status).toBe(result.outcome);
   });
 });

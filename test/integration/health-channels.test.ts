@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/temporal-server.ts';
-import { snowflake, startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.ts';
+import { snowflake, startFakeDiscord, type FakeDiscord } from '../../adapters/discord/test/fake-server.ts';
 import { startEntry, stackEnv, type ChildPart } from '../support/processes.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 

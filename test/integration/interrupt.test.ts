@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionClientError } from '../../infra/session-client.ts';
-import { sessionWorkflowId, userMessageSignal } from '../../workflows/definitions.ts';
+import { sessionWorkflowId } from '../../workflows/definitions.ts';
 import { recordHistory } from '../support/histories.ts';
 import { pids } from '../support/processes.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
@@ -130,41 +130,6 @@ describe('queue mode and the bounded queue', () => {
       'slept 8s',
       ...Array.from({ length: 32 }, (_, i) => `echo: queued ${i}`),
     ]);
-  }, 120_000);
-});
-
-describe('the userMessage signal', () => {
-  it('a message signalled into a full queue ends `error` with a delivered queue-full notice; the session goes on', async () => {
-    const session = uniqueId('s');
-    const head = await stack.submit(session, 'first');
-    await stack.waitForStatus(head.message.id, ['processed']);
-    await stack.sessions.setMode(session, 'queue');
-    const blocker = await stack.submit(session, 'sleep: 3');
-    await stack.waitForStatus(blocker.message.id, ['processing']);
-    const handle = stack.client.workflow.getHandle(sessionWorkflowId(session));
-    const ids = Array.from({ length: 33 }, () => uniqueId('sig'));
-    for (const [i, id] of ids.entries()) {
-      await handle.signal(userMessageSignal, {
-        id,
-        content: `signalled ${i}`,
-        sender: 'tester',
-        receivedAt: new Date().toISOString(),
-      });
-    }
-    const over = ids.at(-1) as string;
-    expect((await stack.waitForStatus(over, ['error'])).metadata).toMatchObject({
-      failure_kind: 'queue_full',
-    });
-    await expect
-      .poll(async () => (await stack.messages(session)).find((m) => m.id === `${over}:rejected`)?.status, {
-        timeout: 10_000,
-      })
-      .toBe('delivered');
-    for (const id of ids.slice(0, 32))
-      expect((await stack.waitForStatus(id, ['processed', 'error', 'interrupted'], 60_000)).status).toBe(
-        'processed',
-      );
-    await recordHistory('queue-full-signal', stack.client, sessionWorkflowId(session));
   }, 120_000);
 });
 

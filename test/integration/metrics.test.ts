@@ -45,7 +45,7 @@ function urlFrom(part: ChildPart, prefix: string): string {
 
 describe('metrics', () => {
   it('the main series exist on the worker and the API and move after one turn', async () => {
-    const worker = startPart('workers/worker.ts', stackEnv(stack, { KESOKU_METRICS_PORT: '0' }));
+    const worker = startPart('bin/worker.ts', stackEnv(stack, { KESOKU_METRICS_PORT: '0' }));
     const api = startPart('bin/api.ts', stackEnv(stack, { KESOKU_METRICS_PORT: '0', KESOKU_API_PORT: '0' }));
     parts.push(worker, api);
     await Promise.all([

@@ -170,6 +170,90 @@ describe('2. reasoning models that need their reasoning back', () => {
   });
 });
 
+describe('2b. tool-call arguments that are not one JSON object', () => {
+  for (const [label, args, problem] of [
+    [
+      'two objects glued together',
+      '{"command":"echo a"}{"command":"echo b"}',
+      /several JSON objects glued together/,
+    ],
+    ['a stray brace', '{"command":"echo a"}}', /stray "\}" after the JSON object/],
+    ['a truncated object', '{"command":"echo a', /truncated/],
+  ] as const) {
+    it(`answers ${label} to the model as an error result; the turn goes on and nothing runs`, async () => {
+      const session = uniqueId('s');
+      stack.script(
+        session,
+        {
+          kind: 'raw',
+          choices: [
+            {
+              delta: {
+                role: 'assistant',
+                tool_calls: [
+                  {
+                    index: 0,
+                    id: 'call_bad',
+                    type: 'function',
+                    function: { name: 'run_shell_command', arguments: args },
+                  },
+                ],
+              },
+            },
+            { delta: {}, finish_reason: 'tool_calls' },
+          ],
+        },
+        { kind: 'text', text: 'I will send one object next time.' },
+      );
+      const { done } = await endOf(session, 'run it');
+      expect(done.status).toBe('processed');
+      // One request per step: the odd answer was not retried as a provider failure.
+      const requests = stack.requestsOf(session);
+      expect(requests).toHaveLength(2);
+      const toolMessage = messagesOf(requests[1]).find((m) => m.role === 'tool');
+      expect(contentText(toolMessage?.content ?? '')).toMatch(problem);
+      expect(contentText(toolMessage?.content ?? '')).toMatch(/^Error: the call was not run/);
+      const result = (await stack.messages(session)).find((m) => m.type === 'tool_result');
+      expect(result?.metadata?.tool_ok).toBe(false);
+      expect(
+        await stack.pool.query(`SELECT 1 FROM tool_runs WHERE session_id = $1`, [session]),
+      ).toMatchObject({
+        rowCount: 0,
+      });
+    });
+  }
+});
+
+describe('2c. servers that want reasoning_content on every tool-call message, empty allowed', () => {
+  it('get the field on each assistant tool-call message, empty when the model gave no reasoning', async () => {
+    const session = uniqueId('s');
+    const cmd = countedCommand();
+    const guard = requireReasoningContent('all', { allowEmpty: true });
+    stack.fake.setGuard((r) => (stack.requestsOf(session).includes(r) ? guard(r) : undefined));
+    try {
+      stack.script(
+        session,
+        { kind: 'tool_calls', calls: [{ name: 'run_shell_command', arguments: { command: cmd.command } }] },
+        { kind: 'text', text: 'It ran.' },
+        { kind: 'text', text: 'Hello again!' },
+      );
+      expect((await endOf(session, 'run it')).done.status).toBe('processed');
+      expect((await endOf(session, 'hello')).done.status).toBe('processed');
+      const requests = stack.requestsOf(session);
+      // No request was refused: each step and each turn took one request.
+      expect(requests).toHaveLength(3);
+      const calls = requests.flatMap((r) =>
+        messagesOf(r).filter((m) => m.role === 'assistant' && m.tool_calls?.length),
+      );
+      expect(calls.length).toBeGreaterThan(0);
+      for (const m of calls) expect(m.reasoning_content).toBe('');
+      expect(cmd.runs()).toBe(1);
+    } finally {
+      stack.fake.setGuard(undefined);
+    }
+  });
+});
+
 describe('3. inline <think> reasoning', () => {
   it('becomes a thought, never part of the reply or the title, also when the tag is split across chunks', async () => {
     const session = uniqueId('s');

@@ -47,7 +47,7 @@ describe('search attributes owned by the app', () => {
       ).toEqual([]);
 
       const env = stackEnv(stack, { TEMPORAL_ADDRESS: fresh.address, KESOKU_LOG_LEVEL: 'info' });
-      parts.push(startPart('workers/worker.ts', env), startPart('workers/worker.ts', env));
+      parts.push(startPart('bin/worker.ts', env), startPart('bin/worker.ts', env));
       // Each worker bundles the workflow code at start: slow on a loaded two-core machine.
       await Promise.all(parts.map((p) => p.waitFor('kesoku worker running', 200_000)));
 
@@ -84,7 +84,7 @@ describe('search attributes owned by the app', () => {
   it('a frontend that refuses to add them stops the worker at start with the exact command', async () => {
     const frontend = await startFakeFrontend({ denyCode: status.PERMISSION_DENIED });
     try {
-      const worker = startPart('workers/worker.ts', stackEnv(stack, { TEMPORAL_ADDRESS: frontend.address }));
+      const worker = startPart('bin/worker.ts', stackEnv(stack, { TEMPORAL_ADDRESS: frontend.address }));
       parts.push(worker);
       const code = await new Promise<number | null>((resolve) =>
         worker.child.once('exit', (c) => resolve(c)),

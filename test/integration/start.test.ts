@@ -201,12 +201,14 @@ describe('npm start', () => {
       'echo: hello from the first start',
     );
 
-    // The Web UI decrypts payloads through the API's codec endpoint; the data dir and its secrets are private.
+    // The Web UI decrypts payloads through the API's codec endpoint, which its proxy serves same-origin with the
+    // token as a header (the token is in no URL); the data dir and its secrets are private.
     const settings = (await (await fetch(`http://127.0.0.1:${ports.ui}/api/v1/settings`)).json()) as {
       Codec?: { Endpoint?: string };
     };
     const codecToken = fs.readFileSync(path.join(dataDir, 'codec-token'), 'utf8').trim();
-    expect(settings.Codec?.Endpoint).toBe(`${api}/codec/${codecToken}`);
+    expect(settings.Codec?.Endpoint).toBe(`http://127.0.0.1:${ports.ui}/kesoku-codec`);
+    expect(JSON.stringify(settings)).not.toContain(codecToken);
     expect(fs.statSync(dataDir).mode & 0o777).toBe(process.getuid?.() === 0 ? 0o711 : 0o700);
     for (const f of ['payload-keys', 'codec-token', 'postgres-password', 'temporal.db']) {
       expect(fs.statSync(path.join(dataDir, f)).mode & 0o077, f).toBe(0);

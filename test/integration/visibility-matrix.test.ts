@@ -34,13 +34,13 @@ import {
 } from '../../domain/presentation.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { openEvents, type Json } from '../api/support.ts';
-import { runCli } from '../cli/support.ts';
-import { startDiscordBench, type DiscordBench } from '../discord/harness.ts';
-import { messageEvent } from '../fakes/googlechat/server.ts';
+import { runCli } from '../../adapters/cli/test/support.ts';
+import { startDiscordBench, type DiscordBench } from '../../adapters/discord/test/harness.ts';
+import { messageEvent } from '../../adapters/googlechat/test/fake-server.ts';
 import type { FakeReply } from '../fakes/model-server.ts';
-import { startGoogleChatBench, type GoogleChatBench } from '../googlechat/harness.ts';
+import { startGoogleChatBench, type GoogleChatBench } from '../../adapters/googlechat/test/harness.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
-import { startWechatBench, type WechatBench } from '../wechat/harness.ts';
+import { startWechatBench, type WechatBench } from '../../adapters/wechat/test/harness.ts';
 
 /** The notice of a turn stopped by the user (domain/failures.ts `presentInterruption('stop')`, locale en). */
 const STOP_NOTICE = '⏹️ Stopped.';

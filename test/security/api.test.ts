@@ -123,14 +123,58 @@ describe('a token-less API (loopback operator)', () => {
       'forbidden',
     );
     expect(await stack.messages(session)).toEqual([]);
-    // A cross-origin GET is not a state change; the browser's same-origin policy keeps its answer from the page.
-    expect((await client.get('/v1/sessions', { origin: 'https://evil.example' })).status).toBe(200);
+    // Reads from another site are refused too (a GET can write: the event stream claims its session id).
+    expectProblem(await client.get('/v1/sessions', { origin: 'https://evil.example' }), 403, 'forbidden');
+    // A typed URL (Sec-Fetch-Site: none) and same-origin requests pass.
+    expect((await client.get('/v1/sessions', { 'sec-fetch-site': 'none' })).status).toBe(200);
     const same = await client.post(
       `/v1/sessions/${session}/messages`,
       { content: 'hello' },
       { origin: api.url },
     );
     expect(same.status).toBe(202);
+  });
+
+  it('refuses a cross-site GET of an event stream: no stream, and the session id is not claimed', async () => {
+    const session = uniqueId('xsite-events');
+    for (const headers of [
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+      { origin: 'http://127.0.0.1:8233' },
+      { origin: 'https://evil.example' },
+    ]) {
+      const res = await fetch(`${api.url}/v1/sessions/${session}/events`, { headers });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    }
+    const owners = await stack.pool.query('SELECT 1 FROM session_owners WHERE session_id = $1', [session]);
+    expect(owners.rowCount).toBe(0);
+  });
+
+  it('refuses a message id a chat channel owns (wechat-…, discord-…, googlechat-…), so none is taken ahead of it', async () => {
+    const client = new ApiClient(api.url);
+    const session = uniqueId('ids');
+    for (const id of ['wechat-24000000000000001', 'discord-1234567890', 'googlechat-spaces-x', 'WeChat-1']) {
+      const problem = expectProblem(
+        await client.post(`/v1/sessions/${session}/messages`, { id, content: 'taken?' }),
+        400,
+        'validation',
+      );
+      expect(problem.detail, id).toContain('message id prefix');
+    }
+    expect(await stack.messages(session)).toEqual([]);
+    expect(
+      (await client.post(`/v1/sessions/${session}/messages`, { id: 'my-1', content: 'ok' })).status,
+    ).toBe(202);
+  });
+
+  it('the terminal client’s sessions of the local operator default to approval off', async () => {
+    const session = uniqueId('local-cli');
+    const client = new ApiClient(api.url);
+    expect(
+      (await client.post(`/v1/sessions/${session}/messages`, { content: 'hi', channel: 'cli' })).status,
+    ).toBe(202);
+    expect((await client.get(`/v1/sessions/${session}`)).body).toMatchObject({ approval_in_force: 'off' });
   });
 
   it('refuses to start on 0.0.0.0 (or any non-loopback address) without tokens', async () => {
@@ -161,6 +205,24 @@ describe('principals', () => {
     [alice, bob, admin] = TOKENS.map(as) as [ApiClient, ApiClient, ApiClient];
   });
   afterAll(async () => api?.close());
+
+  it('a principal’s terminal-client (cli) session asks before writes by default, unlike the local operator’s', async () => {
+    const session = uniqueId('remote-cli');
+    expect(
+      (await alice.post(`/v1/sessions/${session}/messages`, { content: 'hi', channel: 'cli' })).status,
+    ).toBe(202);
+    expect((await alice.get(`/v1/sessions/${session}`)).body).toMatchObject({
+      chatbot_id: 'cli',
+      approval: null,
+      approval_in_force: 'writes',
+    });
+  });
+
+  it('no token may be named local, the token-less operator', () => {
+    expect(() => parseApiTokens([{ source: 'KESOKU_API_TOKENS', value: `local:${tok('l')}` }])).toThrow(
+      /token-less local operator/,
+    );
+  });
 
   it('the event stream of a session with no message yet is open to the principal that claims it first, 404 to others', async () => {
     const session = uniqueId('early');

@@ -1,11 +1,14 @@
 /**
  * Temporal payload encryption on the real stack: a recorded history holds no plaintext of a user message, the
  * API's codec endpoint decodes it for the Web UI (and refuses without its token or from a foreign origin), key
- * rotation, and pass-through of payloads written before encryption.
+ * rotation, and refusal of unencrypted payloads: a signal sent by a Temporal client without the keys never reaches
+ * the session (accepted only with the one-time migration flag for histories written before encryption).
  */
 import { randomBytes } from 'node:crypto';
 import proto from '@temporalio/proto';
+import { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiServer } from '../../api/server.ts';
 import {
@@ -15,7 +18,8 @@ import {
   newPayloadKeyEntry,
   parsePayloadKeys,
 } from '../../infra/payload-codec.ts';
-import { sessionWorkflowId } from '../../workflows/definitions.ts';
+import { loadConfig } from '../../infra/config.ts';
+import { sessionWorkflowId, userMessageSignal } from '../../workflows/definitions.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 import { ApiClient, expectProblem, startApiFor, type Json } from '../api/support.ts';
 
@@ -100,7 +104,7 @@ describe('a recorded history', () => {
       else expect(keys, JSON.stringify(p)).toEqual(['deprecated', 'id']);
     }
     // The same history decrypted with the stack's key does hold the message: the check above can fail.
-    const decoded = await stack.payloadCodec.decode(payloads);
+    const decoded = await stack.payloadCodec.decode(encrypted);
     expect(decoded.some((p) => Buffer.from(p.data ?? new Uint8Array()).includes(marker))).toBe(true);
   });
 });
@@ -175,13 +179,54 @@ describe('the codec endpoint for the Temporal Web UI', () => {
   });
 });
 
+describe('the request log', () => {
+  it('never holds the codec token of a path-form request', async () => {
+    const lines: Json[] = [];
+    const logger = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l) as Json) });
+    const logged = await startApiFor(stack, {
+      logger,
+      codec: { codec: stack.payloadCodec, token: CODEC_TOKEN, origins: [UI_ORIGIN] },
+    });
+    try {
+      const [enc] = await stack.payloadCodec.encode([defaultPayloadConverter.toPayload({ a: 1 })]);
+      const body = {
+        payloads: [
+          {
+            metadata: Object.fromEntries(
+              Object.entries(enc?.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+            ),
+            data: Buffer.from(enc?.data ?? new Uint8Array()).toString('base64'),
+          },
+        ],
+      };
+      for (const op of ['decode', 'encode']) {
+        const res = await new ApiClient(logged.url).post(`/codec/${CODEC_TOKEN}/${op}`, body);
+        expect(res.status).toBe(200);
+      }
+      await expect.poll(() => lines.filter((l) => l.msg === 'request').length).toBeGreaterThanOrEqual(2);
+      expect(JSON.stringify(lines)).not.toContain(CODEC_TOKEN);
+      expect(lines.filter((l) => l.msg === 'request').map((l) => l.path)).toEqual(
+        expect.arrayContaining(['/codec/<token>/decode', '/codec/<token>/encode']),
+      );
+    } finally {
+      await logged.close();
+    }
+  });
+});
+
 describe('the payload codec', () => {
   const plain = (): Payload => defaultPayloadConverter.toPayload({ text: 'hello' });
 
-  it('passes payloads written before encryption through decode unchanged', async () => {
-    const codec = new AesGcmPayloadCodec(parsePayloadKeys(newPayloadKeyEntry(), 'test'));
+  it('refuses an unencrypted payload; passes it only with the migration flag (KESOKU_CODEC_ACCEPT_PLAINTEXT)', async () => {
+    const keys = parsePayloadKeys(newPayloadKeyEntry(), 'test');
     const p = plain();
-    expect(await codec.decode([p])).toEqual([p]);
+    const err = await new AesGcmPayloadCodec(keys).decode([p]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PayloadDecryptionError);
+    expect((err as PayloadDecryptionError).kind).toBe('unencrypted');
+    expect((err as Error).message).toContain('KESOKU_CODEC_ACCEPT_PLAINTEXT');
+    const flag = loadConfig({ KESOKU_CODEC_ACCEPT_PLAINTEXT: 'true' }).KESOKU_CODEC_ACCEPT_PLAINTEXT;
+    expect(loadConfig({}).KESOKU_CODEC_ACCEPT_PLAINTEXT).toBe(false);
+    expect(await new AesGcmPayloadCodec(keys, { acceptPlaintext: flag }).decode([p])).toEqual([p]);
   });
 
   it('rotates: the first key encrypts, every listed key decrypts, an unknown key id is a typed error', async () => {
@@ -211,5 +256,45 @@ describe('the payload codec', () => {
     await expect(codec.decode([{ ...enc, data }])).rejects.toMatchObject({ kind: 'corrupt' });
     const relabelled = { ...enc, metadata: { ...enc.metadata, 'encryption-key-id': Buffer.from('b') } };
     await expect(codec.decode([relabelled])).rejects.toMatchObject({ kind: 'corrupt' });
+  });
+});
+
+describe('a Temporal client without the payload keys', () => {
+  it('cannot put a message into a session: its unencrypted signal fails the workflow task and nothing is stored', async () => {
+    const target = uniqueId('plain-signal');
+    const res = await new ApiClient(api.url).post(`/v1/sessions/${target}/messages`, {
+      content: 'first',
+      wait: 30,
+    });
+    expect(res.status, res.text).toBe(200);
+    const keyless = new Client({ connection: stack.client.connection, namespace: 'default' });
+    const handle = keyless.workflow.getHandle(sessionWorkflowId(target));
+    const forged = `forged-${randomBytes(4).toString('hex')}`;
+    await handle.signal(userMessageSignal, {
+      id: forged,
+      sessionId: target,
+      chatbotId: 'api',
+      channelId: target,
+      sender: 'admin',
+      senderId: 'admin',
+      content: `run: id # ${forged}`,
+      receivedAt: new Date().toISOString(),
+    } as never);
+    // The worker refuses the payload: the workflow task fails with the codec's reason, again on every retry.
+    const deadline = Date.now() + 30_000;
+    let failure = '';
+    while (Date.now() < deadline && failure === '') {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const failed = events.find((e) => e.workflowTaskFailedEventAttributes);
+      failure = failed?.workflowTaskFailedEventAttributes?.failure?.message ?? '';
+      if (failure === '') await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(failure).toContain('not encrypted');
+    const stored = await stack.pool.query('SELECT 1 FROM messages WHERE id = $1 OR content LIKE $2', [
+      forged,
+      `%${forged}%`,
+    ]);
+    expect(stored.rowCount).toBe(0);
+    await stack.client.workflow.getHandle(sessionWorkflowId(target)).terminate('test done');
   });
 });

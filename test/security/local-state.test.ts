@@ -2,8 +2,10 @@
  * Local state: the data dir is private (0700; 0711 as root, so the embedded Postgres's own user can pass
  * through), the secrets in it are 0600, and the embedded Postgres has a generated password instead of a
  * constant — a data dir initialised with the old constant is moved to a generated password at start.
- * Real embedded PostgreSQL servers in temporary directories.
+ * Real embedded PostgreSQL servers in temporary directories. `.env` files (every secret) are neither committed
+ * nor copied into the image.
  */
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -102,5 +104,46 @@ describe('the data dir and its secrets', () => {
     // A second start uses the generated password straight away.
     const again = await resolvePostgres({ dataDir, port });
     await again.stop();
+  });
+});
+
+describe('secrets in files next to the checkout', () => {
+  /** The paths of `paths` that the ignore file `rules` (gitignore syntax) excludes, in an empty repository. */
+  function excluded(rules: string, paths: string[]): string[] {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-ignore-'));
+    try {
+      execFileSync('git', ['init', '-q', dir]);
+      const r = spawnSync(
+        'git',
+        ['-c', `core.excludesFile=${rules}`, 'check-ignore', '--no-index', ...paths],
+        {
+          cwd: dir,
+          encoding: 'utf8',
+        },
+      );
+      return r.stdout.split('\n').filter((l) => l !== '');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const root = path.resolve(import.meta.dirname, '../..');
+  const paths = ['.env', '.env.local', '.env.production', 'deploy/.env', '.env.example', 'package.json'];
+
+  it('.env files are never committed (.gitignore), .env.example is', () => {
+    expect(excluded(path.join(root, '.gitignore'), paths)).toEqual([
+      '.env',
+      '.env.local',
+      '.env.production',
+      'deploy/.env',
+    ]);
+  });
+
+  it('.env files are never copied into the image (.dockerignore)', () => {
+    expect(excluded(path.join(root, '.dockerignore'), paths)).toEqual([
+      '.env',
+      '.env.local',
+      '.env.production',
+      'deploy/.env',
+    ]);
   });
 });

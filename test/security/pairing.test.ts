@@ -8,10 +8,11 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiServer } from '../../api/server.ts';
-import { snowflake } from '../fakes/discord/server.ts';
-import { startDiscordBench, type DiscordBench } from '../discord/harness.ts';
+import { snowflake } from '../../adapters/discord/test/fake-server.ts';
+import { startDiscordBench, type DiscordBench } from '../../adapters/discord/test/harness.ts';
 import { startApiFor } from '../api/support.ts';
 import { ROOT } from '../support/processes.ts';
+import { requestPairing } from '../../db/pairings.ts';
 
 /** Runs the operator CLI as `npm run kesoku -- <args>` does (node bin/kesoku.ts), against `env`. */
 function kesoku(
@@ -229,6 +230,26 @@ describe('pairing (the default: no allowlist)', () => {
     // An unknown code and a malformed one are refused too.
     expect((await kesoku(['pairing', 'approve', 'ZZZZZZZZ'], db())).code).toBe(1);
     expect((await kesoku(['pairing', 'approve', 'nope'], db())).code).toBe(2);
+  });
+
+  it('the operator CLI prints a stranger-chosen name without its terminal escapes or line breaks', async () => {
+    const evil = '\x1b]52;c;ZXZpbA==\x07Eve\x1b[2J\u009b31m\nApproved: admin (discord:1) may talk';
+    const userId = snowflake();
+    const { code } = await requestPairing(bench.stack.pool, {
+      chatbotId: 'discord',
+      userId,
+      userName: evil,
+    });
+    const listed = await kesoku(['pairing', 'list'], db());
+    const line = listed.stdout.split('\n').find((l) => l.includes(code)) ?? '';
+    expect(line).toContain('Eve');
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+    expect(listed.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(listed.stdout.split('\n').filter((l) => l.startsWith('Approved:'))).toEqual([]);
+    const approved = await kesoku(['pairing', 'approve', code], db());
+    // eslint-disable-next-line no-control-regex -- as above
+    expect(approved.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(approved.stdout.trim().split('\n')).toHaveLength(1);
   });
 
   it('approves through the REST API when DATABASE_URL is not set (as with `npm start`)', async () => {

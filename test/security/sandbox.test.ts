@@ -28,7 +28,7 @@ let worker: ChildPart;
 beforeAll(async () => {
   stack = await startStack({ noWorker: true });
   worker = startPart(
-    'workers/worker.ts',
+    'bin/worker.ts',
     stackEnv(stack, {
       ...SECRETS,
       KESOKU_SANDBOX: 'required',

@@ -1,6 +1,6 @@
 /**
  * Recording workflow histories as replay fixtures (test/fixtures/histories). Set KESOKU_RECORD_HISTORIES=1 to
- * (re)write them from a test run; test/unit/replay.test.ts replays every committed fixture.
+ * (re)write them from a test run; workflows/replay.test.ts replays every committed fixture.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -41,7 +41,7 @@ export function stackEnv(stack: Stack, extra: Record<string, string> = {}): Node
  */
 export const ENTRY_POINTS = {
   start: 'bin/start.ts',
-  worker: 'workers/worker.ts',
+  worker: 'bin/worker.ts',
   api: 'bin/api.ts',
   channels: 'bin/channels.ts',
 } as const satisfies Record<string, string>;

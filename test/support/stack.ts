@@ -9,18 +9,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { connectTemporal } from '../../infra/temporal-connection.ts';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ChannelSink } from '../../activities/delivery.ts';
 import type { ApprovalSettings } from '../../activities/approvals.ts';
 import type { LlmConfig } from '../../activities/llm/provider.ts';
+import type { McpConfig } from '../../activities/mcp/config.ts';
 import type { Message, Status } from '../../domain/message.ts';
 import { getMessage, listSessionMessages } from '../../db/messages.ts';
 import { createPool, type Pool } from '../../db/pool.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { SessionClient } from '../../infra/session-client.ts';
 import type { InboundMessage, SubmitResult } from '../../workflows/definitions.ts';
-import { createKesokuWorker } from '../../workers/build-worker.ts';
+import { createKesokuWorker, type KesokuWorker } from '../../workers/build-worker.ts';
 import {
   startFakeModelServer,
   type FakeModelServer,
@@ -47,6 +48,13 @@ export interface StackOptions {
   defaultLocale?: string;
   /** Tool-call approval of the worker; default `{policy: 'off'}` (commands run without asking). */
   approvals?: ApprovalSettings;
+  /** MCP servers of the worker (test/support/mcp.ts `mcpConfig`) and KESOKU_MCP_MAX_TOOLS. */
+  mcp?: { config: McpConfig; maxListed?: number };
+  /** Worker slots on the session task queue and on the tool task queue (KESOKU_WORKER_*_SLOTS). */
+  activitySlots?: number;
+  toolSlots?: number;
+  /** The worker's skills folder (KESOKU_SKILLS_DIR). */
+  skillsDir?: string;
 }
 
 export interface Stack {
@@ -87,10 +95,24 @@ export function uniqueId(prefix: string): string {
   return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
 }
 
-export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+/**
+ * What the integration project's global setup provides (test/global-setup.ts).
+ * @throws Error when a test outside that project asks for it: a test that needs the stack is named
+ *   `*.stack.test.ts` (or lives under test/), docs/testing.md
+ */
+export function stackContext(): { databaseUrl: string; temporalAddress: string; workflowBundlePath: string } {
   const databaseUrl = inject('databaseUrl');
   const temporalAddress = inject('temporalAddress');
-  const bundlePath = inject('workflowBundlePath');
+  const workflowBundlePath = inject('workflowBundlePath');
+  if (!databaseUrl || !temporalAddress || !workflowBundlePath)
+    throw new Error(
+      'this test needs Temporal and Postgres: name it *.stack.test.ts so that it runs in the integration project',
+    );
+  return { databaseUrl, temporalAddress, workflowBundlePath };
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const { databaseUrl, temporalAddress, workflowBundlePath: bundlePath } = stackContext();
   const logger = createLogger('test', process.env.KESOKU_TEST_LOG ?? 'silent');
   const pool = createPool(databaseUrl);
   const fake = await startFakeModelServer({ apiKey: opts.apiKey });
@@ -106,6 +128,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     client,
     taskQueue,
     continueAsNewAfterTurns: opts.continueAsNewAfterTurns,
+    modelRequestTimeoutMs: opts.llm?.requestTimeoutMs ?? 10_000,
     capabilities: capabilitiesOf,
   });
   const llm: LlmConfig | null =
@@ -138,7 +161,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   });
 
   let native: NativeConnection | null = null;
-  let worker: Worker | null = null;
+  let worker: KesokuWorker | null = null;
   let running: Promise<void> | null = null;
 
   const stack: Stack = {
@@ -168,6 +191,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         sinks: opts.sinks,
         defaultLocale: opts.defaultLocale,
         approvals: opts.approvals ?? { policy: 'off' },
+        ...(opts.mcp ? { mcp: opts.mcp } : {}),
+        ...(opts.activitySlots ? { activitySlots: opts.activitySlots } : {}),
+        ...(opts.toolSlots ? { toolSlots: opts.toolSlots } : {}),
+        ...(opts.skillsDir ? { skillsDir: opts.skillsDir } : {}),
         workflowBundle: { codePath: bundlePath },
         deltaIntervalMs: 50,
         dataConverter,

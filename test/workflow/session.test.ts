@@ -7,7 +7,7 @@
  * KESOKU_TEST_WORKFLOWS=<path to a workflows/index.ts> runs the same scenarios against other workflow code
  * (how these tests were checked to fail on the code before the change).
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
@@ -22,12 +22,14 @@ import type {
   ToolActivities,
 } from '../../activities/contracts.ts';
 import {
+  compactUpdate,
   sessionWorkflowId,
   stateQuery,
   stopUpdate,
   submitMessageUpdate,
-  userMessageSignal,
+  toolTaskQueueOf,
   type InboundMessage,
+  type SeenCommand,
 } from '../../workflows/definitions.ts';
 
 type StubState = {
@@ -40,6 +42,8 @@ type StubState = {
   tools: Map<string, () => Promise<{ resultId: string; ok: boolean; summary: string }>>;
   toolCancelled: string[];
   titles: (() => Promise<{ title: string | null; committed: boolean }>)[];
+  /** What keepSeenCommands wrote, read back by restoreSession (the sessions row's seen_commands). */
+  keptCommands: SeenCommand[];
 };
 
 /** Thrown like db/ throws it: a plain error class, which Temporal reports with its class name as the type. */
@@ -60,6 +64,7 @@ function resetStub(): void {
     tools: new Map(),
     toolCancelled: [],
     titles: [],
+    keptCommands: [],
   };
 }
 
@@ -79,6 +84,7 @@ const persistence: PersistenceActivities = {
     return { noticeId: `${message.id}:rejected` };
   },
   async createCompactionPrompt({ id }) {
+    stub.calls.push(`compaction prompt ${id}`);
     return { message: row(id, 'pending_agent') };
   },
   async claimTurn({ messageId }) {
@@ -118,7 +124,12 @@ const persistence: PersistenceActivities = {
       turnCount: 0,
       queue: [],
       noticeIds: [],
+      ...(stub.keptCommands.length > 0 ? { seenCommands: stub.keptCommands } : {}),
     };
+  },
+  async keepSeenCommands({ commands }) {
+    stub.calls.push(`keep ${commands.map((c) => c.updateId).join(',')}`);
+    stub.keptCommands = commands;
   },
   async updateSession() {},
   async requestStop({ turnId }) {
@@ -135,6 +146,7 @@ const model: ModelActivities = {
     return { kind: 'final', replyId: `${turnId}:reply` };
   },
   async compactSession({ turnId }) {
+    stub.calls.push(`compact ${turnId}`);
     return { replyId: `${turnId}:reply` };
   },
   async generateTitle() {
@@ -201,6 +213,7 @@ let client: Client;
 let connection: Connection;
 let native: NativeConnection;
 let worker: Worker;
+let toolWorker: Worker;
 let running: Promise<void>;
 let taskQueue: string;
 
@@ -222,11 +235,19 @@ beforeAll(async () => {
     activities: { ...persistence, ...model, ...tools, ...delivery, ...approvals },
     maxHeartbeatThrottleInterval: '200 milliseconds',
   });
-  running = worker.run();
+  // Tool runs go to the tool task queue beside the session's (the main worker keeps them too, for older code).
+  toolWorker = await Worker.create({
+    connection: native,
+    taskQueue: toolTaskQueueOf(taskQueue),
+    activities: tools,
+    maxHeartbeatThrottleInterval: '200 milliseconds',
+  });
+  running = Promise.all([worker.run(), toolWorker.run()]).then(() => undefined);
 }, 120_000);
 
 afterAll(async () => {
   worker.shutdown();
+  toolWorker.shutdown();
   await running;
   await native.close();
   await connection.close();
@@ -267,42 +288,6 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
 }
 
 describe('session workflow with stub activities', () => {
-  it('a queue-full userMessage signal whose write fails for good does not fail the session', async () => {
-    // Queue mode: the waiting messages must stay queued behind the first turn (interrupt mode would supersede them).
-    const s = newSession('queue');
-    await s.start();
-    // Fill the queue behind a turn that waits.
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    stub.model.set('m0', async () => {
-      await gate;
-      return { kind: 'final', replyId: 'm0:reply' };
-    });
-    stub.rejectFails = true;
-    await s.handle.executeUpdate(stopUpdate); // a no-op stop first: nothing running
-    // m0's turn runs first, so the queue holds m1…m32 (its 32 places) and the 34th message is the one refused;
-    // sent all at once, a slow admission of m0 could leave m0 queued and refuse m32 instead.
-    await s.handle.signal(userMessageSignal, s.message('m0'));
-    await until(() => stub.calls.includes('model m0 0'), "m0's model call");
-    for (let i = 1; i < 33; i++) await s.handle.signal(userMessageSignal, s.message(`m${i}`));
-    await s.handle.signal(userMessageSignal, s.message('overflow'));
-    await until(() => stub.calls.includes('reject overflow'), 'the queue-full write');
-    await sleep(500);
-    expect((await s.handle.describe()).status.name).toBe('RUNNING');
-    release();
-    // Queue mode: every admitted message runs, in turn; the session is usable once the queue has drained.
-    const admitted = stub.calls.filter((c) => /^accept m\d+$/.test(c)).length;
-    await until(
-      () => stub.calls.filter((c) => /^finish m\d+ processed$/.test(c)).length === admitted,
-      'the queue to drain',
-      60_000,
-    );
-    await s.handle.signal(userMessageSignal, s.message('after'));
-    await until(() => stub.calls.includes('deliver after:reply'), 'the next message to run');
-    expect((await s.handle.describe()).status.name).toBe('RUNNING');
-    await s.handle.terminate();
-  });
-
   it('when one parallel tool fails for good, its sibling is cancelled and awaited before the turn ends', async () => {
     const s = newSession();
     await s.start();
@@ -419,5 +404,48 @@ describe('session workflow with stub activities', () => {
     expect(stub.calls).toContain('finish refused interrupted');
     expect(stub.calls.filter((c) => c === 'model refused 0')).toHaveLength(1);
     await s.handle.terminate();
+  });
+
+  it('a command update delivered again to the run after one that ended idle gets the first answer, not a second run', async () => {
+    const s = newSession();
+    // Started the way the session client starts a session: no carried queue, so each run restores from Postgres.
+    const input = {
+      sessionId: s.sessionId,
+      chatbotId: 'api',
+      channelId: s.sessionId,
+      mode: 'interrupt',
+      inlineDelivery: false,
+      liveProgress: false,
+      idleEndS: 1,
+    };
+    const startWorkflowOperation = () =>
+      new WithStartWorkflowOperation('sessionWorkflow', {
+        workflowId: sessionWorkflowId(s.sessionId),
+        taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+    const compact = () =>
+      client.workflow.executeUpdateWithStart(compactUpdate, {
+        updateId: 'compact-update-1',
+        startWorkflowOperation: startWorkflowOperation(),
+      });
+    const first = await compact();
+    await until(() => stub.calls.includes(`compact ${first.message_id}`), 'the compaction turn');
+    // Idle for a second, the run ends (not continue-as-new): the answered update id is all that is left of it.
+    await s.handle.result();
+    expect(stub.calls).toContain('keep compact-update-1');
+    // The next message starts the next run; the same command delivered again reaches that run.
+    await client.workflow.executeUpdateWithStart(submitMessageUpdate, {
+      args: [s.message('later')],
+      startWorkflowOperation: startWorkflowOperation(),
+    });
+    const again = await s.handle.executeUpdate(compactUpdate, { updateId: 'compact-update-1' });
+    expect(again).toEqual(first);
+    expect(stub.calls.filter((c) => c.startsWith('compaction prompt '))).toHaveLength(1);
+    await client.workflow
+      .getHandle(sessionWorkflowId(s.sessionId))
+      .terminate()
+      .catch(() => undefined);
   });
 });

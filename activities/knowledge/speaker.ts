@@ -1,0 +1,38 @@
+/**
+ * Who is speaking in a turn (domain/people.ts): the REST principal owning the session, else the chat user who
+ * sent the turn's trigger (followed to the principal it is linked to), else the session itself.
+ */
+import type { Message } from '../../domain/message.ts';
+import { principalPerson, sessionPerson, type Speaker } from '../../domain/people.ts';
+import { personKeysOfPrincipal, personOfChatUser } from '../../db/people.ts';
+import type { Queryable } from '../../db/pool.ts';
+
+/**
+ * The speaker of the turn whose trigger is `trigger` in `sessionId`.
+ * A session created over REST belongs to its principal (`session_owners`), whoever the message's free-form `sender`
+ * claims to be; a chat session's speaker is the trigger's platform user (`metadata.sender_id` of its chatbot).
+ */
+export async function speakerOf(q: Queryable, sessionId: string, trigger: Message | null): Promise<Speaker> {
+  const owner = await q.query<{ principal: string }>(
+    'SELECT principal FROM session_owners WHERE session_id = $1',
+    [sessionId],
+  );
+  const principal = owner.rows[0]?.principal;
+  if (principal) return principalSpeaker(q, principal, principal);
+  const userId = trigger?.metadata?.sender_id;
+  if (trigger && typeof userId === 'string' && userId !== '') {
+    const who = await personOfChatUser(q, trigger.chatbot_id, userId);
+    return { ...who, name: trigger.sender || who.principal || userId };
+  }
+  const person = sessionPerson(sessionId);
+  return { person, persons: [person], name: trigger?.sender ?? 'user', principal: null };
+}
+
+async function principalSpeaker(q: Queryable, principal: string, name: string): Promise<Speaker> {
+  return {
+    person: principalPerson(principal),
+    persons: await personKeysOfPrincipal(q, principal),
+    name,
+    principal,
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * What the agent knows about the caller (docs/memory.md): `GET /v1/me` (the principal and its linked chat users),
+ * `POST /v1/me/links` (confirm a `/link` code from a chat), `GET /v1/memory` (the caller's remembered entries,
+ * `q` to search), `DELETE /v1/memory/{entryId}`, and for admins `GET /v1/admin/sessions/{sessionId}/prompt` (the
+ * exact model input of the session's latest step).
+ */
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { forgetEntry, searchEntries } from '../../db/memory.ts';
+import { LinkError, confirmLinkCode, linksOf, personKeysOfPrincipal } from '../../db/people.ts';
+import { principalPerson } from '../../domain/people.ts';
+import type { ResolvedDeps } from '../deps.ts';
+import { callerOf } from '../access.ts';
+import { requireAdmin } from '../auth.ts';
+import { HttpProblem } from '../problems.ts';
+import { intQuery, parseBody, requireJson } from '../schemas.ts';
+
+const linkBodySchema = z.object({ code: z.string().min(1).max(64) }).strict();
+
+/** Maps a refused link code: malformed 400, unknown 404, expired or already used 409. */
+function linkProblem(err: unknown): unknown {
+  if (!(err instanceof LinkError)) return err;
+  switch (err.kind) {
+    case 'invalid':
+      return new HttpProblem('validation', err.message, { extensions: { field: 'code' } });
+    case 'unknown_code':
+      return new HttpProblem('not_found', err.message, { extensions: { reason: 'unknown_code' } });
+    case 'expired':
+    case 'used':
+      return new HttpProblem('conflict', err.message, { extensions: { reason: err.kind } });
+  }
+}
+
+/** The people and memory routes (see the module comment). */
+export function peopleRouter(d: ResolvedDeps): Router {
+  const router = Router();
+
+  router.get('/v1/me', async (_req: Request, res: Response) => {
+    const caller = callerOf(res);
+    const links = await linksOf(d.pool, caller.name);
+    res.status(200).json({
+      principal: caller.name,
+      admin: caller.admin,
+      person: principalPerson(caller.name),
+      links: links.map(({ chatbot_id, user_id, linked_at }) => ({ chatbot_id, user_id, linked_at })),
+    });
+  });
+
+  router.post('/v1/me/links', async (req: Request, res: Response) => {
+    requireJson(req);
+    const body = parseBody(linkBodySchema, req.body);
+    const caller = callerOf(res);
+    try {
+      const link = await confirmLinkCode(d.pool, body.code, caller.name);
+      res.status(200).json({ chatbot_id: link.chatbot_id, user_id: link.user_id, linked_at: link.linked_at });
+    } catch (err) {
+      throw linkProblem(err);
+    }
+  });
+
+  router.get('/v1/memory', async (req: Request, res: Response) => {
+    const caller = callerOf(res);
+    const q = req.query.q;
+    if (q !== undefined && (typeof q !== 'string' || q.length > 500))
+      throw new HttpProblem('validation', 'q: must be one text of at most 500 characters', {
+        extensions: { field: 'q' },
+      });
+    const limit = intQuery(req.query.limit, 'limit', 1, 200) ?? 50;
+    const persons = await personKeysOfPrincipal(d.pool, caller.name);
+    const entries = await searchEntries(d.pool, { persons, query: q ?? '', limit });
+    res.status(200).json({ entries });
+  });
+
+  router.delete('/v1/memory/:entryId', async (req: Request<{ entryId: string }>, res: Response) => {
+    const caller = callerOf(res);
+    const persons = await personKeysOfPrincipal(d.pool, caller.name);
+    const forgotten = await forgetEntry(d.pool, { id: req.params.entryId, persons, by: caller.name });
+    if (!forgotten)
+      throw new HttpProblem('not_found', `memory entry ${req.params.entryId} was not found for this token`);
+    res.status(200).json({ forgotten });
+  });
+
+  router.get(
+    '/v1/admin/sessions/:sessionId/prompt',
+    requireAdmin,
+    async (req: Request<{ sessionId: string }>, res: Response) => {
+      const r = await d.pool.query<{ turn_id: string; step: number; input: unknown; created_at: Date }>(
+        'SELECT turn_id, step, input, created_at FROM session_prompts WHERE session_id = $1',
+        [req.params.sessionId],
+      );
+      const row = r.rows[0];
+      if (!row) throw new HttpProblem('not_found', `session ${req.params.sessionId} has no model step yet`);
+      res.status(200).json({
+        session_id: req.params.sessionId,
+        turn_id: row.turn_id,
+        step: row.step,
+        created_at: row.created_at.toISOString(),
+        input: row.input,
+      });
+    },
+  );
+
+  return router;
+}
