@@ -64,6 +64,8 @@ export interface SessionWorkflowInput extends SessionAddress {
   seenIds?: string[];
   title?: string | null;
   titleSource?: TitleSource;
+  /** Title workflows started so far while the session had no title (bounded, see workflows/session-state.ts). */
+  titleAttempts?: number;
   turnCount?: number;
   /** The `/stop` count so far: queued items admitted before the latest stop are not run. */
   stopGeneration?: number;

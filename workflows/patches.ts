@@ -12,4 +12,5 @@ export const PATCHES_SINCE_PREVIOUS_RELEASE = [
   'session-idle-end',
   'restore-retried',
   'seen-commands-kept',
+  'title-attempts-bounded',
 ] as const;

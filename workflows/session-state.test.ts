@@ -407,6 +407,19 @@ describe('SessionManager', () => {
     expect(runs).toBe(1);
   });
 
+  it('starts the title workflow at most three times while no title comes, counted across continue-as-new', () => {
+    const h = harness();
+    const item: QueueItem = { messageId: 'm', kind: 'user' };
+    expect([1, 2].map(() => h.session.wantsTitle(item, 'processed'))).toEqual([true, true]);
+    // Neither an interrupted turn nor a compaction asks, nor counts.
+    expect(h.session.wantsTitle(item, 'interrupted')).toBe(false);
+    expect(h.session.wantsTitle({ messageId: 'c', kind: 'compaction' }, 'processed')).toBe(false);
+    const next = harness(h.session.carry(200));
+    expect(next.session.wantsTitle(item, 'processed')).toBe(true);
+    expect(next.session.wantsTitle(item, 'processed')).toBe(false);
+    expect(harness(next.session.carry(200)).session.wantsTitle(item, 'processed')).toBe(false);
+  });
+
   it('a title from the title workflow never replaces a user title, and the source is carried', () => {
     const h = harness();
     h.session.titleChanged('auto one');

@@ -58,6 +58,15 @@ export const SEEN_COMMANDS_LIMIT = 100;
  */
 export const SEEN_COMMANDS_PATCH = 'seen-commands-kept';
 
+/** Title workflows a session starts at most while it has no title (each is a model call). */
+export const TITLE_ATTEMPTS_LIMIT = 3;
+
+/**
+ * The patch that bounds title attempts by {@link TITLE_ATTEMPTS_LIMIT}. Asked only when the bound is reached, so
+ * other histories carry no marker.
+ */
+export const TITLE_ATTEMPTS_PATCH = 'title-attempts-bounded';
+
 /** Longest wait between two attempts of a failed restore, in ms (attempts back off from 5 s). */
 export const RESTORE_RETRY_MAX_MS = 300_000;
 
@@ -131,6 +140,8 @@ export class SessionManager {
   mode: SessionMode;
   title: string | null;
   titleSource: TitleSource;
+  /** Title workflows started while the session had no title, carried across continue-as-new. */
+  private titleAttempts: number;
   turnCount: number;
   /** Increases with every `/stop`; an item admitted at a lower value is not run. */
   stopGeneration: number;
@@ -166,6 +177,7 @@ export class SessionManager {
     this.mode = input.mode ?? DEFAULT_SESSION_MODE;
     this.title = input.title ?? null;
     this.titleSource = input.titleSource ?? (this.title ? 'auto' : 'default');
+    this.titleAttempts = input.titleAttempts ?? 0;
     this.turnCount = input.turnCount ?? 0;
     this.stopGeneration = input.stopGeneration ?? 0;
     this.liveProgress = input.liveProgress ?? false;
@@ -715,9 +727,16 @@ export class SessionManager {
     if (!this.current) this.showIdle();
   }
 
-  /** Whether the title workflow should be (re)started: a user turn was processed and no title exists yet. */
+  /**
+   * Whether the title workflow should be (re)started: a user turn was processed, no title exists yet, and fewer
+   * than {@link TITLE_ATTEMPTS_LIMIT} were started (a model that never gives a usable title is not asked after
+   * every turn for the life of the session). A true answer counts as an attempt.
+   */
   wantsTitle(item: QueueItem, ended: string): boolean {
-    return ended === 'processed' && item.kind !== 'compaction' && this.titleSource === 'default';
+    if (ended !== 'processed' || item.kind === 'compaction' || this.titleSource !== 'default') return false;
+    if (this.titleAttempts >= TITLE_ATTEMPTS_LIMIT && this.ports.patched(TITLE_ATTEMPTS_PATCH)) return false;
+    this.titleAttempts++;
+    return true;
   }
 
   /**
@@ -743,6 +762,9 @@ export class SessionManager {
       seenIds: this.queue.seenForCarry(),
       title: this.title,
       titleSource: this.titleSource,
+      ...(this.titleAttempts > 0 && this.titleSource === 'default'
+        ? { titleAttempts: this.titleAttempts }
+        : {}),
       turnCount: this.turnCount,
       stopGeneration: this.stopGeneration,
       liveProgress: this.liveProgress,

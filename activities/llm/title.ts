@@ -9,7 +9,8 @@ import { streamModelStep, type ModelStepResult } from './provider.ts';
 
 /**
  * Asks the model for a title from the session's first request and first answer, and commits it only while
- * the title is still the default: a user's title always wins.
+ * the title is still the default: a user's title always wins. A session whose automatic title is already
+ * stored gets that title back (`committed: true`) without a model call.
  * @throws ApplicationFailure `provider:<kind>`, retried when the provider error is retryable
  */
 export async function generateTitle(
@@ -18,6 +19,9 @@ export async function generateTitle(
 ): ReturnType<ModelActivities['generateTitle']> {
   const llm = requireLlm(deps);
   const session = await getSession(deps.pool, sessionId);
+  // An automatic title committed by an earlier attempt whose signal never reached the session: answered again,
+  // without a model call, so this attempt's workflow tells the session.
+  if (session?.title_source === 'auto' && session.title) return { title: session.title, committed: true };
   if (!session || session.title_source !== 'default') return { title: null, committed: false };
   const history = await listSessionMessages(deps.pool, sessionId, { limit: 50 });
   const firstUser = history.find((m) => m.role === 'user' && m.type === 'text');

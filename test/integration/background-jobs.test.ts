@@ -4,11 +4,14 @@
  * with the seed's background alert (docs/message-model.md §3 "后台唤醒警报"), once, behind a running turn.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJob, listJobs } from '../../db/jobs.ts';
 import { jobAlertMessageId } from '../../domain/jobs.ts';
 import type { Message } from '../../domain/message.ts';
 import { BackgroundJobs, JobError } from '../../infra/jobs.ts';
+import { sessionWorkspaceDir } from '../../infra/workspace.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -69,11 +72,11 @@ function processesWith(marker: string): string {
 describe('background jobs', () => {
   it('a background `sleep 5 && echo done` answers at once, then its alert wakes the agent, whose reply has `done`', async () => {
     const session = uniqueId('s');
-    const t0 = Date.now();
-    const jobId = await startJob(session, 'sleep 5 && echo done');
-    // The turn that started it ended well before the command did.
-    expect(Date.now() - t0).toBeLessThan(5_000);
+    // The command waits for a file the test writes only once the turn that started it has ended: that turn
+    // ended before the command did, however slow the machine.
+    const jobId = await startJob(session, 'while [ ! -e go ]; do sleep 0.2; done; sleep 5 && echo done');
     expect((await getJob(stack.pool, jobId))?.state).toBe('running');
+    fs.writeFileSync(path.join(sessionWorkspaceDir(stack.dataDir, session), 'go'), '');
 
     const alertId = jobAlertMessageId(jobId);
     const alert = await stack.waitForStatus(alertId, ['processed'], 30_000);

@@ -117,6 +117,62 @@ describe('title race (docs/message-flow.md §12, §15)', () => {
   });
 });
 
+describe('title attempts', () => {
+  const titleRequestsFor =
+    (question: string) =>
+    (q: { body?: { messages?: { role: string; content?: unknown }[]; tools?: unknown[] } }) =>
+      !q.body?.tools?.length &&
+      JSON.stringify(q.body?.messages ?? []).includes(question) &&
+      JSON.stringify(q.body).includes('title');
+
+  it('a model that never gives a usable title is asked three times, not after every turn', async () => {
+    const session = uniqueId('s');
+    const question = `untitled question ${session}`;
+    const isTitleRequest = titleRequestsFor(question);
+    stack.scriptWhen(
+      isTitleRequest,
+      ...Array.from({ length: 6 }, () => ({ kind: 'text' as const, text: 'Title: ""' })),
+    );
+    for (const [i, text] of [question, 'two', 'three', 'four', 'five'].entries()) {
+      const r = await stack.submit(session, text);
+      await stack.waitForStatus(r.message.id, ['processed']);
+      // Each attempt runs beside the next turn; let the ones owed so far be asked before the next message.
+      const owed = Math.min(i + 1, 3);
+      await expect
+        .poll(() => stack.fake.chatRequests().filter(isTitleRequest).length, { timeout: 10_000 })
+        .toBe(owed);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(stack.fake.chatRequests().filter(isTitleRequest)).toHaveLength(3);
+    expect(await getSession(stack.pool, session)).toMatchObject({ title_source: 'default' });
+  });
+
+  it('a title stored by an attempt the session never heard of reaches it with the next attempt, unasked', async () => {
+    const session = uniqueId('s');
+    const question = `lost title question ${session}`;
+    const isTitleRequest = titleRequestsFor(question);
+    stack.scriptWhen(isTitleRequest, { kind: 'text', text: 'Title: ""' });
+    const r = await stack.submit(session, question);
+    await stack.waitForStatus(r.message.id, ['processed']);
+    await expect
+      .poll(() => stack.fake.chatRequests().filter(isTitleRequest).length, { timeout: 10_000 })
+      .toBe(1);
+    // As if an attempt committed its title and its signal to the session was lost.
+    const { setAutoTitle } = await import('../../db/sessions.ts');
+    await expect
+      .poll(async () => setAutoTitle(stack.pool, session, 'Stored meanwhile'), { timeout: 10_000 })
+      .toBe(true);
+    expect((await stack.sessions.state(session)).titleSource).toBe('default');
+    const next = await stack.submit(session, 'and another thing');
+    await stack.waitForStatus(next.message.id, ['processed']);
+    await expect
+      .poll(async () => (await stack.sessions.state(session)).title, { timeout: 10_000 })
+      .toBe('Stored meanwhile');
+    expect((await stack.sessions.state(session)).titleSource).toBe('auto');
+    expect(stack.fake.chatRequests().filter(isTitleRequest)).toHaveLength(1);
+  });
+});
+
 describe('tool turns', () => {
   it('runs a shell tool call and answers from its output', async () => {
     const session = uniqueId('s');
