@@ -90,6 +90,51 @@ describe('LiveTurns', () => {
     });
   });
 
+  it("keeps a running command's output tail, drops it when the call finishes, and ignores a late tail", () => {
+    const turns = new LiveTurns();
+    const output = (tail: string) =>
+      ({
+        s: S,
+        t: T,
+        type: 'tool_output',
+        step: 0,
+        call_id: 'c1',
+        name: 'run_shell_command',
+        tail,
+        output_chars: tail.length,
+      }) as const;
+    turns.apply({ s: S, t: T, type: 'tool_started', step: 0, call_id: 'c1', name: 'run_shell_command' }, 1);
+    expect(turns.apply(output('line 1\nline 2'), 2)?.tools[0]).toMatchObject({
+      status: 'running',
+      output_tail: 'line 1\nline 2',
+      started_at: new Date(1).toISOString(),
+    });
+    turns.apply(
+      {
+        s: S,
+        t: T,
+        type: 'tool_finished',
+        step: 0,
+        call_id: 'c1',
+        name: 'run_shell_command',
+        ok: true,
+        summary: 'ok',
+      },
+      3,
+    );
+    expect(turns.get(S)?.tools[0]?.output_tail).toBeUndefined();
+    // A tail published just before the end can arrive after it: nothing changes.
+    expect(turns.apply(output('line 3'), 4)).toBeNull();
+    expect(turns.get(S)?.tools[0]).toMatchObject({ status: 'ok' });
+    // The tail of a call whose start this API did not see shows it running.
+    expect(turns.apply({ ...output('late joiner'), call_id: 'c2' }, 5)?.tools[1]).toEqual({
+      call_id: 'c2',
+      name: 'run_shell_command',
+      status: 'running',
+      output_tail: 'late joiner',
+    });
+  });
+
   it('ends a turn once: the last snapshot comes back finished, later events of it are dropped', () => {
     const turns = new LiveTurns();
     turns.apply(delta('partial', 0, '1'), 1);

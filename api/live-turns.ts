@@ -27,6 +27,8 @@ export type TurnUpdateStatus = 'started' | 'thinking' | 'running_tools' | 'finis
 /**
  * Progress of one tool call in the current step. `summary` is the tool's short result summary; `started_at` and
  * `finished_at` (ISO 8601) are when this API saw the call start and finish (absent when it did not see it).
+ * `output_tail` is, while the call runs, the last lines of its command's output (up to 5 lines of 200
+ * characters, refreshed about once a second while output comes; absent before any); gone once it finished.
  */
 export interface ToolProgress {
   call_id: string;
@@ -35,6 +37,7 @@ export interface ToolProgress {
   summary?: string;
   started_at?: string;
   finished_at?: string;
+  output_tail?: string;
 }
 
 /**
@@ -130,6 +133,21 @@ export class LiveTurns {
           ],
         };
         break;
+      case 'tool_output': {
+        // A tail that arrives after its call's end (NOTIFYs race) changes nothing; one of a call whose start this
+        // API did not see (it started listening since) shows the call as running.
+        const before = snap.tools.find((t) => t.call_id === ev.call_id);
+        if (typeof ev.tail !== 'string' || (before && before.status !== 'running')) return null;
+        const output_tail = ev.tail.slice(0, 2000);
+        snap = {
+          ...snap,
+          status: 'running_tools',
+          tools: before
+            ? snap.tools.map((t) => (t.call_id === ev.call_id ? { ...t, output_tail } : t))
+            : [...snap.tools, { call_id: ev.call_id, name: ev.name, status: 'running', output_tail }],
+        };
+        break;
+      }
       case 'tool_finished': {
         const before = snap.tools.find((t) => t.call_id === ev.call_id);
         const done: ToolProgress = {

@@ -785,6 +785,11 @@ function schemas(waitMaxS: number): Record<string, Json> {
           description: 'When the API saw the call start (absent when it did not see it).',
         },
         finished_at: { ...isoTime, description: 'When the API saw the call finish.' },
+        output_tail: {
+          type: 'string',
+          description:
+            "While the call runs: the last lines of its command's output (at most 5 lines of 200 characters), refreshed about once a second while output comes. Absent before any output and once the call finished; control sequences are not removed.",
+        },
       },
       additionalProperties: false,
     },

@@ -1,6 +1,7 @@
 /**
  * Postgres LISTEN/NOTIFY channels that carry what must not pass through workflow history: commit
- * announcements (`{s: sessionId, r: revision}`) and transient turn events (token deltas, tool progress).
+ * announcements (`{s: sessionId, r: revision}`) and transient turn events (token deltas, tool progress and
+ * the live tail of a running command's output).
  */
 import pg from 'pg';
 import type { Pool } from './pool.ts';
@@ -37,6 +38,18 @@ export type TurnEvent =
       stream?: string;
     }
   | { s: string; t: string; type: 'tool_started'; step: number; call_id: string; name: string }
+  | {
+      s: string;
+      t: string;
+      type: 'tool_output';
+      step: number;
+      call_id: string;
+      name: string;
+      /** The last lines of the running command's output (activities/tools/output-feed.ts), at most ~1 KB. */
+      tail: string;
+      /** Characters of output so far. */
+      output_chars: number;
+    }
   | {
       s: string;
       t: string;

@@ -34,6 +34,7 @@ import {
   type ToolRunRow,
 } from './runs.ts';
 import type { ToolResult } from './tool.ts';
+import { OutputFeed } from './output-feed.ts';
 
 type ToolCallInput = Parameters<ToolActivities['runToolCall']>[0];
 type ToolCallResult = Awaited<ReturnType<ToolActivities['runToolCall']>>;
@@ -177,6 +178,16 @@ class ToolCallRun {
     const { sessionId, toolCallMessageId } = this.input;
     let result: ToolResult;
     let ok = true;
+    // The command's last lines, live, for whoever watches the turn (throttled; never stored).
+    const feed = new OutputFeed(
+      (t) =>
+        void publishTurnEvent(deps.pool, {
+          ...this.event(),
+          type: 'tool_output',
+          tail: t.tail,
+          output_chars: t.outputChars,
+        }).catch(() => undefined),
+    );
     try {
       result = await runTool(this.name, this.call.metadata?.tool_arguments ?? {}, {
         workspaceDir: sessionWorkspaceDir(deps.dataDir, sessionId),
@@ -189,6 +200,7 @@ class ToolCallRun {
         sandbox: deps.sandbox,
         ...(deps.secretNames ? { secretNames: deps.secretNames } : {}),
         onSpawn: (pid) => this.spawned(pid),
+        onOutput: (chunk) => feed.push(chunk.text),
         ...(deps.extraTools ? { extraTools: deps.extraTools } : {}),
         sessionId,
         ...(this.call.turn_id ? { turnId: this.call.turn_id } : {}),
@@ -229,6 +241,8 @@ class ToolCallRun {
           { sessionId, toolCallMessageId, err: toolErr.message, cause: String(err) },
           'tool could not run',
         );
+    } finally {
+      feed.close();
     }
     return await this.store({ result: toPlainResult(result), ok }, 'finished');
   }

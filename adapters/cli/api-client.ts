@@ -169,6 +169,9 @@ const toolProgressSchema = z.object({
   name: z.string(),
   status: z.enum(['running', 'ok', 'error']),
   summary: z.string().optional(),
+  started_at: z.string().optional(),
+  finished_at: z.string().optional(),
+  output_tail: z.string().optional(),
 });
 /** One tool call of the running step, as `turn.updated` reports it. */
 export type ToolProgress = z.output<typeof toolProgressSchema>;

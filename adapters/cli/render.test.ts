@@ -331,6 +331,35 @@ describe('renderLive', () => {
     for (const l of lines) expect(visibleWidth(l)).toBeLessThan(60);
   });
 
+  it("shows a running tool's elapsed time and the last lines of its output under it", () => {
+    const lines = renderLive(
+      {
+        turnId: 't',
+        step: 0,
+        status: 'running_tools',
+        text: '',
+        tools: [
+          {
+            call_id: 'c1',
+            name: 'run_shell_command',
+            status: 'running',
+            started_at: '2026-12-02T10:00:00.000Z',
+            output_tail: 'one\ntwo\nthree\n\u001b[2Jfour',
+          },
+        ],
+      },
+      plainOpts,
+      4,
+      Date.parse('2026-12-02T10:00:12.400Z'),
+    );
+    expect(lines.map((l) => stripVTControlCharacters(l))).toEqual([
+      '⏳ run_shell_command · 12 s',
+      '   │ two',
+      '   │ three',
+      '   │ four',
+    ]);
+  });
+
   it('says it is thinking before any text arrived', () => {
     const lines = renderLive({ turnId: 't', step: 0, status: 'started', text: '', tools: [] }, plainOpts);
     expect(lines).toEqual(['  ⋯ thinking']);

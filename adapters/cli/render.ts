@@ -18,6 +18,7 @@ import { toolLabel } from '../../domain/tool-label.ts';
 import type { SessionInfo, ToolProgress } from './api-client.ts';
 import type { LiveView } from './live.ts';
 import { renderMarkdown } from './markdown.ts';
+import { formatElapsed } from '../../infra/progress.ts';
 
 /** How to render. */
 export interface RenderOptions {
@@ -156,21 +157,37 @@ export function renderRule(label: string, opts: RenderOptions): string {
 }
 
 /** One tool's live progress: "⏳ run_shell_command", "✅ run_shell_command — 5 passed in 0.42s". */
-export function renderToolProgress(t: ToolProgress, opts: RenderOptions): string {
+export function renderToolProgress(t: ToolProgress, opts: RenderOptions, nowMs?: number): string {
   const s = opts.style;
-  if (t.status === 'running') return s.yellow(`⏳ ${clean(toolLabel(t.name))}`);
+  if (t.status === 'running') {
+    const started = t.started_at === undefined ? NaN : Date.parse(t.started_at);
+    const elapsed =
+      nowMs !== undefined && Number.isFinite(started)
+        ? ` · ${formatElapsed(Math.max(0, nowMs - started))}`
+        : '';
+    return s.yellow(`⏳ ${clean(toolLabel(t.name))}${elapsed}`);
+  }
   const line = clean(
     `${t.status === 'ok' ? '✅' : '❌'} ${toolLabel(t.name)}${t.summary ? ` — ${t.summary}` : ''}`,
   );
   return t.status === 'ok' ? s.magenta(line) : s.red(line);
 }
 
+/** Rows of a running command's output the live region shows. */
+const TAIL_ROWS = 3;
+
 /**
  * The live region under the transcript while a turn runs: the last `maxTextRows` rows of the text streamed in
- * this step (dim) and the tools still running. Every line is cut to fit in `columns - 1`, so the region takes
- * exactly as many terminal rows as it has lines.
+ * this step (dim) and the tools still running, each with its elapsed time at `nowMs` (epoch ms) and the last
+ * lines of its command's output. Every line is cut to fit in `columns - 1`, so the region takes exactly as many
+ * terminal rows as it has lines.
  */
-export function renderLive(view: LiveView, opts: RenderOptions, maxTextRows = 4): string[] {
+export function renderLive(
+  view: LiveView,
+  opts: RenderOptions,
+  maxTextRows = 4,
+  nowMs: number = Date.now(),
+): string[] {
   const s = opts.style;
   const width = Math.max(10, opts.columns - 1);
   const lines: string[] = [];
@@ -179,7 +196,13 @@ export function renderLive(view: LiveView, opts: RenderOptions, maxTextRows = 4)
     const rows = text.split('\n').flatMap((l) => wrapToWidth(`  ${l}`, width));
     lines.push(...rows.slice(-maxTextRows).map((r) => s.dim(r)));
   }
-  for (const t of view.tools) lines.push(fitToWidth(renderToolProgress(t, opts), width));
+  for (const t of view.tools) {
+    lines.push(fitToWidth(renderToolProgress(t, opts, nowMs), width));
+    // A running command's last output lines (the newest at the bottom), dim, under its line.
+    if (t.status === 'running' && t.output_tail)
+      for (const l of clean(t.output_tail).split('\n').slice(-TAIL_ROWS))
+        lines.push(fitToWidth(s.dim(`   │ ${l}`), width));
+  }
   if (lines.length === 0)
     lines.push(s.dim(view.status === 'running_tools' ? '  ⋯ running tools' : '  ⋯ thinking'));
   return lines;

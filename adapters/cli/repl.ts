@@ -125,6 +125,8 @@ class ChatRepl {
   private streamLost = false;
   private rl: readline.Interface | null = null;
   private quitting = false;
+  /** Redraws the live region while a tool runs (see tickWhileToolsRun). */
+  private ticker: NodeJS.Timeout | null = null;
   private quitSignal = new AbortController();
   /** The session's chatbot, once known (from the session or its messages); null for a session not created yet. */
   private channel: string | null = null;
@@ -354,6 +356,21 @@ class ChatRepl {
   private onUpdated(u: TurnUpdated): void {
     if (u.session_id !== this.sessionId) return;
     this.screen.live(this.live.update(u), this.live.view());
+    this.tickWhileToolsRun();
+  }
+
+  /** While a tool runs, redraws the live region every second, so its elapsed time moves. */
+  private tickWhileToolsRun(): void {
+    const running = () => this.live.view()?.tools.some((t) => t.status === 'running') === true;
+    if (this.ticker || !running()) return;
+    this.ticker = setInterval(() => {
+      if (!running() || this.quitting) {
+        clearInterval(this.ticker ?? undefined);
+        this.ticker = null;
+      }
+      this.screen.refresh(this.live.view());
+    }, 1000);
+    this.ticker.unref();
   }
 
   private onStreamState(state: StreamState): void {
@@ -740,6 +757,8 @@ class ChatRepl {
   private quit(): void {
     if (this.quitting) return;
     this.quitting = true;
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
     this.follower?.close();
     this.screen.detach();
     if (this.interactive) this.note(`bye — resume with: ${chatCommand(this.api.baseUrl, this.sessionId)}`);

@@ -137,6 +137,33 @@ describe('GET /v1/sessions/{id}/events', () => {
     expect(snaps.some((u) => u.step === 1)).toBe(true);
   });
 
+  it("shows a running command's last output lines in turn.updated, live, and not once it finished", async () => {
+    const session = await newSession();
+    const stream = await events(session);
+    const sent = await h.client.post<{ message: Message }>(`/v1/sessions/${session}/messages`, {
+      content: 'run: echo first-line; sleep 2; echo second-line; sleep 2; echo last-line',
+    });
+    const tailOf = (u: Json) => ((u.tools as Json[])[0]?.output_tail as string | undefined) ?? '';
+    const running = (u: Json) => (u.tools as Json[])[0]?.status === 'running';
+    // Before the command ends, a snapshot shows its first line (and then its second) as it runs.
+    await stream.until((evs) =>
+      evs.some(
+        (e) => e.event === 'turn.updated' && running(e.data) && tailOf(e.data).includes('second-line'),
+      ),
+    );
+    const live = updates(stream).filter((u) => u.turn_id === sent.body.message.id && running(u));
+    expect(live.some((u) => tailOf(u) === 'first-line')).toBe(true);
+    expect(live.some((u) => tailOf(u) === 'first-line\nsecond-line')).toBe(true);
+    expect(live.every((u) => !tailOf(u).includes('last-line'))).toBe(true);
+    await stream.until((evs) => evs.some((e) => e.event === 'turn.updated' && e.data.status === 'finished'));
+    const done = updates(stream)
+      .filter((u) => u.turn_id === sent.body.message.id)
+      .map((u) => (u.tools as Json[])[0])
+      .find((t) => t?.status === 'ok');
+    expect(done).toBeDefined();
+    expect(done?.output_tail).toBeUndefined();
+  });
+
   it('sends nothing historical without Last-Event-ID', async () => {
     const session = await newSession();
     const stream = await events(session);

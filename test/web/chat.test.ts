@@ -83,6 +83,16 @@ describe('the web page', () => {
     expectCleanPage(p, NOT_YET);
   });
 
+  it("shows a running command's last output lines under its ⏳ line, gone once it finished", async () => {
+    const session = uniqueId('web');
+    const p = await open(session);
+    await send(p.page, 'run: echo web-first; sleep 3; echo web-done');
+    const tail = p.page.locator('.live .tool.running .tail');
+    await expect.poll(() => tail.textContent(), { timeout: 15_000 }).toBe('web-first');
+    await waitForReply(p.page, 'Done: web-first');
+    expect(await p.page.locator('.live .tool .tail').count()).toBe(0);
+  });
+
   it('shows a tool turn: ⏳ with the elapsed time, then thought, tool call and output panels in their colours with ✅', async () => {
     const session = uniqueId('web');
     const p = await open(session);

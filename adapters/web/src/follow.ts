@@ -25,6 +25,8 @@ export interface ToolProgress {
   summary?: string;
   started_at?: string;
   finished_at?: string;
+  /** While the call runs: the last lines of its command's output. */
+  output_tail?: string;
 }
 
 /** `event: turn.updated` data: a snapshot of the running turn (api/event-hub.ts TurnUpdatedData). */

@@ -1,7 +1,7 @@
 /**
  * The running turn under the transcript: the text streamed so far in the current step (rebuilt whole from the
  * snapshot after a reload, marked with "…" when the API joined mid-step), the step's tools ⏳ → ✅/❌ with the time
- * they take, the turn's notices, and "⋯ thinking" while nothing else is shown — the terminal client's live region
+ * they take and, while a command runs, its last output lines, the turn's notices, and "⋯ thinking" while nothing else is shown — the terminal client's live region
  * (adapters/cli/render.ts renderLive) as a page.
  */
 import { TOOL_MARK, formatSeconds } from '../../../domain/presentation.ts';
@@ -31,6 +31,11 @@ function ToolLine({ t, now }: { t: LiveTool; now: number }) {
       {mark} {toolLabel(t.name)}
       {t.summary ? <span> — {t.summary}</span> : null}
       {took !== null && <span class="elapsed">{took}</span>}
+      {t.status === 'running' && t.outputTail ? (
+        <pre class="tail" aria-label="Last lines of its output">
+          {t.outputTail}
+        </pre>
+      ) : null}
     </li>
   );
 }

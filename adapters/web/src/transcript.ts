@@ -38,6 +38,8 @@ export interface LiveTool {
   startedAt?: number;
   /** Epoch ms when it finished, when known. */
   finishedAt?: number;
+  /** While it runs: the last lines of its command's output (api/live-turns.ts ToolProgress `output_tail`). */
+  outputTail?: string;
 }
 
 /** The part of the running turn not committed yet. */
@@ -314,5 +316,6 @@ function liveTool(t: TurnUpdate['tools'][number]): LiveTool {
     ...(t.summary !== undefined ? { summary: t.summary } : {}),
     ...(Number.isFinite(started) ? { startedAt: started } : {}),
     ...(Number.isFinite(finished) ? { finishedAt: finished } : {}),
+    ...(t.status === 'running' && t.output_tail ? { outputTail: t.output_tail } : {}),
   };
 }

@@ -1288,7 +1288,7 @@ function follow(opts) {
 /**
  * The running turn under the transcript: the text streamed so far in the current step (rebuilt whole from the
  * snapshot after a reload, marked with "…" when the API joined mid-step), the step's tools ⏳ → ✅/❌ with the time
- * they take, the turn's notices, and "⋯ thinking" while nothing else is shown — the terminal client's live region
+ * they take and, while a command runs, its last output lines, the turn's notices, and "⋯ thinking" while nothing else is shown — the terminal client's live region
  * (adapters/cli/render.ts renderLive) as a page.
  */
 /** "3.2s" since `startedAt` (to `finishedAt` when done); null when the start is unknown. */
@@ -1326,6 +1326,13 @@ function ToolLine({ t, now }) {
           class: 'elapsed',
           children: took,
         }),
+      t.status === 'running' && t.outputTail
+        ? /* @__PURE__ */ a('pre', {
+            class: 'tail',
+            'aria-label': 'Last lines of its output',
+            children: t.outputTail,
+          })
+        : null,
     ],
   });
 }
@@ -2456,6 +2463,7 @@ function liveTool(t) {
     ...(t.summary !== void 0 ? { summary: t.summary } : {}),
     ...(Number.isFinite(started) ? { startedAt: started } : {}),
     ...(Number.isFinite(finished) ? { finishedAt: finished } : {}),
+    ...(t.status === 'running' && t.output_tail ? { outputTail: t.output_tail } : {}),
   };
 }
 // adapters/web/src/chat.tsx
