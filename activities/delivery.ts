@@ -69,6 +69,32 @@ function isLastAttempt(): boolean {
   return max !== undefined && max > 0 && info.attempt >= max;
 }
 
+/** Where a running command's output tail goes (see {@link createToolOutputPresenter}). */
+export type ToolOutputPresenter = (o: {
+  sessionId: string;
+  turnId: string;
+  toolCallMessageId: string;
+  tail: string;
+}) => Promise<void>;
+
+/**
+ * Hands a running command's output tail to the live status of the session's channel (the sink's
+ * `presentToolOutput`; channels without one, such as REST, see it in `turn.updated` instead). Best effort: never
+ * throws, a failure is logged at debug.
+ */
+export function createToolOutputPresenter({ pool, logger, sinks }: DeliveryDeps): ToolOutputPresenter {
+  return async ({ sessionId, turnId, toolCallMessageId, tail }) => {
+    try {
+      const session = await getSession(pool, sessionId);
+      const sink = session ? sinks[session.chatbot_id] : undefined;
+      if (session && sink?.presentToolOutput)
+        await sink.presentToolOutput(session, turnId, toolCallMessageId, tail);
+    } catch (err) {
+      logger.debug({ sessionId, toolCallMessageId, err: String(err) }, 'output tail not shown');
+    }
+  };
+}
+
 export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps): DeliveryActivities {
   // Looked up per call: a process may register a sink after building the activities (a channel's ingress).
   const builtIn: Record<string, ChannelSink> = { api: apiSink, cli: cliSink };

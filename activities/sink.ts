@@ -71,6 +71,18 @@ export interface ChannelSink {
    * @returns the ids of the messages the channel now shows (the others stay `responded`)
    */
   presentProgress?(messages: Message[], session: SessionRow): Promise<string[]>;
+  /**
+   * Shows the last lines of a running command's output (`tail`, `\n`-separated, at most 5 lines of 200
+   * characters) under tool call `toolCallMessageId` of turn `turnId` in the live status, replacing the lines shown
+   * before; nothing when the status does not show that call (yet) or the call has ended. Called about once a
+   * second while the command prints; the channel throttles its own writes. Best effort: never throws.
+   */
+  presentToolOutput?(
+    session: SessionRow,
+    turnId: string,
+    toolCallMessageId: string,
+    tail: string,
+  ): Promise<void>;
   /** Typing indicator on/off. Best effort. */
   setActivity?(session: SessionRow, active: boolean): Promise<void>;
   /**

@@ -14,7 +14,11 @@ import {
   type NativeConnection,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { createDeliveryActivities, type ChannelSink } from '../activities/delivery.ts';
+import {
+  createDeliveryActivities,
+  createToolOutputPresenter,
+  type ChannelSink,
+} from '../activities/delivery.ts';
 import { createModelActivities } from '../activities/llm/activities.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
@@ -326,6 +330,7 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
     secretNames: channelSecretKeys(),
     extraTools: combineToolSources(scheduleTools(schedules, s.pool), knowledge, mcp?.tools),
     backgroundJobs,
+    presentToolOutput: createToolOutputPresenter({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
   });
   const common = {
     connection: s.connection,

@@ -20,6 +20,7 @@ import { sessionDirName, sessionWorkspaceDir } from '../../infra/workspace.ts';
 import type { ToolSource } from './registry.ts';
 import type { Sandbox } from './sandbox.ts';
 import { runToolCall } from './tool-call.ts';
+import type { ToolOutputPresenter } from '../delivery.ts';
 
 export { interruptedResult, type ToolCheckpoint } from './checkpoint.ts';
 export { resultIdOf } from './tool-call.ts';
@@ -46,6 +47,11 @@ export interface ToolDeps {
   extraTools?: ToolSource;
   /** Starts `run_shell_command` calls with `background: true` as jobs (infra/jobs.ts); absent: refused. */
   backgroundJobs?: BackgroundJobs;
+  /**
+   * Where a running command's output tail goes besides `turn.updated` (the channel's live status,
+   * activities/delivery.ts `createToolOutputPresenter`), about once a second while it prints. Best effort.
+   */
+  presentToolOutput?: ToolOutputPresenter;
   /** Interval between heartbeats while a tool runs, in ms. Default 1000. */
   heartbeatIntervalMs?: number;
   /**

@@ -179,15 +179,20 @@ class ToolCallRun {
     let result: ToolResult;
     let ok = true;
     // The command's last lines, live, for whoever watches the turn (throttled; never stored).
-    const feed = new OutputFeed(
-      (t) =>
-        void publishTurnEvent(deps.pool, {
-          ...this.event(),
-          type: 'tool_output',
-          tail: t.tail,
-          output_chars: t.outputChars,
-        }).catch(() => undefined),
-    );
+    const feed = new OutputFeed((t) => {
+      void publishTurnEvent(deps.pool, {
+        ...this.event(),
+        type: 'tool_output',
+        tail: t.tail,
+        output_chars: t.outputChars,
+      }).catch(() => undefined);
+      void deps.presentToolOutput?.({
+        sessionId,
+        turnId: this.input.turnId,
+        toolCallMessageId,
+        tail: t.tail,
+      });
+    });
     try {
       result = await runTool(this.name, this.call.metadata?.tool_arguments ?? {}, {
         workspaceDir: sessionWorkspaceDir(deps.dataDir, sessionId),

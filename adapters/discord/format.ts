@@ -15,6 +15,7 @@ import { metricsSummary } from '../../domain/presentation.ts';
 import {
   ARGS_CHARS,
   SUMMARY_CHARS,
+  TAIL_CHARS,
   THOUGHT_CHARS,
   TOOL_MARK,
   oneLine,
@@ -123,7 +124,15 @@ export function renderEntry(e: StatusEntry): string {
       ? ''
       : ` \`${inlineSafe(oneLine(e.summary, SUMMARY_CHARS))}\``;
   const args = e.args === '{}' ? '' : ` \`${inlineSafe(oneLine(e.args, ARGS_CHARS))}\``;
-  return `🛠️ \`${inlineSafe(e.name)}\`${args} ${TOOL_MARK[e.state]}${summary}`;
+  // A running command's last output lines, as subtext under its line.
+  const tail =
+    e.state === 'running' && e.tail
+      ? e.tail
+          .split('\n')
+          .map((l) => `\n-# └ \`${inlineSafe(oneLine(l, TAIL_CHARS))}\``)
+          .join('')
+      : '';
+  return `🛠️ \`${inlineSafe(e.name)}\`${args} ${TOOL_MARK[e.state]}${summary}${tail}`;
 }
 
 /** Text safe inside an inline code span: backticks become a look-alike, never empty. */

@@ -21,7 +21,15 @@
 import type { REST } from 'discord.js';
 import type { Message } from '../../domain/message.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { applyToolResult, entryOfResult, orphanResultEntry, type ToolState } from '../kit/live-status.ts';
+import {
+  TAIL_CHARS,
+  TAIL_LINES,
+  applyToolResult,
+  entryOfResult,
+  orphanResultEntry,
+  setToolTail,
+  type ToolState,
+} from '../kit/live-status.ts';
 import type { LiveStatusView, WriteMode } from '../kit/stored-status.ts';
 import { MAX_ENTRY_LENGTH, renderEntry, statusEntryFor, type StatusEntry } from './format.ts';
 import {
@@ -70,8 +78,8 @@ export const OLD_MESSAGE_EDIT_LIMIT = 30046;
 
 export type { WriteMode };
 
-/** How much a running tool line can still grow (its mark and result summary). */
-const GROWTH = 160;
+/** How much a running tool line can still grow: its mark and result summary, or its output tail. */
+const GROWTH = 160 + TAIL_LINES * (TAIL_CHARS + 12);
 
 /** The ledger key of a turn's status parts (the part index is the chunk). */
 export function statusKey(turnId: string): string {
@@ -156,6 +164,11 @@ export class LiveStatus implements LiveStatusView {
         if (entry && !this.byKey.has(entry.key)) this.add(entry);
       }
     }
+  }
+
+  /** Shows the last output lines of running tool call `toolCallMessageId`. @returns whether a line changed */
+  setToolTail(toolCallMessageId: string, tail: string): boolean {
+    return setToolTail([...this.byKey.values()], toolCallMessageId, tail);
   }
 
   /** Marks tools still running as `endState` (the turn was stopped or failed). */

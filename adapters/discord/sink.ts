@@ -256,6 +256,10 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
       return statuses.present(messages, session);
     },
 
+    async presentToolOutput(session, turnId, toolCallMessageId, tail) {
+      await statuses.showToolOutput(turnId, session, toolCallMessageId, tail);
+    },
+
     async setActivity(session, active) {
       const channelId = session.channel_id;
       const key = typingKey(channelId);

@@ -13,7 +13,7 @@ import type { Attachment, TurnMetrics } from '../../domain/message.ts';
 import { TOOL_MARK, metricsSummary } from '../../domain/presentation.ts';
 import { neutraliseUserText, speakerHeader } from '../../domain/prompt-safety.ts';
 import { pathFromWorkspace } from '../../infra/workspace.ts';
-import type { StatusEntry } from '../kit/live-status.ts';
+import { TAIL_CHARS, type StatusEntry } from '../kit/live-status.ts';
 
 /** "2026-05-27 12:50:00 UTC" (seconds precision, always UTC). */
 function formatUtc(at: Date): string {
@@ -124,5 +124,15 @@ export function renderCardEntry(e: StatusEntry): string {
   const args = e.args === '{}' ? '' : ` <font color="#5f6368">${escapeCardText(oneLine(e.args, 200))}</font>`;
   const summary =
     e.summary.trim() === '' || e.state === 'running' ? '' : `<br>${escapeCardText(oneLine(e.summary, 150))}`;
-  return `🛠️ <b>${escapeCardText(oneLine(e.name, 80))}</b>${args} ${TOOL_MARK[e.state]}${summary}`;
+  // A running command's last output lines, grey and monospace, under its line.
+  const tail =
+    e.state === 'running' && e.tail
+      ? e.tail
+          .split('\n')
+          .map(
+            (l) => `<br><font color="#5f6368"><code>${escapeCardText(oneLine(l, TAIL_CHARS))}</code></font>`,
+          )
+          .join('')
+      : '';
+  return `🛠️ <b>${escapeCardText(oneLine(e.name, 80))}</b>${args} ${TOOL_MARK[e.state]}${summary}${tail}`;
 }

@@ -20,6 +20,7 @@ import {
   applyToolResult,
   entryOfResult,
   orphanResultEntry,
+  setToolTail,
   statusEntryFor,
   type StatusEntry,
   type ToolState,
@@ -120,6 +121,11 @@ export class LiveCard implements LiveStatusView {
   }
 
   /** Marks tools still running as `endState` (the turn was stopped or failed). */
+  /** Shows the last output lines of running tool call `toolCallMessageId`. @returns whether a line changed */
+  setToolTail(toolCallMessageId: string, tail: string): boolean {
+    return setToolTail(this.entries, toolCallMessageId, tail);
+  }
+
   markRunning(endState: Exclude<ToolState, 'running' | 'ok'>): void {
     for (const e of this.entries) if (e.kind === 'tool' && e.state === 'running') e.state = endState;
   }

@@ -173,6 +173,10 @@ export function createGoogleChatSink(opts: GoogleChatSinkOptions): GoogleChatSin
       return cards.present(messages, session);
     },
 
+    async presentToolOutput(session, turnId, toolCallMessageId, tail) {
+      await cards.showToolOutput(turnId, session, toolCallMessageId, tail);
+    },
+
     async close() {
       await cards.close();
     },

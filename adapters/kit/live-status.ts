@@ -31,6 +31,8 @@ export type StatusEntry =
       state: ToolState;
       /** The result's short summary (`metadata.tool_result`); '' while running. */
       summary: string;
+      /** While running: the last lines of the command's output (see {@link setToolTail}). */
+      tail?: string;
     };
 
 /** Longest thought, arguments and result summary a line shows, in code points (longer ones end in `…`). */
@@ -95,6 +97,27 @@ export function applyToolResult(entry: StatusEntry, result: Message): void {
   if (entry.kind !== 'tool') return;
   entry.state = toolResultState(result);
   entry.summary = typeof result.metadata?.tool_result === 'string' ? result.metadata.tool_result : '';
+  delete entry.tail;
+}
+
+/** Lines of a running command's output a status line shows under its tool line (the last ones). */
+export const TAIL_LINES = 2;
+
+/**
+ * Sets the output tail of the running tool call among `entries` whose key is `toolCallMessageId` to its last
+ * {@link TAIL_LINES} lines. @returns whether a line changed (false for an unknown or ended call, or the same tail)
+ */
+export function setToolTail(entries: StatusEntry[], toolCallMessageId: string, tail: string): boolean {
+  const entry = entries.find((e) => e.key === toolCallMessageId);
+  if (entry?.kind !== 'tool' || entry.state !== 'running') return false;
+  const lines = tail
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .slice(-TAIL_LINES)
+    .join('\n');
+  if (lines === '' || entry.tail === lines) return false;
+  entry.tail = lines;
+  return true;
 }
 
 /** Collapses whitespace and cuts at `max` code points with an ellipsis. */
@@ -115,8 +138,18 @@ export function renderEntryPlain(e: StatusEntry): string {
   const summary =
     e.summary.trim() === '' || e.state === 'running' ? '' : ` ${oneLine(e.summary, SUMMARY_CHARS)}`;
   const args = e.args === '{}' ? '' : ` ${oneLine(e.args, ARGS_CHARS)}`;
-  return `🛠️ ${oneLine(e.name, ARGS_CHARS)}${args} ${TOOL_MARK[e.state]}${summary}`;
+  const tail =
+    e.state === 'running' && e.tail
+      ? e.tail
+          .split('\n')
+          .map((l) => `\n   ${oneLine(l, TAIL_CHARS)}`)
+          .join('')
+      : '';
+  return `🛠️ ${oneLine(e.name, ARGS_CHARS)}${args} ${TOOL_MARK[e.state]}${summary}${tail}`;
 }
+
+/** Longest output line a status shows under a running tool, in code points. */
+export const TAIL_CHARS = 120;
 
 /**
  * Whether delivering `message` ends its turn: the final reply, the crash notice, or the turn's own notice

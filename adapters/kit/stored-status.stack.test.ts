@@ -10,7 +10,15 @@ import { createPool, type Pool } from '../../db/pool.ts';
 import type { SessionRow } from '../../db/sessions.ts';
 import type { Message } from '../../domain/message.ts';
 import { createLogger } from '../../infra/logger.ts';
-import { renderEntryPlain, statusEntryFor, type StatusEntry, type ToolState } from './live-status.ts';
+import {
+  applyToolResult,
+  entryOfResult,
+  renderEntryPlain,
+  setToolTail,
+  statusEntryFor,
+  type StatusEntry,
+  type ToolState,
+} from './live-status.ts';
 import { createStoredLiveStatus, type LiveStatusView, type WriteMode } from './stored-status.ts';
 
 let pool: Pool;
@@ -60,12 +68,20 @@ class ToyView implements LiveStatusView {
   }
   apply(messages: readonly Message[]): void {
     for (const m of messages) {
+      if (m.type === 'tool_result') {
+        const call = entryOfResult(new Map(this.entries.map((x) => [x.key, x])), m);
+        if (call) applyToolResult(call, m);
+        continue;
+      }
       const e = statusEntryFor(m);
       if (e && !this.entries.some((x) => x.key === e.key)) this.entries.push(e);
     }
   }
   markRunning(endState: Exclude<ToolState, 'running' | 'ok'>): void {
     for (const e of this.entries) if (e.kind === 'tool' && e.state === 'running') e.state = endState;
+  }
+  setToolTail(toolCallMessageId: string, tail: string): boolean {
+    return setToolTail(this.entries, toolCallMessageId, tail);
   }
   async write(mode: WriteMode): Promise<number | null> {
     if (this.broken) return null;
@@ -169,6 +185,36 @@ describe('stored live status (adapters/kit/stored-status.ts)', () => {
     await second.present([thought(turn, 'two')], s);
     expect(platform.shown.get(turn)).toBe('💭 one\n💭 two');
     await second.close();
+  });
+
+  it("shows a running command's last output lines under its call, and drops them when its result comes", async () => {
+    const platform = newPlatform();
+    const s = session();
+    const turn = unique('turn');
+    const statuses = statusesFor(platform);
+    // No status yet: nothing is written or stored.
+    await statuses.showToolOutput(turn, s, `${turn}:call`, 'early');
+    expect(platform.shown.has(turn)).toBe(false);
+    await statuses.present([call(turn, 'make')], s);
+    await statuses.showToolOutput(turn, s, `${turn}:call`, 'compiling a\ncompiling b\ncompiling c');
+    expect(platform.shown.get(turn)).toBe('🛠️ run_shell_command make ⏳\n   compiling b\n   compiling c');
+    // Another call's tail changes nothing.
+    await statuses.showToolOutput(turn, s, `${turn}:other`, 'not mine');
+    expect(platform.shown.get(turn)).not.toContain('not mine');
+    const result = msg(turn, {
+      id: `${turn}:result`,
+      type: 'tool_result',
+      role: 'tool',
+      sender: 'run_shell_command',
+      parent_id: `${turn}:call`,
+      metadata: { tool_name: 'run_shell_command', tool_call_id: 'x', tool_result: 'exit 0', tool_ok: true },
+    });
+    await statuses.present([result], s);
+    expect(platform.shown.get(turn)).toBe('🛠️ run_shell_command make ✅ exit 0');
+    // A tail arriving after the result is not shown.
+    await statuses.showToolOutput(turn, s, `${turn}:call`, 'late line');
+    expect(platform.shown.get(turn)).toBe('🛠️ run_shell_command make ✅ exit 0');
+    await statuses.close();
   });
 
   it('defers a throttled write and flushes it on close', async () => {

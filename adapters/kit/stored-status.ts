@@ -38,6 +38,11 @@ export interface LiveStatusView {
   /** Marks tools still running as `endState` (the turn was stopped or failed). */
   markRunning(endState: Exclude<ToolState, 'running' | 'ok'>): void;
   /**
+   * Shows the last lines of a running tool call's output under its line (kit/live-status.ts `setToolTail`).
+   * @returns whether a line changed
+   */
+  setToolTail(toolCallMessageId: string, tail: string): boolean;
+  /**
    * Brings the platform up to date. Never throws: a failure marks the view broken.
    * @returns ms until a deferred write is due, or null when nothing is left to write
    */
@@ -93,6 +98,11 @@ export interface StoredStatuses<V extends LiveStatusView> {
    *   lock not granted, database error): the caller then shows the notice another way
    */
   showNotice(message: Message, session: SessionRow): Promise<boolean>;
+  /**
+   * `presentToolOutput` of a sink: shows the output tail under the running tool call of turn `turnId` (a status
+   * without that call, or one that ended, is left as it is), throttled. Never throws.
+   */
+  showToolOutput(turnId: string, session: SessionRow, toolCallMessageId: string, tail: string): Promise<void>;
   /** Writes this process's deferred writes now (process shutdown). */
   close(): Promise<void>;
 }
@@ -171,6 +181,13 @@ export function createStoredLiveStatus<V extends LiveStatusView>(
         }
       }
       return shown;
+    },
+
+    async showToolOutput(turnId, session, toolCallMessageId, tail) {
+      // Nothing is written for a status that does not exist yet (the call's line comes with presentProgress).
+      await update(turnId, session, (v) => void v.setToolTail(toolCallMessageId, tail), 'throttled').catch(
+        (err: unknown) => logger.debug({ turnId, err: String(err) }, `${label}: output tail not shown`),
+      );
     },
 
     async finishTurn(message, session) {

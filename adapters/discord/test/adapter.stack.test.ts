@@ -120,6 +120,25 @@ describe('Discord adapter', () => {
     await recordHistory('discord-tool-turn', bench.stack.client, sessionWorkflowId(`discord:${channel}`));
   });
 
+  it("shows a running command's last output line under its ⏳ line, and drops it once the call is done", async () => {
+    const channel = bench.channels[11] as string;
+    const { id } = await bench.say({
+      channelId: channel,
+      content: 'run: echo disc-first; sleep 4; echo disc-done',
+      mentionBot: true,
+    });
+    const statusOf = () => bench.fake.botMessages(channel).find((m) => m.flags === STATUS_FLAGS);
+    const live = await bench.fake.waitFor(
+      () => (statusOf()?.content.includes('└ `disc-first`') ? statusOf() : undefined),
+      20_000,
+      'the output tail in the status',
+    );
+    expect(live.content).toMatch(/`echo disc-first; sleep 4; echo disc-done` ⏳\n-# └ `disc-first`$/);
+    expect((await bench.waitInbound(id)).status).toBe('processed');
+    await bench.fake.waitFor(() => (statusOf()?.content.includes('✅') ? true : undefined), 10_000, 'the ✅');
+    expect(statusOf()?.content).not.toContain('└');
+  });
+
   it('splits a 300-line code block reply into chunks of at most 2000 characters with balanced fences', async () => {
     const channel = bench.channels[3] as string;
     const code = Array.from(

@@ -107,6 +107,28 @@ describe('Google Chat channel', () => {
     expect(intermediate.every((m) => m.status === 'delivered')).toBe(true);
   });
 
+  it("shows a running command's last output line in the card while it runs, gone once it is done", async () => {
+    const space = newSpace();
+    const thread = `${space}/threads/T9`;
+    await bench.fake.postEvent(
+      bench.endpoint,
+      messageEvent({
+        space,
+        thread,
+        messageId: 'M9',
+        text: 'run: echo gchat-first; sleep 4; echo gchat-done',
+      }),
+    );
+    const card = await bench.fake.waitFor(
+      () => inThread(space, thread).find((m) => cardJson(m).includes('<code>gchat-first</code>')),
+      30_000,
+    );
+    expect(cardJson(card)).toContain('⏳');
+    await bench.stack.waitForStatus(`googlechat-${space.slice(7)}-M9`, ['processed']);
+    await bench.fake.waitFor(() => (cardJson(card).includes('✅') ? true : null), 15_000);
+    expect(cardJson(card)).not.toContain('<code>gchat-first</code>');
+  });
+
   it('shows the stop notice in the turn’s card (the running tool ⏹️), with no message of its own', async () => {
     const space = newSpace();
     const thread = `${space}/threads/T7`;
