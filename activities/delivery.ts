@@ -75,6 +75,8 @@ export type ToolOutputPresenter = (o: {
   turnId: string;
   toolCallMessageId: string;
   tail: string;
+  /** How long the call has been running, ms. */
+  elapsedMs: number;
 }) => Promise<void>;
 
 /**
@@ -83,12 +85,12 @@ export type ToolOutputPresenter = (o: {
  * throws, a failure is logged at debug.
  */
 export function createToolOutputPresenter({ pool, logger, sinks }: DeliveryDeps): ToolOutputPresenter {
-  return async ({ sessionId, turnId, toolCallMessageId, tail }) => {
+  return async ({ sessionId, turnId, toolCallMessageId, tail, elapsedMs }) => {
     try {
       const session = await getSession(pool, sessionId);
       const sink = session ? sinks[session.chatbot_id] : undefined;
       if (session && sink?.presentToolOutput)
-        await sink.presentToolOutput(session, turnId, toolCallMessageId, tail);
+        await sink.presentToolOutput(session, turnId, toolCallMessageId, { tail, elapsedMs });
     } catch (err) {
       logger.debug({ sessionId, toolCallMessageId, err: String(err) }, 'output tail not shown');
     }

@@ -72,16 +72,17 @@ export interface ChannelSink {
    */
   presentProgress?(messages: Message[], session: SessionRow): Promise<string[]>;
   /**
-   * Shows the last lines of a running command's output (`tail`, `\n`-separated, at most 5 lines of 200
-   * characters) under tool call `toolCallMessageId` of turn `turnId` in the live status, replacing the lines shown
-   * before; nothing when the status does not show that call (yet) or the call has ended. Called about once a
-   * second while the command prints; the channel throttles its own writes. Best effort: never throws.
+   * Shows how long tool call `toolCallMessageId` of turn `turnId` has been running (`elapsedMs`) and the last
+   * lines of its command's output (`tail`, `\n`-separated, at most 5 lines of 200 characters; '' before any)
+   * under its line in the live status, replacing what was shown before; nothing when the status does not show
+   * that call (yet) or the call has ended. Called about once a second while the command prints and every few
+   * seconds while it is silent; the channel throttles its own writes. Best effort: never throws.
    */
   presentToolOutput?(
     session: SessionRow,
     turnId: string,
     toolCallMessageId: string,
-    tail: string,
+    progress: { tail: string; elapsedMs: number },
   ): Promise<void>;
   /** Typing indicator on/off. Best effort. */
   setActivity?(session: SessionRow, active: boolean): Promise<void>;

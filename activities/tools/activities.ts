@@ -48,8 +48,9 @@ export interface ToolDeps {
   /** Starts `run_shell_command` calls with `background: true` as jobs (infra/jobs.ts); absent: refused. */
   backgroundJobs?: BackgroundJobs;
   /**
-   * Where a running command's output tail goes besides `turn.updated` (the channel's live status,
-   * activities/delivery.ts `createToolOutputPresenter`), about once a second while it prints. Best effort.
+   * Where a running command's output tail and elapsed time go besides `turn.updated` (the channel's live status,
+   * activities/delivery.ts `createToolOutputPresenter`): about once a second while it prints, every 5 s
+   * (tool-call.ts `TOOL_PROGRESS_TICK_MS`) while it is silent. Best effort.
    */
   presentToolOutput?: ToolOutputPresenter;
   /** Interval between heartbeats while a tool runs, in ms. Default 1000. */

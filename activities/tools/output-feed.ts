@@ -66,6 +66,11 @@ export class OutputFeed {
     this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
   }
 
+  /** The tail of the output so far ('' before any). */
+  currentTail(): string {
+    return tailLines(this.kept);
+  }
+
   /** Stops publishing. */
   close(): void {
     this.closed = true;

@@ -36,6 +36,9 @@ import {
 import type { ToolResult } from './tool.ts';
 import { OutputFeed } from './output-feed.ts';
 
+/** How often a running tool's elapsed time goes to the channel's status while the command prints nothing, ms. */
+export const TOOL_PROGRESS_TICK_MS = 5000;
+
 type ToolCallInput = Parameters<ToolActivities['runToolCall']>[0];
 type ToolCallResult = Awaited<ReturnType<ToolActivities['runToolCall']>>;
 
@@ -179,6 +182,15 @@ class ToolCallRun {
     let result: ToolResult;
     let ok = true;
     // The command's last lines, live, for whoever watches the turn (throttled; never stored).
+    const startedAt = Date.now();
+    const present = (tail: string) =>
+      void deps.presentToolOutput?.({
+        sessionId,
+        turnId: this.input.turnId,
+        toolCallMessageId,
+        tail,
+        elapsedMs: Date.now() - startedAt,
+      });
     const feed = new OutputFeed((t) => {
       void publishTurnEvent(deps.pool, {
         ...this.event(),
@@ -186,13 +198,13 @@ class ToolCallRun {
         tail: t.tail,
         output_chars: t.outputChars,
       }).catch(() => undefined);
-      void deps.presentToolOutput?.({
-        sessionId,
-        turnId: this.input.turnId,
-        toolCallMessageId,
-        tail: t.tail,
-      });
+      present(t.tail);
     });
+    // A silent command's elapsed time still moves in the chat channels' status (REST clients count it themselves).
+    const tick = deps.presentToolOutput
+      ? setInterval(() => present(feed.currentTail()), TOOL_PROGRESS_TICK_MS)
+      : null;
+    tick?.unref();
     try {
       result = await runTool(this.name, this.call.metadata?.tool_arguments ?? {}, {
         workspaceDir: sessionWorkspaceDir(deps.dataDir, sessionId),
@@ -248,6 +260,7 @@ class ToolCallRun {
         );
     } finally {
       feed.close();
+      if (tick) clearInterval(tick);
     }
     return await this.store({ result: toPlainResult(result), ok }, 'finished');
   }

@@ -19,6 +19,7 @@ import {
   THOUGHT_CHARS,
   TOOL_MARK,
   oneLine,
+  runningFor,
   type StatusEntry,
 } from '../kit/live-status.ts';
 import { neutraliseUserText, speakerHeader } from '../../domain/prompt-safety.ts';
@@ -132,7 +133,7 @@ export function renderEntry(e: StatusEntry): string {
           .map((l) => `\n-# └ \`${inlineSafe(oneLine(l, TAIL_CHARS))}\``)
           .join('')
       : '';
-  return `🛠️ \`${inlineSafe(e.name)}\`${args} ${TOOL_MARK[e.state]}${summary}${tail}`;
+  return `🛠️ \`${inlineSafe(e.name)}\`${args} ${TOOL_MARK[e.state]}${runningFor(e)}${summary}${tail}`;
 }
 
 /** Text safe inside an inline code span: backticks become a look-alike, never empty. */

@@ -167,8 +167,8 @@ export class LiveStatus implements LiveStatusView {
   }
 
   /** Shows the last output lines of running tool call `toolCallMessageId`. @returns whether a line changed */
-  setToolTail(toolCallMessageId: string, tail: string): boolean {
-    return setToolTail([...this.byKey.values()], toolCallMessageId, tail);
+  setToolTail(toolCallMessageId: string, tail: string, elapsedMs: number): boolean {
+    return setToolTail([...this.byKey.values()], toolCallMessageId, tail, elapsedMs);
   }
 
   /** Marks tools still running as `endState` (the turn was stopped or failed). */

@@ -256,8 +256,8 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
       return statuses.present(messages, session);
     },
 
-    async presentToolOutput(session, turnId, toolCallMessageId, tail) {
-      await statuses.showToolOutput(turnId, session, toolCallMessageId, tail);
+    async presentToolOutput(session, turnId, toolCallMessageId, progress) {
+      await statuses.showToolOutput(turnId, session, toolCallMessageId, progress);
     },
 
     async setActivity(session, active) {

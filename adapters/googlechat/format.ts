@@ -13,7 +13,7 @@ import type { Attachment, TurnMetrics } from '../../domain/message.ts';
 import { TOOL_MARK, metricsSummary } from '../../domain/presentation.ts';
 import { neutraliseUserText, speakerHeader } from '../../domain/prompt-safety.ts';
 import { pathFromWorkspace } from '../../infra/workspace.ts';
-import { TAIL_CHARS, type StatusEntry } from '../kit/live-status.ts';
+import { TAIL_CHARS, runningFor, type StatusEntry } from '../kit/live-status.ts';
 
 /** "2026-05-27 12:50:00 UTC" (seconds precision, always UTC). */
 function formatUtc(at: Date): string {
@@ -134,5 +134,5 @@ export function renderCardEntry(e: StatusEntry): string {
           )
           .join('')
       : '';
-  return `🛠️ <b>${escapeCardText(oneLine(e.name, 80))}</b>${args} ${TOOL_MARK[e.state]}${summary}${tail}`;
+  return `🛠️ <b>${escapeCardText(oneLine(e.name, 80))}</b>${args} ${TOOL_MARK[e.state]}${runningFor(e)}${summary}${tail}`;
 }

@@ -122,8 +122,8 @@ export class LiveCard implements LiveStatusView {
 
   /** Marks tools still running as `endState` (the turn was stopped or failed). */
   /** Shows the last output lines of running tool call `toolCallMessageId`. @returns whether a line changed */
-  setToolTail(toolCallMessageId: string, tail: string): boolean {
-    return setToolTail(this.entries, toolCallMessageId, tail);
+  setToolTail(toolCallMessageId: string, tail: string, elapsedMs: number): boolean {
+    return setToolTail(this.entries, toolCallMessageId, tail, elapsedMs);
   }
 
   markRunning(endState: Exclude<ToolState, 'running' | 'ok'>): void {

@@ -173,8 +173,8 @@ export function createGoogleChatSink(opts: GoogleChatSinkOptions): GoogleChatSin
       return cards.present(messages, session);
     },
 
-    async presentToolOutput(session, turnId, toolCallMessageId, tail) {
-      await cards.showToolOutput(turnId, session, toolCallMessageId, tail);
+    async presentToolOutput(session, turnId, toolCallMessageId, progress) {
+      await cards.showToolOutput(turnId, session, toolCallMessageId, progress);
     },
 
     async close() {

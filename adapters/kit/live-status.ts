@@ -10,7 +10,7 @@
 import { ids } from '../../activities/persistence.ts';
 import { messageKind } from '../../domain/message-kind.ts';
 import type { Message } from '../../domain/message.ts';
-import { TOOL_MARK, toolResultState, type ToolState } from '../../domain/presentation.ts';
+import { TOOL_MARK, formatSeconds, toolResultState, type ToolState } from '../../domain/presentation.ts';
 import { toolLabel } from '../../domain/tool-label.ts';
 
 export { TOOL_MARK, toolResultState, type ToolState };
@@ -33,6 +33,8 @@ export type StatusEntry =
       summary: string;
       /** While running: the last lines of the command's output (see {@link setToolTail}). */
       tail?: string;
+      /** While running: whole seconds it has been running, as last reported (see {@link setToolTail}). */
+      elapsedS?: number;
     };
 
 /** Longest thought, arguments and result summary a line shows, in code points (longer ones end in `…`). */
@@ -98,16 +100,23 @@ export function applyToolResult(entry: StatusEntry, result: Message): void {
   entry.state = toolResultState(result);
   entry.summary = typeof result.metadata?.tool_result === 'string' ? result.metadata.tool_result : '';
   delete entry.tail;
+  delete entry.elapsedS;
 }
 
 /** Lines of a running command's output a status line shows under its tool line (the last ones). */
 export const TAIL_LINES = 2;
 
 /**
- * Sets the output tail of the running tool call among `entries` whose key is `toolCallMessageId` to its last
- * {@link TAIL_LINES} lines. @returns whether a line changed (false for an unknown or ended call, or the same tail)
+ * Sets the running time (whole seconds of `elapsedMs`) and the output tail (its last {@link TAIL_LINES} lines; an
+ * empty tail keeps the lines shown) of the running tool call among `entries` whose key is `toolCallMessageId`.
+ * @returns whether a line changed (false for an unknown or ended call, or nothing new)
  */
-export function setToolTail(entries: StatusEntry[], toolCallMessageId: string, tail: string): boolean {
+export function setToolTail(
+  entries: StatusEntry[],
+  toolCallMessageId: string,
+  tail: string,
+  elapsedMs: number,
+): boolean {
   const entry = entries.find((e) => e.key === toolCallMessageId);
   if (entry?.kind !== 'tool' || entry.state !== 'running') return false;
   const lines = tail
@@ -115,9 +124,18 @@ export function setToolTail(entries: StatusEntry[], toolCallMessageId: string, t
     .filter((l) => l.trim() !== '')
     .slice(-TAIL_LINES)
     .join('\n');
-  if (lines === '' || entry.tail === lines) return false;
-  entry.tail = lines;
-  return true;
+  const elapsedS = Math.max(0, Math.floor(elapsedMs / 1000));
+  const changed = (lines !== '' && entry.tail !== lines) || entry.elapsedS !== elapsedS;
+  if (lines !== '') entry.tail = lines;
+  entry.elapsedS = elapsedS;
+  return changed;
+}
+
+/** " · 12s" after a running tool's ⏳ when its running time is known, else ''. */
+export function runningFor(e: StatusEntry): string {
+  return e.kind === 'tool' && e.state === 'running' && e.elapsedS !== undefined
+    ? ` · ${formatSeconds(e.elapsedS)}`
+    : '';
 }
 
 /** Collapses whitespace and cuts at `max` code points with an ellipsis. */
@@ -145,7 +163,7 @@ export function renderEntryPlain(e: StatusEntry): string {
           .map((l) => `\n   ${oneLine(l, TAIL_CHARS)}`)
           .join('')
       : '';
-  return `🛠️ ${oneLine(e.name, ARGS_CHARS)}${args} ${TOOL_MARK[e.state]}${summary}${tail}`;
+  return `🛠️ ${oneLine(e.name, ARGS_CHARS)}${args} ${TOOL_MARK[e.state]}${runningFor(e)}${summary}${tail}`;
 }
 
 /** Longest output line a status shows under a running tool, in code points. */

@@ -80,8 +80,8 @@ class ToyView implements LiveStatusView {
   markRunning(endState: Exclude<ToolState, 'running' | 'ok'>): void {
     for (const e of this.entries) if (e.kind === 'tool' && e.state === 'running') e.state = endState;
   }
-  setToolTail(toolCallMessageId: string, tail: string): boolean {
-    return setToolTail(this.entries, toolCallMessageId, tail);
+  setToolTail(toolCallMessageId: string, tail: string, elapsedMs: number): boolean {
+    return setToolTail(this.entries, toolCallMessageId, tail, elapsedMs);
   }
   async write(mode: WriteMode): Promise<number | null> {
     if (this.broken) return null;
@@ -187,19 +187,32 @@ describe('stored live status (adapters/kit/stored-status.ts)', () => {
     await second.close();
   });
 
-  it("shows a running command's last output lines under its call, and drops them when its result comes", async () => {
+  it("shows a running command's time and last output lines under its call, and drops them with its result", async () => {
     const platform = newPlatform();
     const s = session();
     const turn = unique('turn');
     const statuses = statusesFor(platform);
+    const tail = (t: string, elapsedMs: number) => ({ tail: t, elapsedMs });
     // No status yet: nothing is written or stored.
-    await statuses.showToolOutput(turn, s, `${turn}:call`, 'early');
+    await statuses.showToolOutput(turn, s, `${turn}:call`, tail('early', 900));
     expect(platform.shown.has(turn)).toBe(false);
     await statuses.present([call(turn, 'make')], s);
-    await statuses.showToolOutput(turn, s, `${turn}:call`, 'compiling a\ncompiling b\ncompiling c');
-    expect(platform.shown.get(turn)).toBe('🛠️ run_shell_command make ⏳\n   compiling b\n   compiling c');
+    await statuses.showToolOutput(
+      turn,
+      s,
+      `${turn}:call`,
+      tail('compiling a\ncompiling b\ncompiling c', 1200),
+    );
+    expect(platform.shown.get(turn)).toBe(
+      '🛠️ run_shell_command make ⏳ · 1.0s\n   compiling b\n   compiling c',
+    );
+    // A silent command: the time moves, the lines stay.
+    await statuses.showToolOutput(turn, s, `${turn}:call`, tail('', 12_600));
+    expect(platform.shown.get(turn)).toBe(
+      '🛠️ run_shell_command make ⏳ · 12s\n   compiling b\n   compiling c',
+    );
     // Another call's tail changes nothing.
-    await statuses.showToolOutput(turn, s, `${turn}:other`, 'not mine');
+    await statuses.showToolOutput(turn, s, `${turn}:other`, tail('not mine', 13_000));
     expect(platform.shown.get(turn)).not.toContain('not mine');
     const result = msg(turn, {
       id: `${turn}:result`,
@@ -212,7 +225,7 @@ describe('stored live status (adapters/kit/stored-status.ts)', () => {
     await statuses.present([result], s);
     expect(platform.shown.get(turn)).toBe('🛠️ run_shell_command make ✅ exit 0');
     // A tail arriving after the result is not shown.
-    await statuses.showToolOutput(turn, s, `${turn}:call`, 'late line');
+    await statuses.showToolOutput(turn, s, `${turn}:call`, tail('late line', 14_000));
     expect(platform.shown.get(turn)).toBe('🛠️ run_shell_command make ✅ exit 0');
     await statuses.close();
   });

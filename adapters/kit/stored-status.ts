@@ -38,10 +38,11 @@ export interface LiveStatusView {
   /** Marks tools still running as `endState` (the turn was stopped or failed). */
   markRunning(endState: Exclude<ToolState, 'running' | 'ok'>): void;
   /**
-   * Shows the last lines of a running tool call's output under its line (kit/live-status.ts `setToolTail`).
+   * Shows a running tool call's running time (`elapsedMs`) and the last lines of its output under its line
+   * (kit/live-status.ts `setToolTail`).
    * @returns whether a line changed
    */
-  setToolTail(toolCallMessageId: string, tail: string): boolean;
+  setToolTail(toolCallMessageId: string, tail: string, elapsedMs: number): boolean;
   /**
    * Brings the platform up to date. Never throws: a failure marks the view broken.
    * @returns ms until a deferred write is due, or null when nothing is left to write
@@ -99,10 +100,16 @@ export interface StoredStatuses<V extends LiveStatusView> {
    */
   showNotice(message: Message, session: SessionRow): Promise<boolean>;
   /**
-   * `presentToolOutput` of a sink: shows the output tail under the running tool call of turn `turnId` (a status
+   * `presentToolOutput` of a sink: shows the running time and output tail of the running tool call of turn
+   * `turnId` (a status
    * without that call, or one that ended, is left as it is), throttled. Never throws.
    */
-  showToolOutput(turnId: string, session: SessionRow, toolCallMessageId: string, tail: string): Promise<void>;
+  showToolOutput(
+    turnId: string,
+    session: SessionRow,
+    toolCallMessageId: string,
+    progress: { tail: string; elapsedMs: number },
+  ): Promise<void>;
   /** Writes this process's deferred writes now (process shutdown). */
   close(): Promise<void>;
 }
@@ -183,10 +190,15 @@ export function createStoredLiveStatus<V extends LiveStatusView>(
       return shown;
     },
 
-    async showToolOutput(turnId, session, toolCallMessageId, tail) {
+    async showToolOutput(turnId, session, toolCallMessageId, { tail, elapsedMs }) {
       // Nothing is written for a status that does not exist yet (the call's line comes with presentProgress).
-      await update(turnId, session, (v) => void v.setToolTail(toolCallMessageId, tail), 'throttled').catch(
-        (err: unknown) => logger.debug({ turnId, err: String(err) }, `${label}: output tail not shown`),
+      await update(
+        turnId,
+        session,
+        (v) => void v.setToolTail(toolCallMessageId, tail, elapsedMs),
+        'throttled',
+      ).catch((err: unknown) =>
+        logger.debug({ turnId, err: String(err) }, `${label}: output tail not shown`),
       );
     },
 

@@ -120,11 +120,11 @@ describe('Discord adapter', () => {
     await recordHistory('discord-tool-turn', bench.stack.client, sessionWorkflowId(`discord:${channel}`));
   });
 
-  it("shows a running command's last output line under its ⏳ line, and drops it once the call is done", async () => {
+  it("shows a running command's time and last output line under its ⏳ line, and drops them once it is done", async () => {
     const channel = bench.channels[11] as string;
     const { id } = await bench.say({
       channelId: channel,
-      content: 'run: echo disc-first; sleep 4; echo disc-done',
+      content: 'run: echo disc-first; sleep 7; echo disc-done',
       mentionBot: true,
     });
     const statusOf = () => bench.fake.botMessages(channel).find((m) => m.flags === STATUS_FLAGS);
@@ -133,7 +133,15 @@ describe('Discord adapter', () => {
       20_000,
       'the output tail in the status',
     );
-    expect(live.content).toMatch(/`echo disc-first; sleep 4; echo disc-done` ⏳\n-# └ `disc-first`$/);
+    expect(live.content).toMatch(
+      /`echo disc-first; sleep 7; echo disc-done` ⏳ · \d+\.\ds\n-# └ `disc-first`$/,
+    );
+    // While the command is silent its time still moves (a tick every 5 s), over the same output line.
+    await bench.fake.waitFor(
+      () => /⏳ · [5-9]\.\ds\n-# └ `disc-first`$/.test(statusOf()?.content ?? '') || undefined,
+      15_000,
+      'the running time of the silent command',
+    );
     expect((await bench.waitInbound(id)).status).toBe('processed');
     await bench.fake.waitFor(() => (statusOf()?.content.includes('✅') ? true : undefined), 10_000, 'the ✅');
     expect(statusOf()?.content).not.toContain('└');
