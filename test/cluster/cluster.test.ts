@@ -167,7 +167,10 @@ describe('Kesoku on a multi-service Temporal cluster on Postgres', () => {
 
     // A shell command; its worker is SIGKILLed while it runs.
     const toolSession = uniqueId('tool');
-    const marker = `3.${Math.floor(Math.random() * 1e6)}`;
+    // Long enough that the SIGKILL below lands while it sleeps even on a loaded machine (a command that finished
+    // before the kill, with its result not stored yet, would be counted run but "interrupted"); it dies with its
+    // worker, so the length costs the test nothing.
+    const marker = `15.${Math.floor(Math.random() * 1e6)}`;
     // In the session's workspace (the sandbox hides the rest of the data dir from commands).
     const sideEffect = path.join(sessionWorkspaceDir(stack.dataDir, toolSession), `ran-${marker}`);
     await submit(
