@@ -4,7 +4,6 @@
  * `/compact` turn. The summary's `compacted_through_seq` bounds what later steps read (db/messages.ts
  * `loadModelHistory`).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelActivities } from '../contracts.ts';
@@ -24,7 +23,7 @@ import {
 } from '../../db/messages.ts';
 import { recordModelTokens } from '../../infra/metrics.ts';
 import { callModel } from './model-call.ts';
-import { requireLlm, stepIds, turnAddress, type ModelDeps } from './model-deps.ts';
+import { requireLlm, retryCommitInPlace, stepIds, turnAddress, type ModelDeps } from './model-deps.ts';
 import type { ModelStepResult } from './provider.ts';
 import { NO_TURN_METRICS, turnMetrics } from './turn-metrics.ts';
 
@@ -151,24 +150,13 @@ function compactionRows(
   return { insert, transitions };
 }
 
-/**
- * Runs `work` (the compaction's commit), again after a failure a retry may fix, for up to
- * {@link COMPACTION_COMMIT_RETRY_MS}. @throws the failure when time is up or the activity was cancelled; a
- * non-retryable ApplicationFailure (a stopped turn) at once
- */
-async function retryInPlace(deps: ModelDeps, sessionId: string, work: () => Promise<void>): Promise<void> {
-  const ctx = Context.current();
-  const deadline = Date.now() + COMPACTION_COMMIT_RETRY_MS;
-  for (let wait = 250; ; wait = Math.min(wait * 2, 5000)) {
-    try {
-      return await work();
-    } catch (err) {
-      const final = err instanceof ApplicationFailure && err.nonRetryable;
-      if (final || Date.now() + wait > deadline || ctx.cancellationSignal.aborted) throw err;
-      deps.logger.warn({ sessionId, err: String(err) }, 'compaction not stored yet; trying again');
-      await sleep(wait);
-    }
-  }
+/** Runs `work` (the compaction's commit) again after a failure a retry may fix, for up to {@link COMPACTION_COMMIT_RETRY_MS}. */
+function retryInPlace(deps: ModelDeps, sessionId: string, work: () => Promise<void>): Promise<void> {
+  return retryCommitInPlace(
+    deps,
+    { forMs: COMPACTION_COMMIT_RETRY_MS, what: 'compaction', fields: { sessionId } },
+    work,
+  );
 }
 
 /** The model input that asks for the summary: the clean history up to `cut` (seq) and the compaction prompt. */

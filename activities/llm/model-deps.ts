@@ -2,6 +2,8 @@
  * What the model activities share: their dependencies, the deterministic ids of a step's messages, the address
  * a turn's messages are written to, and the mapping of a failed model call onto an activity failure.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { failureType } from '../../domain/failures.ts';
 import type { Message } from '../../domain/message.ts';
@@ -101,4 +103,30 @@ export function providerFailure(
     nonRetryable: opts.nonRetryable,
     nextRetryDelay: opts.nextRetryDelayMs,
   });
+}
+
+/**
+ * Runs `work` (a commit of what the model answered), again after a failure a retry may fix, with backoff from
+ * 250 ms to 5 s, for up to `forMs` ms, logging `what` with `fields` at each retry: the answer is kept and only the
+ * write is tried again, without asking the model a second time.
+ * @throws the failure when time is up or the activity was cancelled; a non-retryable ApplicationFailure (a
+ *   stopped turn) at once
+ */
+export async function retryCommitInPlace<T>(
+  deps: Pick<ModelDeps, 'logger'>,
+  o: { forMs: number; what: string; fields: Record<string, unknown> },
+  work: () => Promise<T>,
+): Promise<T> {
+  const ctx = Context.current();
+  const deadline = Date.now() + o.forMs;
+  for (let wait = 250; ; wait = Math.min(wait * 2, 5000)) {
+    try {
+      return await work();
+    } catch (err) {
+      const final = err instanceof ApplicationFailure && err.nonRetryable;
+      if (final || Date.now() + wait > deadline || ctx.cancellationSignal.aborted) throw err;
+      deps.logger.warn({ ...o.fields, err: String(err) }, `${o.what} not stored yet; trying again`);
+      await sleep(wait);
+    }
+  }
 }

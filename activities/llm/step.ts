@@ -3,7 +3,6 @@
  * prepare the input, call the model, and commit the step's messages with its outcome in one transaction.
  * Idempotent per (turn, step): the committed step record is the answer to every retry.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelActivities, StepOutcome } from '../contracts.ts';
@@ -17,7 +16,14 @@ import { getSession, incrementTurnCount } from '../../db/sessions.ts';
 import { recordModelTokens, recordTurn } from '../../infra/metrics.ts';
 import { imageSize } from './attachments.ts';
 import { callModel, prefersPlainHistory } from './model-call.ts';
-import { offeredTools, requireLlm, stepIds, turnAddress, type ModelDeps } from './model-deps.ts';
+import {
+  offeredTools,
+  requireLlm,
+  retryCommitInPlace,
+  stepIds,
+  turnAddress,
+  type ModelDeps,
+} from './model-deps.ts';
 import { prepareInput, type PreparedInput } from './prepare.ts';
 import type { ModelStepResult } from './provider.ts';
 import { turnMetrics } from './turn-metrics.ts';
@@ -70,27 +76,17 @@ export async function runModelStep(deps: ModelDeps, input: StepInput): Promise<S
   }
 }
 
-/**
- * Runs `work` (the step's commit), again after a failure that a retry may fix, for up to
- * {@link MODEL_COMMIT_RETRY_MS}. @throws the failure when time is up or the activity was cancelled; a
- * non-retryable ApplicationFailure (a stopped turn) at once
- */
-async function retryInPlace<T>(deps: ModelDeps, input: StepInput, work: () => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  const deadline = Date.now() + (deps.commitRetryMs ?? MODEL_COMMIT_RETRY_MS);
-  for (let wait = 250; ; wait = Math.min(wait * 2, 5000)) {
-    try {
-      return await work();
-    } catch (err) {
-      const final = err instanceof ApplicationFailure && err.nonRetryable;
-      if (final || Date.now() + wait > deadline || ctx.cancellationSignal.aborted) throw err;
-      deps.logger.warn(
-        { sessionId: input.sessionId, turnId: input.turnId, step: input.step, err: String(err) },
-        'model step not stored yet; trying again',
-      );
-      await sleep(wait);
-    }
-  }
+/** Runs `work` (the step's commit) again after a failure a retry may fix, for up to {@link MODEL_COMMIT_RETRY_MS}. */
+function retryInPlace<T>(deps: ModelDeps, input: StepInput, work: () => Promise<T>): Promise<T> {
+  return retryCommitInPlace(
+    deps,
+    {
+      forMs: deps.commitRetryMs ?? MODEL_COMMIT_RETRY_MS,
+      what: 'model step',
+      fields: { sessionId: input.sessionId, turnId: input.turnId, step: input.step },
+    },
+    work,
+  );
 }
 
 /** Prepares the step's input and calls the model: what the step's commit needs of the answer. */
