@@ -170,9 +170,13 @@ export class KesokuWorker {
     for (const w of [this.main, this.tools]) if (w.getState() === 'RUNNING') w.shutdown();
   }
 
-  /** The state of the session-queue worker (the tool worker follows it). */
-  getState(): ReturnType<Worker['getState']> {
-    return this.main.getState();
+  /**
+   * The state of the pair: the less advanced of the two workers' states. The SDK's signal handling shuts both
+   * down at once, and the session-queue worker, with only short activities, is often STOPPED while the tool
+   * worker still drains a command: the pair is then still DRAINING.
+   */
+  getState(): WorkerState {
+    return lessAdvanced(this.main.getState(), this.tools.getState());
   }
 
   /** Activities (not local ones) running now on both queues. */
@@ -183,6 +187,24 @@ export class KesokuWorker {
         this.tools.getStatus().numInFlightNonLocalActivities,
     };
   }
+}
+
+type WorkerState = ReturnType<Worker['getState']>;
+
+/** Worker states in the order a worker goes through them; FAILED counts as ended, like STOPPED. */
+const STATE_ORDER: readonly WorkerState[] = [
+  'INITIALIZED',
+  'RUNNING',
+  'STOPPING',
+  'DRAINING',
+  'DRAINED',
+  'FAILED',
+  'STOPPED',
+];
+
+/** Of two worker states, the one earlier in a worker's life (e.g. DRAINING over STOPPED). */
+export function lessAdvanced(a: WorkerState, b: WorkerState): WorkerState {
+  return STATE_ORDER.indexOf(a) <= STATE_ORDER.indexOf(b) ? a : b;
 }
 
 /** The worker's approval settings from the configuration. */
