@@ -8,6 +8,7 @@
  * No DOM here (fetch and web streams only), so unit tests can run it under Node.
  */
 import type { Attachment, Message } from '../../../domain/message.ts';
+import type { JobState } from '../../../domain/jobs.ts';
 import type { ScheduleRunView, ScheduleTimingInput, ScheduleView } from '../../../domain/schedules.ts';
 
 /** `unreachable`: no HTTP answer; `problem`: an error answer; `protocol`: an answer the page cannot use. */
@@ -114,7 +115,24 @@ export interface NewSchedule extends ScheduleTimingInput {
   timezone?: string;
 }
 
-export type { Attachment, Message, ScheduleRunView, ScheduleView };
+/** A background job of a session (OpenAPI `Job`, docs/tools.md "Background jobs"); times are ISO 8601. */
+export interface JobView {
+  id: string;
+  session_id: string;
+  command: string;
+  state: JobState;
+  /** The shell's exit code; null while running, and when killed, timed out or lost. */
+  exit_code: number | null;
+  /** One line saying how it ended; null while running. */
+  summary: string | null;
+  timeout_s: number;
+  started_at: string;
+  ended_at: string | null;
+  /** The end of stdout and stderr (`=== STDOUT ===` … `=== STDERR ===` …); null while running. */
+  output_tail: string | null;
+}
+
+export type { Attachment, JobState, Message, ScheduleRunView, ScheduleView };
 
 export interface ClientOptions {
   /** The bearer token to send, read at each call; null: none. */
@@ -238,6 +256,25 @@ export class KesokuClient {
   /** `DELETE /v1/sessions/{id}/schedules/{scheduleId}`. */
   deleteSchedule(id: string, scheduleId: string): Promise<{ deleted: boolean }> {
     return this.call('DELETE', this.schedulePath(id, scheduleId));
+  }
+
+  /** `GET /v1/sessions/{id}/jobs`: the session's background jobs, newest first; empty when it has no row yet. */
+  async listJobs(id: string): Promise<JobView[]> {
+    try {
+      return (await this.call<{ jobs: JobView[] }>('GET', `${this.path(id)}/jobs`)).jobs;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return [];
+      throw err;
+    }
+  }
+
+  /**
+   * `DELETE /v1/sessions/{id}/jobs/{jobId}`: kills a running job; answers once it has ended (`killed`).
+   * @throws ApiError 409 when the job had ended already (the problem's `state` says how)
+   */
+  async killJob(id: string, jobId: string): Promise<JobView> {
+    return (await this.call<{ job: JobView }>('DELETE', `${this.path(id)}/jobs/${encodeURIComponent(jobId)}`))
+      .job;
   }
 
   /**

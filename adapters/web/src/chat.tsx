@@ -2,8 +2,9 @@
  * One session: its header (title to rename, channel, status, mode and approval policy), the transcript
  * (adapters/web/src/transcript.ts: the newest messages read once, then only committed deltas from the event
  * stream, adapters/web/src/follow.ts), the running turn, the approval cards, the messages not sent yet, and the
- * composer. Esc anywhere on the page stops the running turn. The header's ⏰ button opens the session's schedules
- * (adapters/web/src/schedules.tsx) beside the transcript (`.chat-body` is a grid: the conversation, then the panel).
+ * composer. Esc anywhere on the page stops the running turn. The header's ⏰ and ⚙ buttons open the session's
+ * schedules (adapters/web/src/schedules.tsx) and background jobs (adapters/web/src/jobs.tsx) beside the transcript
+ * (`.chat-body` is a grid: the conversation, then one column with the open panels).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { formatSeconds } from '../../../domain/presentation.ts';
@@ -16,6 +17,7 @@ import {
 } from './api.ts';
 import { Composer } from './composer.tsx';
 import { follow, type Follower, type StreamState } from './follow.ts';
+import { JobsPanel, useJobs } from './jobs.tsx';
 import { LiveTurnView } from './live.tsx';
 import { MessageView } from './message.tsx';
 import { WEB_SENDER, type OutboxItem } from './outbox.ts';
@@ -76,6 +78,7 @@ export function ChatView(props: ChatViewProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const [schedulesOpen, setSchedulesOpen] = useState(false);
+  const [jobsOpen, setJobsOpen] = useState(false);
 
   // Load the newest messages, then follow the event stream from the revision they are at.
   useEffect(() => {
@@ -183,7 +186,10 @@ export function ChatView(props: ChatViewProps) {
   const view = t.view();
   const busy = view.busy || info?.status === 'processing';
   const schedules = useSchedules(client, sessionId, t.revision, schedulesOpen, onUnauthorized);
-  const now = useNow(view.live !== null || view.pending.length > 0 || schedulesOpen);
+  const jobs = useJobs(client, sessionId, t.revision, onUnauthorized);
+  const now = useNow(
+    view.live !== null || view.pending.length > 0 || schedulesOpen || (jobsOpen && jobs.running > 0),
+  );
   useEffect(() => {
     latest.current.onStatus(sessionId, { busy, waiting: view.pending.length });
   }, [sessionId, busy, view.pending.length]);
@@ -266,9 +272,13 @@ export function ChatView(props: ChatViewProps) {
         schedules={schedules.schedules.length}
         schedulesOpen={schedulesOpen}
         onSchedules={() => setSchedulesOpen(!schedulesOpen)}
+        jobs={jobs.jobs.length}
+        jobsRunning={jobs.running}
+        jobsOpen={jobsOpen}
+        onJobs={() => setJobsOpen(!jobsOpen)}
       />
       <ConnectionBanner stream={stream} />
-      <div class={`chat-body${schedulesOpen ? ' with-panel' : ''}`}>
+      <div class={`chat-body${schedulesOpen || jobsOpen ? ' with-panel' : ''}`}>
         <div
           class="transcript"
           ref={scroller}
@@ -313,25 +323,39 @@ export function ChatView(props: ChatViewProps) {
             </p>
           )}
         </div>
-        {schedulesOpen && (
-          <SchedulesPanel
-            client={client}
-            sessionId={sessionId}
-            state={schedules}
-            sessionZone={info?.timezone ?? null}
-            now={now}
-            onUnauthorized={onUnauthorized}
-            onClose={() => setSchedulesOpen(false)}
-            onSessionZone={async (timezone) => {
-              try {
-                setInfo(await client.patchSession(sessionId, { timezone }));
-                return null;
-              } catch (err) {
-                if (err instanceof ApiError && err.status === 401) onUnauthorized();
-                return err instanceof ApiError ? err.detail : String(err);
-              }
-            }}
-          />
+        {(schedulesOpen || jobsOpen) && (
+          <div class="side">
+            {schedulesOpen && (
+              <SchedulesPanel
+                client={client}
+                sessionId={sessionId}
+                state={schedules}
+                sessionZone={info?.timezone ?? null}
+                now={now}
+                onUnauthorized={onUnauthorized}
+                onClose={() => setSchedulesOpen(false)}
+                onSessionZone={async (timezone) => {
+                  try {
+                    setInfo(await client.patchSession(sessionId, { timezone }));
+                    return null;
+                  } catch (err) {
+                    if (err instanceof ApiError && err.status === 401) onUnauthorized();
+                    return err instanceof ApiError ? err.detail : String(err);
+                  }
+                }}
+              />
+            )}
+            {jobsOpen && (
+              <JobsPanel
+                client={client}
+                sessionId={sessionId}
+                state={jobs}
+                now={now}
+                onUnauthorized={onUnauthorized}
+                onClose={() => setJobsOpen(false)}
+              />
+            )}
+          </div>
         )}
       </div>
       <Composer
@@ -504,6 +528,11 @@ function ChatHeader(props: {
   schedules: number;
   schedulesOpen: boolean;
   onSchedules: () => void;
+  /** How many background jobs the session has, how many run, whether their panel is open, and its toggle. */
+  jobs: number;
+  jobsRunning: number;
+  jobsOpen: boolean;
+  onJobs: () => void;
 }) {
   const { info, sessionId } = props;
   const [editing, setEditing] = useState(false);
@@ -619,6 +648,21 @@ function ChatHeader(props: {
           onClick={props.onSchedules}
         >
           ⏰ Schedules{props.schedules > 0 ? ` (${props.schedules})` : ''}
+        </button>
+        <button
+          type="button"
+          class={`jobs-toggle${props.jobsOpen ? ' on' : ''}`}
+          aria-expanded={props.jobsOpen}
+          aria-controls="jobs-panel"
+          aria-label={`Background jobs (${props.jobs}, ${props.jobsRunning} running)`}
+          onClick={props.onJobs}
+        >
+          ⚙ Jobs
+          {props.jobsRunning > 0
+            ? ` (${props.jobsRunning} running)`
+            : props.jobs > 0
+              ? ` (${props.jobs})`
+              : ''}
         </button>
       </div>
     </header>

@@ -146,8 +146,8 @@ export interface SchedulesPanelProps {
 export function SchedulesPanel(props: SchedulesPanelProps) {
   const { state } = props;
   return (
-    <aside class="schedules" id="schedules-panel" aria-label="Schedules">
-      <div class="schedules-head">
+    <aside class="side-panel schedules" id="schedules-panel" aria-label="Schedules">
+      <div class="side-panel-head">
         <h2>⏰ Schedules</h2>
         <button type="button" class="link" onClick={props.onClose} aria-label="Close schedules">
           Close

@@ -134,6 +134,22 @@ var KesokuClient = class {
   deleteSchedule(id, scheduleId) {
     return this.call('DELETE', this.schedulePath(id, scheduleId));
   }
+  /** `GET /v1/sessions/{id}/jobs`: the session's background jobs, newest first; empty when it has no row yet. */
+  async listJobs(id) {
+    try {
+      return (await this.call('GET', `${this.path(id)}/jobs`)).jobs;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return [];
+      throw err;
+    }
+  }
+  /**
+   * `DELETE /v1/sessions/{id}/jobs/{jobId}`: kills a running job; answers once it has ended (`killed`).
+   * @throws ApiError 409 when the job had ended already (the problem's `state` says how)
+   */
+  async killJob(id, jobId) {
+    return (await this.call('DELETE', `${this.path(id)}/jobs/${encodeURIComponent(jobId)}`)).job;
+  }
   /**
    * Opens `GET /v1/sessions/{id}/events` resuming after `afterRevision` (`Last-Event-ID`). The caller reads the body
    * and aborts `signal` to close it.
@@ -1284,6 +1300,286 @@ function follow(opts) {
     },
   };
 }
+// adapters/web/src/jobs.tsx
+/**
+ * The open session's background jobs (docs/tools.md "Background jobs": a `run_shell_command` the agent started
+ * with `background: true`): each with its id, command, state (running, succeeded, failed, timed_out, killed,
+ * lost), exit code, when it started and ended, how it ended, and the end of its output (collapsed); a running one
+ * has a Kill button (`DELETE /v1/sessions/{id}/jobs/{jobId}`).
+ *
+ * The event stream has no job events, so the list is read when the session opens, after each commit of the
+ * session (a job's start commits its tool result; its end commits the turn its background alert wakes), after a
+ * kill, and every few seconds while one of its jobs runs — so a job shows its end even before the alert's turn
+ * has committed, and nothing is read while none runs.
+ */
+/** How often the list is read again while one of the jobs runs, in ms. */
+var POLL_MS$1 = 3e3;
+/**
+ * Reads the jobs of `sessionId` on open, when `revision` moves, and every {@link POLL_MS} while one runs.
+ * A 401 calls `onUnauthorized`.
+ */
+function useJobs(client, sessionId, revision, onUnauthorized) {
+  const [jobs, setJobs] = d([]);
+  const [loaded, setLoaded] = d(false);
+  const [error, setError] = d(null);
+  const generation = T(0);
+  const reload = b(() => {
+    const mine = ++generation.current;
+    (async () => {
+      try {
+        const list = await client.listJobs(sessionId);
+        if (mine !== generation.current) return;
+        setJobs(list);
+        setError(null);
+        setLoaded(true);
+      } catch (err) {
+        if (mine !== generation.current) return;
+        if (err instanceof ApiError && err.status === 401) return onUnauthorized();
+        setError(err instanceof ApiError ? err.detail : String(err));
+      }
+    })();
+  }, [client, sessionId, onUnauthorized]);
+  const replace = b((job) => {
+    generation.current++;
+    setJobs((list) => list.map((j) => (j.id === job.id ? job : j)));
+  }, []);
+  A(() => {
+    setJobs([]);
+    setLoaded(false);
+    setError(null);
+  }, [sessionId]);
+  A(() => {
+    const t = setTimeout(reload, revision === 0 ? 0 : 300);
+    return () => clearTimeout(t);
+  }, [reload, revision]);
+  const running = jobs.filter((j) => j.state === 'running').length;
+  A(() => {
+    if (running === 0) return;
+    const t = setInterval(reload, POLL_MS$1);
+    return () => clearInterval(t);
+  }, [reload, running]);
+  A(
+    () => () => {
+      generation.current++;
+    },
+    [],
+  );
+  return {
+    jobs,
+    running,
+    loaded,
+    error,
+    reload,
+    replace,
+  };
+}
+/** The mark before each state, as the terminal client's tool lines have them. */
+var JOB_MARK = {
+  running: '⏳',
+  succeeded: '✅',
+  failed: '❌',
+  timed_out: '⌛',
+  killed: '⏹️',
+  lost: '❓',
+};
+/** An ISO 8601 time as this browser's local wall time: `2026-12-02 17:40:05`. */
+function localTimeText(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+/** The seconds from `startIso` to `endIso` (to `nowMs` while it runs), as `formatSeconds` writes them. */
+function durationText(startIso, endIso, nowMs) {
+  return formatSeconds(
+    Math.max(0, (endIso === null ? nowMs : Date.parse(endIso)) - Date.parse(startIso)) / 1e3,
+  );
+}
+/** A timeout in seconds as people say it: `90s`, `5m`, `1h`, `1h 30m`. */
+function limitText(seconds) {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  const parts = [h > 0 ? `${h}h` : '', m > 0 ? `${m}m` : '', s > 0 ? `${s}s` : ''].filter((p) => p !== '');
+  return parts.length > 0 ? parts.join(' ') : '0s';
+}
+/** The panel beside the transcript: the session's jobs, newest first. */
+function JobsPanel(props) {
+  const { state } = props;
+  return /* @__PURE__ */ a('aside', {
+    class: 'side-panel jobs',
+    id: 'jobs-panel',
+    'aria-label': 'Background jobs',
+    children: [
+      /* @__PURE__ */ a('div', {
+        class: 'side-panel-head',
+        children: [
+          /* @__PURE__ */ a('h2', { children: '⚙ Background jobs' }),
+          /* @__PURE__ */ a('button', {
+            type: 'button',
+            class: 'link',
+            onClick: props.onClose,
+            'aria-label': 'Close background jobs',
+            children: 'Close',
+          }),
+        ],
+      }),
+      state.error &&
+        /* @__PURE__ */ a('p', {
+          class: 'problem',
+          role: 'alert',
+          children: state.error,
+        }),
+      state.loaded &&
+        state.jobs.length === 0 &&
+        /* @__PURE__ */ a('p', {
+          class: 'dim',
+          children:
+            'No background jobs in this session. The agent starts one with a command run in the background.',
+        }),
+      /* @__PURE__ */ a('ul', {
+        class: 'job-list',
+        children: state.jobs.map((j) =>
+          /* @__PURE__ */ a(
+            JobItem,
+            {
+              ...props,
+              job: j,
+            },
+            j.id,
+          ),
+        ),
+      }),
+    ],
+  });
+}
+function JobItem(props) {
+  const { client, sessionId, job: j, state, now } = props;
+  const [busy, setBusy] = d(false);
+  const [problem, setProblem] = d(null);
+  const kill = async () => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      state.replace(await client.killJob(sessionId, j.id));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return props.onUnauthorized();
+      setProblem(`Not killed: ${err instanceof ApiError ? err.detail : String(err)}`);
+    } finally {
+      setBusy(false);
+      state.reload();
+    }
+  };
+  const tail = (j.output_tail ?? '').trimEnd();
+  return /* @__PURE__ */ a('li', {
+    class: `job ${j.state}`,
+    'data-job': j.id,
+    'data-state': j.state,
+    'aria-label': `Job ${j.id}: ${j.state}`,
+    children: [
+      /* @__PURE__ */ a('p', {
+        class: 'job-head',
+        children: [
+          /* @__PURE__ */ a('span', {
+            class: 'state',
+            role: 'status',
+            children: [
+              JOB_MARK[j.state],
+              ' ',
+              j.state,
+              j.exit_code !== null &&
+                /* @__PURE__ */ a('span', {
+                  class: 'exit',
+                  children: [' · exit ', j.exit_code],
+                }),
+            ],
+          }),
+          /* @__PURE__ */ a('code', {
+            class: 'id',
+            children: j.id,
+          }),
+        ],
+      }),
+      /* @__PURE__ */ a('pre', {
+        class: 'command',
+        'aria-label': 'Command',
+        children: ['$ ', j.command],
+      }),
+      /* @__PURE__ */ a('p', {
+        class: 'times dim',
+        children: [
+          'started ',
+          /* @__PURE__ */ a('time', {
+            dateTime: j.started_at,
+            children: localTimeText(j.started_at),
+          }),
+          j.ended_at !== null
+            ? /* @__PURE__ */ a($, {
+                children: [
+                  ' ',
+                  '· ended ',
+                  /* @__PURE__ */ a('time', {
+                    dateTime: j.ended_at,
+                    children: localTimeText(j.ended_at),
+                  }),
+                  ' (',
+                  durationText(j.started_at, j.ended_at, now),
+                  ')',
+                ],
+              })
+            : /* @__PURE__ */ a($, {
+                children: [
+                  ' ',
+                  '· running for ',
+                  /* @__PURE__ */ a('span', {
+                    class: 'elapsed',
+                    children: durationText(j.started_at, null, now),
+                  }),
+                  ' (killed after',
+                  ' ',
+                  limitText(j.timeout_s),
+                  ')',
+                ],
+              }),
+        ],
+      }),
+      j.summary &&
+        /* @__PURE__ */ a('p', {
+          class: 'summary',
+          children: j.summary,
+        }),
+      tail !== '' &&
+        /* @__PURE__ */ a('details', {
+          class: 'panel job-output',
+          children: [
+            /* @__PURE__ */ a('summary', { children: 'Output (its last lines)' }),
+            /* @__PURE__ */ a('pre', {
+              class: 'tail',
+              children: tail,
+            }),
+          ],
+        }),
+      j.state === 'running' &&
+        /* @__PURE__ */ a('div', {
+          class: 'buttons',
+          children: /* @__PURE__ */ a('button', {
+            type: 'button',
+            class: 'danger',
+            disabled: busy,
+            'aria-label': `Kill job ${j.id}`,
+            onClick: () => void kill(),
+            children: busy ? 'Killing…' : 'Kill',
+          }),
+        }),
+      problem &&
+        /* @__PURE__ */ a('p', {
+          class: 'problem',
+          role: 'alert',
+          children: problem,
+        }),
+    ],
+  });
+}
 // adapters/web/src/live.tsx
 /**
  * The running turn under the transcript: the text streamed so far in the current step (rebuilt whole from the
@@ -1678,12 +1974,12 @@ var detailOf = (err) => (err instanceof ApiError ? err.detail : String(err));
 function SchedulesPanel(props) {
   const { state } = props;
   return /* @__PURE__ */ a('aside', {
-    class: 'schedules',
+    class: 'side-panel schedules',
     id: 'schedules-panel',
     'aria-label': 'Schedules',
     children: [
       /* @__PURE__ */ a('div', {
-        class: 'schedules-head',
+        class: 'side-panel-head',
         children: [
           /* @__PURE__ */ a('h2', { children: '⏰ Schedules' }),
           /* @__PURE__ */ a('button', {
@@ -2471,8 +2767,9 @@ function liveTool(t) {
  * One session: its header (title to rename, channel, status, mode and approval policy), the transcript
  * (adapters/web/src/transcript.ts: the newest messages read once, then only committed deltas from the event
  * stream, adapters/web/src/follow.ts), the running turn, the approval cards, the messages not sent yet, and the
- * composer. Esc anywhere on the page stops the running turn. The header's ⏰ button opens the session's schedules
- * (adapters/web/src/schedules.tsx) beside the transcript (`.chat-body` is a grid: the conversation, then the panel).
+ * composer. Esc anywhere on the page stops the running turn. The header's ⏰ and ⚙ buttons open the session's
+ * schedules (adapters/web/src/schedules.tsx) and background jobs (adapters/web/src/jobs.tsx) beside the transcript
+ * (`.chat-body` is a grid: the conversation, then one column with the open panels).
  */
 /** How many of the newest messages a session opens with; older ones come with "Show older messages". */
 var PAGE$1 = 200;
@@ -2504,6 +2801,7 @@ function ChatView(props) {
   const scroller = T(null);
   const stick = T(true);
   const [schedulesOpen, setSchedulesOpen] = d(false);
+  const [jobsOpen, setJobsOpen] = d(false);
   A(() => {
     const t = new Transcript(sessionId);
     transcript.current = t;
@@ -2607,7 +2905,10 @@ function ChatView(props) {
   const view = t.view();
   const busy = view.busy || info?.status === 'processing';
   const schedules = useSchedules(client, sessionId, t.revision, schedulesOpen, onUnauthorized);
-  const now = useNow(view.live !== null || view.pending.length > 0 || schedulesOpen);
+  const jobs = useJobs(client, sessionId, t.revision, onUnauthorized);
+  const now = useNow(
+    view.live !== null || view.pending.length > 0 || schedulesOpen || (jobsOpen && jobs.running > 0),
+  );
   A(() => {
     latest.current.onStatus(sessionId, {
       busy,
@@ -2689,10 +2990,14 @@ function ChatView(props) {
         schedules: schedules.schedules.length,
         schedulesOpen,
         onSchedules: () => setSchedulesOpen(!schedulesOpen),
+        jobs: jobs.jobs.length,
+        jobsRunning: jobs.running,
+        jobsOpen,
+        onJobs: () => setJobsOpen(!jobsOpen),
       }),
       /* @__PURE__ */ a(ConnectionBanner, { stream }),
       /* @__PURE__ */ a('div', {
-        class: `chat-body${schedulesOpen ? ' with-panel' : ''}`,
+        class: `chat-body${schedulesOpen || jobsOpen ? ' with-panel' : ''}`,
         children: [
           /* @__PURE__ */ a('div', {
             class: 'transcript',
@@ -2773,24 +3078,39 @@ function ChatView(props) {
                 }),
             ],
           }),
-          schedulesOpen &&
-            /* @__PURE__ */ a(SchedulesPanel, {
-              client,
-              sessionId,
-              state: schedules,
-              sessionZone: info?.timezone ?? null,
-              now,
-              onUnauthorized,
-              onClose: () => setSchedulesOpen(false),
-              onSessionZone: async (timezone) => {
-                try {
-                  setInfo(await client.patchSession(sessionId, { timezone }));
-                  return null;
-                } catch (err) {
-                  if (err instanceof ApiError && err.status === 401) onUnauthorized();
-                  return err instanceof ApiError ? err.detail : String(err);
-                }
-              },
+          (schedulesOpen || jobsOpen) &&
+            /* @__PURE__ */ a('div', {
+              class: 'side',
+              children: [
+                schedulesOpen &&
+                  /* @__PURE__ */ a(SchedulesPanel, {
+                    client,
+                    sessionId,
+                    state: schedules,
+                    sessionZone: info?.timezone ?? null,
+                    now,
+                    onUnauthorized,
+                    onClose: () => setSchedulesOpen(false),
+                    onSessionZone: async (timezone) => {
+                      try {
+                        setInfo(await client.patchSession(sessionId, { timezone }));
+                        return null;
+                      } catch (err) {
+                        if (err instanceof ApiError && err.status === 401) onUnauthorized();
+                        return err instanceof ApiError ? err.detail : String(err);
+                      }
+                    },
+                  }),
+                jobsOpen &&
+                  /* @__PURE__ */ a(JobsPanel, {
+                    client,
+                    sessionId,
+                    state: jobs,
+                    now,
+                    onUnauthorized,
+                    onClose: () => setJobsOpen(false),
+                  }),
+              ],
             }),
         ],
       }),
@@ -3140,6 +3460,22 @@ function ChatHeader(props) {
             'aria-label': `Schedules (${props.schedules})`,
             onClick: props.onSchedules,
             children: ['⏰ Schedules', props.schedules > 0 ? ` (${props.schedules})` : ''],
+          }),
+          /* @__PURE__ */ a('button', {
+            type: 'button',
+            class: `jobs-toggle${props.jobsOpen ? ' on' : ''}`,
+            'aria-expanded': props.jobsOpen,
+            'aria-controls': 'jobs-panel',
+            'aria-label': `Background jobs (${props.jobs}, ${props.jobsRunning} running)`,
+            onClick: props.onJobs,
+            children: [
+              '⚙ Jobs',
+              props.jobsRunning > 0
+                ? ` (${props.jobsRunning} running)`
+                : props.jobs > 0
+                  ? ` (${props.jobs})`
+                  : '',
+            ],
           }),
         ],
       }),
