@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobAlertMessageId } from '../../domain/jobs.ts';
 import { uniqueId } from '../support/stack.ts';
 import { eventually } from '../api/support.ts';
 import {
@@ -26,6 +27,9 @@ const shots = process.env.KESOKU_SCREENSHOTS
   : fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-shots-'));
 const chat = uniqueId('web-demo');
 const approval = uniqueId('web-approval');
+const withJobs = uniqueId('web-jobs');
+/** The job of `withJobs` that runs until the file is done (killed at the end). */
+let runningJob = '';
 
 const REPLY = [
   'There is **plenty** of room on `/` (the line above: size, used, free, use%).',
@@ -70,6 +74,38 @@ beforeAll(async () => {
     const s = await h.client.get<{ pending_approvals: unknown[] }>(`/v1/sessions/${approval}`);
     return s.body.pending_approvals.length === 1;
   });
+  // A session with background jobs: one that ended with its output, one still running.
+  await h.client.patch(`/v1/sessions/${withJobs}`, { title: 'Nightly build' });
+  const background = (command: string) => ({
+    name: 'run_shell_command',
+    arguments: { command, background: true },
+  });
+  h.stack.script(
+    withJobs,
+    {
+      kind: 'tool_calls',
+      text: 'I will run the build and the long test suite in the background.',
+      calls: [
+        background("echo 'build: 128 files compiled'; echo 'warning: 2 deprecated calls' >&2"),
+        background('sleep 600; echo tests done'),
+      ],
+    },
+    { kind: 'text', text: 'Both run in the background: the build, and the long tests.' },
+  );
+  await h.client.post(`/v1/sessions/${withJobs}/messages`, { content: 'Build it and test it.', wait: 60 });
+  let ended = '';
+  await eventually(async () => {
+    const r = await h.client.get<{ jobs: { id: string; state: string }[] }>(`/v1/sessions/${withJobs}/jobs`);
+    runningJob = r.body.jobs.find((j) => j.state === 'running')?.id ?? '';
+    ended = r.body.jobs.find((j) => j.state === 'succeeded')?.id ?? '';
+    return ended !== '' && runningJob !== '';
+  });
+  // The ended job's alert has its turn, so the transcript stands still for the pictures.
+  await h.stack.waitForStatus(jobAlertMessageId(ended), ['processed'], 30_000);
+});
+
+afterAll(async () => {
+  if (runningJob !== '') await h.client.request('DELETE', `/v1/sessions/${withJobs}/jobs/${runningJob}`);
 });
 
 afterAll(() => {
@@ -144,6 +180,15 @@ describe('the web page everywhere', () => {
       await p.page.getByRole('group', { name: 'Approval needed: run_shell_command' }).waitFor();
       await expectNamedControls(p.page);
       await p.page.screenshot({ path: path.join(shots, `desktop-approval-${scheme}.png`) });
+      // The background jobs beside the transcript: the ended one with its output open, the running one.
+      await p.page.locator(`button.session[data-session="${withJobs}"]`).click();
+      await p.page.getByRole('button', { name: /^Background jobs/ }).click();
+      const jobs = p.page.getByRole('complementary', { name: 'Background jobs' });
+      await jobs.locator('li.job[data-state="running"]').waitFor();
+      await jobs.locator('li.job[data-state="succeeded"] details.job-output summary').click();
+      await expectNoHorizontalScroll(p.page);
+      await expectNamedControls(p.page);
+      await p.page.screenshot({ path: path.join(shots, `desktop-jobs-${scheme}.png`) });
       expectCleanPage(p);
     });
 
@@ -163,6 +208,15 @@ describe('the web page everywhere', () => {
       await expectNoHorizontalScroll(p.page);
       expect(await card.getByRole('button', { name: 'Approve' }).isVisible()).toBe(true);
       await p.page.screenshot({ path: path.join(shots, `phone-approval-${scheme}.png`) });
+      await p.page.getByRole('button', { name: 'Show sessions' }).click();
+      await p.page.locator(`button.session[data-session="${withJobs}"]`).click();
+      await p.page.getByRole('button', { name: /^Background jobs/ }).click();
+      const jobs = p.page.getByRole('complementary', { name: 'Background jobs' });
+      await jobs.locator('li.job[data-state="running"]').waitFor();
+      expect(await jobs.getByRole('button', { name: /^Kill job/ }).isVisible()).toBe(true);
+      await expectNoHorizontalScroll(p.page);
+      await expectNamedControls(p.page);
+      await p.page.screenshot({ path: path.join(shots, `phone-jobs-${scheme}.png`) });
       expectCleanPage(p);
     });
   }
