@@ -1,5 +1,5 @@
 // The web page when things happen while it is not looking: a reload mid-stream, an approval asked while the page
-// was closed, the API restarting, a message typed while the API is down.
+// was closed, the API restarting, a message typed while the API is down or the browser is offline.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -197,5 +197,31 @@ describe('the web page resumes', () => {
     ]);
     expect(await p.page.locator('.transcript > .msg.user').count()).toBe(3);
     expectCleanPage(p, [...NOT_YET, ...API_DOWN]);
+  });
+
+  it('with the browser offline: a message typed meanwhile is marked not sent, then sent once when it is back online', async () => {
+    const session = uniqueId('web');
+    const p = await open(session);
+    await send(p.page, 'while online');
+    await waitForReply(p.page, 'echo: while online');
+
+    await p.context.setOffline(true);
+    await send(p.page, 'typed while offline');
+    const unsent = p.page.locator('.msg.unsent', { hasText: 'typed while offline' });
+    await expect
+      .poll(() => unsent.locator('.badge').textContent(), { timeout: 15_000 })
+      .toMatch(/^not sent yet/);
+    // Its retries while offline store nothing.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await h.stack.messages(session)).filter((m) => m.role === 'user')).toHaveLength(1);
+
+    await p.context.setOffline(false);
+    await waitForReply(p.page, 'echo: typed while offline');
+    await expect.poll(() => p.page.locator('.msg.unsent').count()).toBe(0);
+    const users = (await h.stack.messages(session)).filter((m) => m.role === 'user').map((m) => m.content);
+    expect(users).toEqual(['while online', 'typed while offline']);
+    expect(await replies(p.page)).toEqual(['echo: while online', 'echo: typed while offline']);
+    expect(await p.page.locator('.transcript > .msg.user').count()).toBe(2);
+    expectCleanPage(p, [...NOT_YET, /net::ERR_INTERNET_DISCONNECTED/]);
   });
 });
