@@ -9,9 +9,10 @@
  * kill, and every few seconds while one of its jobs runs — so a job shows its end even before the alert's turn
  * has committed, and nothing is read while none runs.
  */
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import { formatSeconds } from '../../../domain/presentation.ts';
 import { ApiError, type JobState, type JobView, type KesokuClient } from './api.ts';
+import { usePolledList } from './polled-list.tsx';
 
 /** How often the list is read again while one of the jobs runs, in ms. */
 const POLL_MS = 3000;
@@ -37,55 +38,27 @@ export function useJobs(
   revision: number,
   onUnauthorized: () => void,
 ): JobsState {
-  const [jobs, setJobs] = useState<JobView[]>([]);
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const generation = useRef(0);
-  const reload = useCallback(() => {
-    const mine = ++generation.current;
-    void (async () => {
-      try {
-        const list = await client.listJobs(sessionId);
-        if (mine !== generation.current) return;
-        setJobs(list);
-        setError(null);
-        setLoaded(true);
-      } catch (err) {
-        if (mine !== generation.current) return;
-        if (err instanceof ApiError && err.status === 401) return onUnauthorized();
-        setError(err instanceof ApiError ? err.detail : String(err));
-      }
-    })();
-  }, [client, sessionId, onUnauthorized]);
-  const replace = useCallback((job: JobView) => {
-    // A read already under way may have started before the change: its answer must not undo it.
-    generation.current++;
-    setJobs((list) => list.map((j) => (j.id === job.id ? job : j)));
-  }, []);
-
-  useEffect(() => {
-    setJobs([]);
-    setLoaded(false);
-    setError(null);
-  }, [sessionId]);
-  useEffect(() => {
-    const t = setTimeout(reload, revision === 0 ? 0 : 300);
-    return () => clearTimeout(t);
-  }, [reload, revision]);
-  const running = jobs.filter((j) => j.state === 'running').length;
-  useEffect(() => {
-    if (running === 0) return;
-    const t = setInterval(reload, POLL_MS);
-    return () => clearInterval(t);
-  }, [reload, running]);
-  useEffect(
-    () => () => {
-      generation.current++;
-    },
-    [],
+  // Whether to poll depends on the list the poll reads: the count of the last answer, kept as state.
+  const [running, setRunning] = useState(0);
+  const l = usePolledList(
+    client,
+    sessionId,
+    readJobs,
+    revision,
+    running > 0 ? POLL_MS : null,
+    onUnauthorized,
   );
-  return { jobs, running, loaded, error, reload, replace };
+  const nowRunning = l.items.filter((j) => j.state === 'running').length;
+  useEffect(() => setRunning(nowRunning), [nowRunning]);
+  const { update } = l;
+  const replace = useCallback(
+    (job: JobView) => update((list) => list.map((j) => (j.id === job.id ? job : j))),
+    [update],
+  );
+  return { jobs: l.items, running: nowRunning, loaded: l.loaded, error: l.error, reload: l.reload, replace };
 }
+
+const readJobs = (client: KesokuClient, sessionId: string) => client.listJobs(sessionId);
 
 /** The mark before each state, as the terminal client's tool lines have them. */
 export const JOB_MARK: Readonly<Record<JobState, string>> = {

@@ -8,9 +8,10 @@
  * The list is read when the session opens, after each commit of the session (a run's outcome moves with its
  * turn), after every change made here, and every few seconds while the panel is open (next runs move on).
  */
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ScheduleKind } from '../../../domain/schedules.ts';
 import { ApiError, type KesokuClient, type NewSchedule, type ScheduleView } from './api.ts';
+import { usePolledList } from './polled-list.tsx';
 
 /** How often an open panel reads the list again, in ms. */
 const POLL_MS = 4000;
@@ -34,49 +35,11 @@ export function useSchedules(
   open: boolean,
   onUnauthorized: () => void,
 ): SchedulesState {
-  const [schedules, setSchedules] = useState<ScheduleView[]>([]);
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const generation = useRef(0);
-  const reload = useCallback(() => {
-    const mine = ++generation.current;
-    void (async () => {
-      try {
-        const list = await client.listSchedules(sessionId);
-        if (mine !== generation.current) return;
-        setSchedules(list);
-        setError(null);
-        setLoaded(true);
-      } catch (err) {
-        if (mine !== generation.current) return;
-        if (err instanceof ApiError && err.status === 401) return onUnauthorized();
-        setError(err instanceof ApiError ? err.detail : String(err));
-      }
-    })();
-  }, [client, sessionId, onUnauthorized]);
-
-  useEffect(() => {
-    setSchedules([]);
-    setLoaded(false);
-    setError(null);
-  }, [sessionId]);
-  useEffect(() => {
-    const t = setTimeout(reload, revision === 0 ? 0 : 300);
-    return () => clearTimeout(t);
-  }, [reload, revision]);
-  useEffect(() => {
-    if (!open) return;
-    const t = setInterval(reload, POLL_MS);
-    return () => clearInterval(t);
-  }, [reload, open]);
-  useEffect(
-    () => () => {
-      generation.current++;
-    },
-    [],
-  );
-  return { schedules, loaded, error, reload };
+  const l = usePolledList(client, sessionId, readSchedules, revision, open ? POLL_MS : null, onUnauthorized);
+  return { schedules: l.items, loaded: l.loaded, error: l.error, reload: l.reload };
 }
+
+const readSchedules = (client: KesokuClient, sessionId: string) => client.listSchedules(sessionId);
 
 /** "in 3s", "in 2m 5s", "in 3h 10m", "in 4d 2h"; "due" when it is now or past. */
 export function untilText(atMs: number, nowMs: number): string {

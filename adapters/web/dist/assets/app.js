@@ -1300,6 +1300,72 @@ function follow(opts) {
     },
   };
 }
+// adapters/web/src/polled-list.tsx
+/**
+ * A list that belongs to the open session and is read, not streamed (its schedules, its background jobs): read when
+ * the session opens, again shortly after each commit of the session (its revision moves), every `pollMs` while the
+ * caller says so, and whenever the view asks. An answer that arrives after a newer read started, or after the
+ * view changed the list itself, is dropped, so a slow read never undoes a newer state.
+ */
+/** How long after a commit the list is read again, in ms (a burst of commits makes one read). */
+var AFTER_COMMIT_MS = 300;
+/**
+ * Reads `read(client, sessionId)` as the module comment says; `pollMs` null reads only on those events.
+ * `read` must be the same function at every render (a module-level one). A 401 calls `onUnauthorized`.
+ */
+function usePolledList(client, sessionId, read, revision, pollMs, onUnauthorized) {
+  const [items, setItems] = d([]);
+  const [loaded, setLoaded] = d(false);
+  const [error, setError] = d(null);
+  const generation = T(0);
+  const reload = b(() => {
+    const mine = ++generation.current;
+    (async () => {
+      try {
+        const list = await read(client, sessionId);
+        if (mine !== generation.current) return;
+        setItems(list);
+        setError(null);
+        setLoaded(true);
+      } catch (err) {
+        if (mine !== generation.current) return;
+        if (err instanceof ApiError && err.status === 401) return onUnauthorized();
+        setError(err instanceof ApiError ? err.detail : String(err));
+      }
+    })();
+  }, [client, sessionId, read, onUnauthorized]);
+  const update = b((change) => {
+    generation.current++;
+    setItems(change);
+  }, []);
+  A(() => {
+    setItems([]);
+    setLoaded(false);
+    setError(null);
+  }, [sessionId]);
+  A(() => {
+    const t = setTimeout(reload, revision === 0 ? 0 : AFTER_COMMIT_MS);
+    return () => clearTimeout(t);
+  }, [reload, revision]);
+  A(() => {
+    if (pollMs === null) return;
+    const t = setInterval(reload, pollMs);
+    return () => clearInterval(t);
+  }, [reload, pollMs]);
+  A(
+    () => () => {
+      generation.current++;
+    },
+    [],
+  );
+  return {
+    items,
+    loaded,
+    error,
+    reload,
+    update,
+  };
+}
 // adapters/web/src/jobs.tsx
 /**
  * The open session's background jobs (docs/tools.md "Background jobs": a `run_shell_command` the agent started
@@ -1319,60 +1385,29 @@ var POLL_MS$1 = 3e3;
  * A 401 calls `onUnauthorized`.
  */
 function useJobs(client, sessionId, revision, onUnauthorized) {
-  const [jobs, setJobs] = d([]);
-  const [loaded, setLoaded] = d(false);
-  const [error, setError] = d(null);
-  const generation = T(0);
-  const reload = b(() => {
-    const mine = ++generation.current;
-    (async () => {
-      try {
-        const list = await client.listJobs(sessionId);
-        if (mine !== generation.current) return;
-        setJobs(list);
-        setError(null);
-        setLoaded(true);
-      } catch (err) {
-        if (mine !== generation.current) return;
-        if (err instanceof ApiError && err.status === 401) return onUnauthorized();
-        setError(err instanceof ApiError ? err.detail : String(err));
-      }
-    })();
-  }, [client, sessionId, onUnauthorized]);
-  const replace = b((job) => {
-    generation.current++;
-    setJobs((list) => list.map((j) => (j.id === job.id ? job : j)));
-  }, []);
-  A(() => {
-    setJobs([]);
-    setLoaded(false);
-    setError(null);
-  }, [sessionId]);
-  A(() => {
-    const t = setTimeout(reload, revision === 0 ? 0 : 300);
-    return () => clearTimeout(t);
-  }, [reload, revision]);
-  const running = jobs.filter((j) => j.state === 'running').length;
-  A(() => {
-    if (running === 0) return;
-    const t = setInterval(reload, POLL_MS$1);
-    return () => clearInterval(t);
-  }, [reload, running]);
-  A(
-    () => () => {
-      generation.current++;
-    },
-    [],
+  const [running, setRunning] = d(0);
+  const l = usePolledList(
+    client,
+    sessionId,
+    readJobs,
+    revision,
+    running > 0 ? POLL_MS$1 : null,
+    onUnauthorized,
   );
+  const nowRunning = l.items.filter((j) => j.state === 'running').length;
+  A(() => setRunning(nowRunning), [nowRunning]);
+  const { update } = l;
+  const replace = b((job) => update((list) => list.map((j) => (j.id === job.id ? job : j))), [update]);
   return {
-    jobs,
-    running,
-    loaded,
-    error,
-    reload,
+    jobs: l.items,
+    running: nowRunning,
+    loaded: l.loaded,
+    error: l.error,
+    reload: l.reload,
     replace,
   };
 }
+var readJobs = (client, sessionId) => client.listJobs(sessionId);
 /** The mark before each state, as the terminal client's tool lines have them. */
 var JOB_MARK = {
   running: '⏳',
@@ -1877,53 +1912,15 @@ var POLL_MS = 4e3;
  * A 401 calls `onUnauthorized`.
  */
 function useSchedules(client, sessionId, revision, open, onUnauthorized) {
-  const [schedules, setSchedules] = d([]);
-  const [loaded, setLoaded] = d(false);
-  const [error, setError] = d(null);
-  const generation = T(0);
-  const reload = b(() => {
-    const mine = ++generation.current;
-    (async () => {
-      try {
-        const list = await client.listSchedules(sessionId);
-        if (mine !== generation.current) return;
-        setSchedules(list);
-        setError(null);
-        setLoaded(true);
-      } catch (err) {
-        if (mine !== generation.current) return;
-        if (err instanceof ApiError && err.status === 401) return onUnauthorized();
-        setError(err instanceof ApiError ? err.detail : String(err));
-      }
-    })();
-  }, [client, sessionId, onUnauthorized]);
-  A(() => {
-    setSchedules([]);
-    setLoaded(false);
-    setError(null);
-  }, [sessionId]);
-  A(() => {
-    const t = setTimeout(reload, revision === 0 ? 0 : 300);
-    return () => clearTimeout(t);
-  }, [reload, revision]);
-  A(() => {
-    if (!open) return;
-    const t = setInterval(reload, POLL_MS);
-    return () => clearInterval(t);
-  }, [reload, open]);
-  A(
-    () => () => {
-      generation.current++;
-    },
-    [],
-  );
+  const l = usePolledList(client, sessionId, readSchedules, revision, open ? POLL_MS : null, onUnauthorized);
   return {
-    schedules,
-    loaded,
-    error,
-    reload,
+    schedules: l.items,
+    loaded: l.loaded,
+    error: l.error,
+    reload: l.reload,
   };
 }
+var readSchedules = (client, sessionId) => client.listSchedules(sessionId);
 /** "in 3s", "in 2m 5s", "in 3h 10m", "in 4d 2h"; "due" when it is now or past. */
 function untilText(atMs, nowMs) {
   const s = Math.round((atMs - nowMs) / 1e3);
