@@ -297,20 +297,22 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
     ...(s.jobLimits ? { limits: s.jobLimits } : {}),
     logger: s.logger,
   });
+  const jobDeps = {
+    pool: s.pool,
+    logger: s.logger,
+    dataDir: s.dataDir,
+    sandbox,
+    secretNames: channelSecretKeys(),
+    sessions: new SessionClient({
+      client: jobClient,
+      taskQueue: s.taskQueue,
+      capabilities: capabilitiesOf,
+    }),
+  };
   const activities = {
     ...createScheduleActivities({ pool: s.pool, logger: s.logger, sessions }),
-    ...createJobActivities({
-      pool: s.pool,
-      logger: s.logger,
-      dataDir: s.dataDir,
-      sandbox,
-      secretNames: channelSecretKeys(),
-      sessions: new SessionClient({
-        client: jobClient,
-        taskQueue: s.taskQueue,
-        capabilities: capabilitiesOf,
-      }),
-    }),
+    // runBackgroundJob stays here too, for job runs started before patch `job-on-tool-queue`.
+    ...createJobActivities(jobDeps),
     ...createPersistenceActivities({
       pool: s.pool,
       logger: s.logger,
@@ -343,17 +345,21 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
       ...(mcp ? { toolApproval: (name: string) => mcp.tools.approvalOf(name) } : {}),
     }),
   };
-  const toolActivities = createToolActivities({
-    pool: s.toolPool ?? s.pool,
-    logger: s.logger,
-    dataDir: s.dataDir,
-    defaultTimeoutMs: s.shellTimeoutMs,
-    sandbox,
-    secretNames: channelSecretKeys(),
-    extraTools: combineToolSources(scheduleTools(schedules, s.pool), knowledge, mcp?.tools),
-    backgroundJobs,
-    presentToolOutput: createToolOutputPresenter({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
-  });
+  const toolActivities = {
+    // A background job's command: hours long, so on the tool queue's own slots (workflows/background-job.ts).
+    runBackgroundJob: createJobActivities({ ...jobDeps, pool: s.toolPool ?? s.pool }).runBackgroundJob,
+    ...createToolActivities({
+      pool: s.toolPool ?? s.pool,
+      logger: s.logger,
+      dataDir: s.dataDir,
+      defaultTimeoutMs: s.shellTimeoutMs,
+      sandbox,
+      secretNames: channelSecretKeys(),
+      extraTools: combineToolSources(scheduleTools(schedules, s.pool), knowledge, mcp?.tools),
+      backgroundJobs,
+      presentToolOutput: createToolOutputPresenter({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
+    }),
+  };
   const common = {
     connection: s.connection,
     namespace: s.namespace,
