@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Message } from '../../domain/message.ts';
+import { JOB_STATES } from '../../domain/jobs.ts';
 import type { ScheduleView } from '../../domain/schedules.ts';
 import { MESSAGE_TYPES, ROLES, STATUSES } from '../../domain/message.ts';
 
@@ -122,6 +123,19 @@ const scheduleRunSchema = z.object({
   delivered: z.boolean(),
   detail: z.string().nullable(),
 });
+const jobSchema = z.looseObject({
+  id: z.string(),
+  command: z.string(),
+  state: z.enum(JOB_STATES),
+  exit_code: z.number().nullable(),
+  summary: z.string().nullable(),
+});
+const jobsSchema = z.object({ jobs: z.array(jobSchema) });
+const killedJobSchema = z.object({ job: jobSchema });
+
+/** A background job as the terminal shows it (shapes: api/openapi.ts `Job`). */
+export type JobSummary = z.output<typeof jobSchema>;
+
 const schedulesSchema = z.object({
   schedules: z.array(
     z.object({
@@ -379,6 +393,23 @@ export class KesokuApi {
   /** `GET /v1/sessions/{id}/schedules`: the session's scheduled prompts (shapes: api/openapi.ts `Schedule`). */
   schedules(sessionId: string): Promise<{ schedules: ScheduleView[] }> {
     return this.call('GET', `${this.sessionPath(sessionId)}/schedules`, schedulesSchema);
+  }
+
+  /** `GET /v1/sessions/{id}/jobs`: the session's background jobs, newest first. */
+  jobs(sessionId: string): Promise<{ jobs: JobSummary[] }> {
+    return this.call('GET', `${this.sessionPath(sessionId)}/jobs`, jobsSchema);
+  }
+
+  /**
+   * `DELETE /v1/sessions/{id}/jobs/{jobId}`: kills a running job; answers once it ended `killed`.
+   * @throws ApiError 404 (no such job in the session), 409 (it has ended already)
+   */
+  killJob(sessionId: string, jobId: string): Promise<{ job: JobSummary }> {
+    return this.call(
+      'DELETE',
+      `${this.sessionPath(sessionId)}/jobs/${encodeURIComponent(jobId)}`,
+      killedJobSchema,
+    );
   }
 
   /** `POST /v1/sessions/{id}/compact`: the id of the queued compaction prompt. */

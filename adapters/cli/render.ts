@@ -238,6 +238,8 @@ export function renderHelp(opts: RenderOptions): string {
     ['/approval off|writes|all', 'which tool calls wait for your y/n/a before they run'],
     ['/locale en|zh', 'the language of notices (zh: the Chinese notices)'],
     ['/schedules', 'the scheduled prompts of this session (next and last runs)'],
+    ['/jobs', 'the background jobs of this session (state, exit code)'],
+    ['/kill <job id>', 'kill a running background job (/stop does not)'],
     [
       '/approval [off|writes|all]',
       'which tool calls ask first; alone: the policy in force and approved patterns',
