@@ -404,10 +404,15 @@ function schemas(waitMaxS: number): Record<string, Json> {
     },
     Me: {
       type: 'object',
-      required: ['principal', 'admin', 'person', 'links'],
+      required: ['principal', 'admin', 'person', 'timezone', 'links'],
       properties: {
         principal: { type: 'string' },
         admin: { type: 'boolean' },
+        timezone: {
+          type: ['string', 'null'],
+          description:
+            'The caller’s IANA time zone: the zone of a new schedule in one of its sessions that names none when the session has none.',
+        },
         person: {
           type: 'string',
           description: 'The key the caller’s memory is kept under (`principal:<name>`).',
@@ -426,6 +431,17 @@ function schemas(waitMaxS: number): Record<string, Json> {
         },
         user_id: { type: 'string', description: 'The platform’s user id.' },
         linked_at: isoTime,
+      },
+      additionalProperties: false,
+    },
+    MePatch: {
+      type: 'object',
+      required: ['timezone'],
+      properties: {
+        timezone: {
+          type: ['string', 'null'],
+          description: 'An IANA zone (stored canonical: `asia/tokyo` → `Asia/Tokyo`), or null to clear it.',
+        },
       },
       additionalProperties: false,
     },
@@ -1447,6 +1463,16 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           operationId: 'getMe',
           summary: 'The caller: its principal and the chat users linked to it (docs/memory.md "People")',
           responses: { '200': { description: 'The caller.', content: json(ref('Me')) }, ...COMMON_ERRORS },
+        },
+        patch: {
+          operationId: 'patchMe',
+          summary: 'Set or clear the caller’s time zone (the schedule zone fallback after the session’s)',
+          requestBody: { required: true, content: json(ref('MePatch')) },
+          responses: {
+            '200': { description: 'The caller.', content: json(ref('Me')) },
+            ...COMMON_ERRORS,
+            '415': r('UnsupportedMediaType'),
+          },
         },
       },
       '/v1/me/links': {

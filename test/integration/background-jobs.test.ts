@@ -89,6 +89,8 @@ describe('background jobs', () => {
       chatbot_id: 'api',
       channel_id: session,
       turn_id: alertId,
+      // The seed's row gives the alert no parent: like a user question or a cron prompt it starts its own turn.
+      parent_id: null,
       metadata: null,
     });
     expect(alert.content.startsWith(`[System Alert] Background Job ${jobId} finished.\n`)).toBe(true);
