@@ -4,12 +4,13 @@
  * process adopts them by their recorded pid and start time — watching them to their real end, enforcing the
  * deadline and killing them on request — while a link planted in place of their files is never followed.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pids } from '../../test/support/processes.ts';
 import { bwrapSandbox } from '../../test/support/sandbox.ts';
 import {
   detachedFiles,
@@ -63,18 +64,6 @@ async function start(command: string, ctx = context()) {
   const spawned = await startDetached(command, ctx);
   started.push({ spawned, id: ctx.id });
   return { ctx, spawned, files: detachedFiles(ctx.outputDir, ctx.id) };
-}
-
-/** Processes whose command line contains `marker` (the host's /proc shows those in sandboxes too). */
-function processesWith(marker: string): string {
-  try {
-    return execFileSync('pgrep', ['-af', marker], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l !== '' && !l.includes('pgrep'))
-      .join('\n');
-  } catch {
-    return '';
-  }
 }
 
 const watch = (spawned: SpawnedProcess, over: Partial<Parameters<typeof superviseDetached>[0]> = {}) =>
@@ -141,11 +130,11 @@ describe('detached commands', () => {
     const marker = `30.${Math.floor(Math.random() * 1e6)}`;
     const { spawned, files } = await start(`sleep ${marker}; echo never`);
     await new Promise((r) => setTimeout(r, 200));
-    expect(processesWith(`sleep ${marker}`)).not.toBe('');
+    expect(pids(`sleep ${marker}`)).not.toEqual([]);
     expect(await watch(spawned, { deadline: Date.now() + 500, killGraceMs: 300 })).toBe('timed_out');
     expect(spawnedProcessState(spawned)).toBe('gone');
     // The sandboxed command too, not only the wrapper that leads the group.
-    await expect.poll(() => processesWith(`sleep ${marker}`), { timeout: 2000 }).toBe('');
+    await expect.poll(() => pids(`sleep ${marker}`), { timeout: 2000 }).toEqual([]);
     expect(readDetachedOutput(files, 2048)).toMatchObject({ exitCode: null, stdout: '' });
   });
 

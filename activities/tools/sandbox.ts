@@ -592,6 +592,24 @@ export interface SandboxedRun {
 }
 
 /**
+ * A fresh cgroup `name` with the sandbox's memory and process limits, or null when the host has no cgroups.
+ * @throws {ToolExecutionError} it could not be made (a limit the sandbox promised would not hold)
+ */
+function commandCgroupOf(sandbox: Sandbox, name: string): CommandCgroup | null {
+  if (!sandbox.cgroups) return null;
+  try {
+    return createCommandCgroup(sandbox.cgroups, name, {
+      memoryMb: sandbox.settings.memoryMb,
+      processes: sandbox.settings.processes,
+    });
+  } catch (err) {
+    throw new ToolExecutionError(`the command's cgroup could not be made: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
+/**
  * Spawns `plan` as its own process group (detached), inside a fresh per-command cgroup when the host has them
  * (entered by a small shell before anything of the tool runs), with the seccomp program on fd 3.
  * @param stdin `pipe` to write to the tool's stdin, else it is empty
@@ -602,19 +620,7 @@ export function spawnSandboxed(
   plan: SpawnPlan,
   stdin: 'pipe' | 'ignore' = 'ignore',
 ): SandboxedRun {
-  let cgroup: ReturnType<typeof createCommandCgroup> | undefined;
-  if (sandbox.cgroups) {
-    try {
-      cgroup = createCommandCgroup(sandbox.cgroups, commandCgroupName(), {
-        memoryMb: sandbox.settings.memoryMb,
-        processes: sandbox.settings.processes,
-      });
-    } catch (err) {
-      throw new ToolExecutionError(`the command's cgroup could not be made: ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
-  }
+  const cgroup = commandCgroupOf(sandbox, commandCgroupName()) ?? undefined;
   let fd: number | undefined;
   try {
     if (plan.seccompFile) fd = fs.openSync(plan.seccompFile, 'r');
@@ -672,19 +678,7 @@ export function spawnDetached(
   fds: DetachedFds,
   cgroupName: string,
 ): { pid: number; cgroup: CommandCgroup | null } {
-  let cgroup: CommandCgroup | null = null;
-  if (sandbox.cgroups) {
-    try {
-      cgroup = createCommandCgroup(sandbox.cgroups, cgroupName, {
-        memoryMb: sandbox.settings.memoryMb,
-        processes: sandbox.settings.processes,
-      });
-    } catch (err) {
-      throw new ToolExecutionError(`the command's cgroup could not be made: ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
-  }
+  const cgroup = commandCgroupOf(sandbox, cgroupName);
   let seccomp: number | undefined;
   try {
     if (plan.seccompFile) seccomp = fs.openSync(plan.seccompFile, 'r');
