@@ -32,6 +32,7 @@ import {
   finishDetachedCgroup,
   hasExitStatus,
   readDetachedOutput,
+  readDetachedProcess,
   startDetached,
   superviseDetached,
   type DetachedFiles,
@@ -132,10 +133,11 @@ async function runBackgroundJob(deps: JobDeps, jobId: string): Promise<JobEnd> {
     // An earlier attempt spawned the command and its worker was lost: never run it again, but watch it to its
     // end when it still runs on this host, or read how it ended.
     const fresh = (await getJob(deps.pool, jobId)) ?? job;
+    // The row's record, else the file the spawn wrote (its worker died before the row was written).
     const earlier: SpawnedProcess | null =
       fresh.pid !== null && fresh.hostId !== null
         ? { hostId: fresh.hostId, pid: fresh.pid, pgid: fresh.pid, startTicks: fresh.procStartTicks }
-        : null;
+        : readDetachedProcess(files);
     const state = earlier ? spawnedProcessState(earlier) : 'none-recorded';
     if (earlier && state === 'running') {
       deps.logger.info({ ...log, pid: earlier.pid }, 'background job adopted from a lost attempt');

@@ -17,6 +17,7 @@ import {
   finishDetachedCgroup,
   hasExitStatus,
   readDetachedOutput,
+  readDetachedProcess,
   startDetached,
   superviseDetached,
   type DetachedContext,
@@ -116,6 +117,8 @@ describe('detached commands', () => {
     started.push({ spawned, id: ctx.id });
     expect(spawnedProcessState(spawned)).toBe('running');
     const files = detachedFiles(ctx.outputDir, ctx.id);
+    // Also found without the starter's answer (a worker that died before writing its database row).
+    expect(readDetachedProcess(files)).toEqual(spawned);
     expect(hasExitStatus(files)).toBe(false);
 
     let beats = 0;

@@ -31,12 +31,19 @@ export interface DetachedFiles {
   stderr: string;
   /** Holds the command's exit status (a decimal number and a newline) once the wrapper saw it end. */
   exit: string;
+  /** The spawned process (JSON of a `SpawnedProcess`), written right after the spawn. */
+  process: string;
 }
 
 /** The files of detached command `id` under `outputDir` (the session's tool-output directory): `jobs/<id>.*`. */
 export function detachedFiles(outputDir: string, id: string): DetachedFiles {
   const stem = path.join(outputDir, 'jobs', id.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_'));
-  return { stdout: `${stem}.stdout`, stderr: `${stem}.stderr`, exit: `${stem}.exit` };
+  return {
+    stdout: `${stem}.stdout`,
+    stderr: `${stem}.stderr`,
+    exit: `${stem}.exit`,
+    process: `${stem}.process`,
+  };
 }
 
 /** What {@link startDetached} needs. */
@@ -95,9 +102,44 @@ export async function startDetached(command: string, ctx: DetachedContext): Prom
     const plan = sandboxPlan(sandbox, ['/bin/sh', '-c', command], ctx.workspaceDir, env);
     const [stdout, stderr, exit] = opened as [number, number, number];
     const { pid } = spawnDetached(sandbox, plan, { stdout, stderr, exit }, jobCgroupName(ctx.id));
-    return { hostId: workerHostId(), pid, pgid: pid, startTicks: processStartTicks(pid) };
+    const spawned = { hostId: workerHostId(), pid, pgid: pid, startTicks: processStartTicks(pid) };
+    writeProcessFile(files.process, spawned);
+    return spawned;
   } finally {
     for (const fd of opened) fs.closeSync(fd);
+  }
+}
+
+/**
+ * Keeps the spawned process beside the output at once (before the caller's database write), so a retry can still
+ * find a command whose worker died between the spawn and that write. Best effort: the caller records it too.
+ */
+function writeProcessFile(file: string, spawned: SpawnedProcess): void {
+  try {
+    const fd = fs.openSync(file, WRITE_FLAGS, 0o600);
+    try {
+      fs.writeSync(fd, JSON.stringify(spawned));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // The database row is the record; this file only narrows the window before it.
+  }
+}
+
+/** The process {@link startDetached} wrote beside the output, or null when there is none (or it is unreadable). */
+export function readDetachedProcess(files: DetachedFiles): SpawnedProcess | null {
+  try {
+    const p = JSON.parse(readTail(files.process, 4096).text) as Partial<SpawnedProcess>;
+    if (typeof p.hostId !== 'string' || !Number.isInteger(p.pid) || !Number.isInteger(p.pgid)) return null;
+    return {
+      hostId: p.hostId,
+      pid: p.pid!,
+      pgid: p.pgid!,
+      startTicks: typeof p.startTicks === 'number' ? p.startTicks : null,
+    };
+  } catch {
+    return null;
   }
 }
 
