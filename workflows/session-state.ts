@@ -16,7 +16,7 @@
  * - Cleanup is bounded: a notice or turn-end write that fails for good is recorded in {@link recentProblems}
  *   (visible in the `state` query and the Web UI's current details) and the queue moves on.
  */
-import type { PersistenceActivities, TurnOutcome } from '../activities/contracts.ts';
+import type { PersistenceActivities, TurnOutcome } from './activity-contracts.ts';
 import { LIMITS, inboundProblem, type InboundMessage } from '../domain/inbound.ts';
 import {
   DEFAULT_SESSION_MODE,
