@@ -6,7 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ModelActivities } from '../contracts.ts';
+import type { ModelActivities } from '../../workflows/activity-contracts.ts';
 import { buildCleanHistory, estimateTokens, selectCompactionCut } from '../../domain/clean-history.ts';
 import { finalReply, manualCompactionPrompt, type NewMessage } from '../../domain/factories.ts';
 import { failureType } from '../../domain/failures.ts';
