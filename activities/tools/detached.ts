@@ -23,7 +23,7 @@ import {
 } from './sandbox.ts';
 import { KILL_GRACE_MS } from './shell.ts';
 import { utf8CutForward } from './utf8.ts';
-import { checkWorkspaceQuota, forgetUsage, sweepSessionFiles } from './workspace-limits.ts';
+import { JOBS_FOLDER, checkWorkspaceQuota, forgetUsage, sweepSessionFiles } from './workspace-limits.ts';
 
 /** Where one detached command's output and exit status go. */
 export interface DetachedFiles {
@@ -37,7 +37,7 @@ export interface DetachedFiles {
 
 /** The files of detached command `id` under `outputDir` (the session's tool-output directory): `jobs/<id>.*`. */
 export function detachedFiles(outputDir: string, id: string): DetachedFiles {
-  const stem = path.join(outputDir, 'jobs', id.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_'));
+  const stem = path.join(outputDir, JOBS_FOLDER, id.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_'));
   return {
     stdout: `${stem}.stdout`,
     stderr: `${stem}.stderr`,
