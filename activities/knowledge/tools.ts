@@ -15,7 +15,8 @@ import {
   searchEntries,
   type MemoryEntry,
 } from '../../db/memory.ts';
-import { PLAN_STATUSES, setPlan } from '../../db/plans.ts';
+import { MAX_EVENT_TEXT, publishTurnEvent, type LivePlan } from '../../db/notify.ts';
+import { PLAN_STATUSES, setPlan, type SessionPlan } from '../../db/plans.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { ModelToolSpec } from '../llm/provider.ts';
 import { ToolInputError } from '../tools/errors.ts';
@@ -73,6 +74,26 @@ const planSchema = z
 const loadSkillSchema = z
   .object({ name: z.string().min(1).max(64).describe('The skill name from the system prompt.') })
   .strict();
+
+/** Characters a title keeps in a plan event when the whole plan would not fit one NOTIFY. */
+const EVENT_TITLE_CHARS = 40;
+
+/**
+ * `plan` as a `plan_updated` turn event carries it: whole when its JSON fits {@link MAX_EVENT_TEXT} bytes, else
+ * each title cut to {@link EVENT_TITLE_CHARS} code points (30 steps of 40 characters of 4 bytes stay below it).
+ */
+export function livePlan(plan: Pick<SessionPlan, 'steps' | 'revision'>): LivePlan {
+  const whole = {
+    steps: plan.steps.map((s) => ({ title: s.title, status: s.status })),
+    revision: plan.revision,
+  };
+  if (Buffer.byteLength(JSON.stringify(whole)) <= MAX_EVENT_TEXT) return whole;
+  const cut = (t: string) => {
+    const points = [...t];
+    return points.length <= EVENT_TITLE_CHARS ? t : `${points.slice(0, EVENT_TITLE_CHARS - 1).join('')}…`;
+  };
+  return { ...whole, steps: whole.steps.map((s) => ({ ...s, title: cut(s.title) })) };
+}
 
 const specOf = (name: string, description: string, schema: z.ZodType): ModelToolSpec => {
   const { $schema: _, ...parameters } = z.toJSONSchema(schema, { io: 'input' });
@@ -217,6 +238,13 @@ export class KnowledgeTools implements ToolSource {
 
   private async updatePlan(a: z.output<typeof planSchema>, call: ToolCallRef): Promise<ToolResult> {
     const plan = await setPlan(this.pool, call.sessionId, a.steps);
+    // Whoever watches the turn sees the plan change at once (best effort: the stored plan is what counts).
+    await publishTurnEvent(this.pool, {
+      s: call.sessionId,
+      t: call.turnId,
+      type: 'plan_updated',
+      plan: livePlan(plan),
+    }).catch(() => undefined);
     const done = plan.steps.filter((s) => s.status === 'done').length;
     return {
       content:
