@@ -23,6 +23,7 @@ import { ToolInputError } from '../tools/errors.ts';
 import type { ToolCallRef, ToolContext, ToolSource } from '../tools/registry.ts';
 import { clip, parseToolArgs, type ToolResult } from '../tools/tool.ts';
 import type { SkillCatalog } from './skills.ts';
+import { recallKeys, type SharedScope } from '../../domain/people.ts';
 import { speakerOf } from './speaker.ts';
 
 /** Most steps a plan holds. */
@@ -45,6 +46,12 @@ const rememberSchema = z
       .min(1)
       .optional()
       .describe('With id: the revision recall showed (required with id).'),
+    shared: z
+      .boolean()
+      .optional()
+      .describe(
+        'Store it in the memory shared by everyone in this conversation instead of the person’s own (only where a shared memory is configured).',
+      ),
   })
   .strict();
 const recallSchema = z
@@ -144,10 +151,13 @@ const entryLine = (e: MemoryEntry) => `[${e.id} r${e.revision}] ${e.text}`;
 export class KnowledgeTools implements ToolSource {
   private readonly pool: Pool;
   private readonly skills: SkillCatalog;
+  private readonly sharedScopes: ReadonlySet<SharedScope>;
 
-  constructor(deps: { pool: Pool; skills: SkillCatalog }) {
+  /** @param deps.sharedScopes sessions and channels with a shared memory (KESOKU_MEMORY_SHARED_SCOPES); default none */
+  constructor(deps: { pool: Pool; skills: SkillCatalog; sharedScopes?: ReadonlySet<SharedScope> }) {
     this.pool = deps.pool;
     this.skills = deps.skills;
+    this.sharedScopes = deps.sharedScopes ?? new Set();
   }
 
   handles(name: string): boolean {
@@ -182,7 +192,7 @@ export class KnowledgeTools implements ToolSource {
   }
 
   private async speaker(call: ToolCallRef) {
-    return speakerOf(this.pool, call.sessionId, await getMessage(this.pool, call.turnId));
+    return speakerOf(this.pool, call.sessionId, await getMessage(this.pool, call.turnId), this.sharedScopes);
   }
 
   private async remember(a: z.output<typeof rememberSchema>, call: ToolCallRef): Promise<ToolResult> {
@@ -193,14 +203,18 @@ export class KnowledgeTools implements ToolSource {
           throw new ToolInputError('to correct an entry, pass the revision recall showed with its id');
         const e = await reviseEntry(this.pool, {
           id: a.id,
-          persons: who.persons,
+          persons: recallKeys(who),
           text: a.text,
           expectedRevision: a.revision,
         });
         return { content: `Updated ${entryLine(e)}`, summary: clip(`updated ${e.id}`) };
       }
+      if (a.shared && !who.shared)
+        throw new ToolInputError(
+          'this conversation has no shared memory; remember it without `shared` (it is kept for this person)',
+        );
       const e = await rememberEntry(this.pool, {
-        person: who.person,
+        person: a.shared && who.shared ? who.shared : who.person,
         text: a.text,
         author: who.name,
         sessionId: call.sessionId,
@@ -220,7 +234,7 @@ export class KnowledgeTools implements ToolSource {
   private async recall(a: z.output<typeof recallSchema>, call: ToolCallRef): Promise<ToolResult> {
     const who = await this.speaker(call);
     const found = await searchEntries(this.pool, {
-      persons: who.persons,
+      persons: recallKeys(who),
       query: a.query,
       limit: a.limit ?? 10,
     });
@@ -230,7 +244,7 @@ export class KnowledgeTools implements ToolSource {
 
   private async forget(a: z.output<typeof forgetSchema>, call: ToolCallRef): Promise<ToolResult> {
     const who = await this.speaker(call);
-    const e = await forgetEntry(this.pool, { id: a.id, persons: who.persons, by: who.name });
+    const e = await forgetEntry(this.pool, { id: a.id, persons: recallKeys(who), by: who.name });
     if (!e)
       throw new ToolInputError(`there is no memory entry ${a.id} of this person (recall lists the ids)`);
     return { content: `Forgot ${e.id}: ${e.text}`, summary: clip(`forgot ${e.id}`) };

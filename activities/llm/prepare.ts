@@ -109,7 +109,9 @@ async function readInput(
   try {
     const [history, context] = await Promise.all([
       loadModelHistory(deps.pool, sessionId),
-      getMessage(deps.pool, turnId).then((trigger) => runtimeContext(deps.pool, sessionId, trigger)),
+      getMessage(deps.pool, turnId).then((trigger) =>
+        runtimeContext(deps.pool, sessionId, trigger, new Date(), deps.sharedMemoryScopes),
+      ),
     ]);
     const clean = buildCleanHistory(history, { currentTurnId: turnId });
     const transpiled = toProviderInput(
