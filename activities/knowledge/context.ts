@@ -54,13 +54,19 @@ export async function runtimeContext(
   now = new Date(),
   sharedScopes: ReadonlySet<SharedScope> = new Set(),
 ): Promise<string> {
-  const speaker = await speakerOf(pool, sessionId, trigger, sharedScopes);
   const query = trigger?.content ?? '';
-  const [plan, recalled] = await Promise.all([
+  // The plan does not depend on who is speaking: its read runs beside the speaker lookup and the recall.
+  const [plan, [speaker, recalled]] = await Promise.all([
     getPlan(pool, sessionId),
-    query.trim() === ''
-      ? Promise.resolve([])
-      : searchEntries(pool, { persons: recallKeys(speaker), query, limit: AUTO_RECALL_LIMIT }),
+    speakerOf(pool, sessionId, trigger, sharedScopes).then(
+      async (who) =>
+        [
+          who,
+          query.trim() === ''
+            ? []
+            : await searchEntries(pool, { persons: recallKeys(who), query, limit: AUTO_RECALL_LIMIT }),
+        ] as const,
+    ),
   ]);
   const lines = [
     RUNTIME_CONTEXT_HEADING,
