@@ -364,20 +364,18 @@ function schemas(waitMaxS: number): Record<string, Json> {
       type: 'object',
       required: ['steps', 'revision', 'updated_at'],
       properties: {
-        steps: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['title', 'status'],
-            properties: {
-              title: { type: 'string' },
-              status: { type: 'string', enum: ['pending', 'in_progress', 'done'] },
-            },
-            additionalProperties: false,
-          },
-        },
+        steps: { type: 'array', items: ref('PlanStep') },
         revision: { type: 'integer', minimum: 1, description: 'Counts the plan’s updates.' },
         updated_at: isoTime,
+      },
+      additionalProperties: false,
+    },
+    PlanStep: {
+      type: 'object',
+      required: ['title', 'status'],
+      properties: {
+        title: { type: 'string' },
+        status: { type: 'string', enum: ['pending', 'in_progress', 'done'] },
       },
       additionalProperties: false,
     },
@@ -907,6 +905,17 @@ function schemas(waitMaxS: number): Record<string, Json> {
         text: { type: 'string' },
         text_offset: { type: 'integer', minimum: 1 },
         tools: { type: 'array', items: ref('ToolProgress') },
+        plan: {
+          type: 'object',
+          description:
+            'Present once the turn called `update_plan`: the session’s active plan as that call left it (kept from step to step of the turn; `GET /v1/sessions/{sessionId}` has it between turns). Titles may be cut to 40 characters when the whole plan is too long for one event.',
+          required: ['steps', 'revision'],
+          properties: {
+            steps: { type: 'array', items: ref('PlanStep') },
+            revision: { type: 'integer', minimum: 1, description: 'Counts the plan’s updates.' },
+          },
+          additionalProperties: false,
+        },
         outcome: { type: 'string', enum: ['processed', 'interrupted', 'error'] },
         notices: { type: 'array', items: { type: 'string' } },
       },

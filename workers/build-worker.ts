@@ -136,6 +136,8 @@ export interface WorkerSettings {
   toolPool?: Pool;
   /** The skills folder (KESOKU_SKILLS_DIR, activities/knowledge/skills.ts); unset: no skills. */
   skillsDir?: string;
+  /** Sessions and channels with a shared memory scope (KESOKU_MEMORY_SHARED_SCOPES, domain/people.ts); default none. */
+  memorySharedScopes?: readonly string[];
   /** Background job limits (KESOKU_JOB_TIMEOUT_S, KESOKU_JOBS_PER_SESSION); default the configuration's defaults. */
   jobLimits?: JobLimits;
 }
@@ -283,7 +285,8 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
     s.logger.warn({ file: p.file, problem: p.problem }, 'skill file skipped (docs/memory.md "Skills")');
   if (s.skillsDir)
     s.logger.info({ dir: s.skillsDir, skills: skills.skills.map((k) => k.name) }, 'skills loaded');
-  const knowledge = new KnowledgeTools({ pool: s.pool, skills });
+  const sharedMemoryScopes = new Set(s.memorySharedScopes ?? []);
+  const knowledge = new KnowledgeTools({ pool: s.pool, skills, sharedScopes: sharedMemoryScopes });
   // Background jobs start their workflows and submit their alerts through a client on the worker's connection.
   const jobClient = new Client({
     connection: s.connection,
@@ -325,6 +328,7 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
       llm: s.llm,
       tools: [...toolSpecs, ...knowledgeToolSpecs(skills)],
       skills: skills.skills.map(({ name, description, when_to_use }) => ({ name, description, when_to_use })),
+      sharedMemoryScopes,
       // The schedule tools, then the MCP servers' (which are never offered under a host or schedule tool's name).
       extraTools: async (sessionId: string) => [
         ...SCHEDULE_TOOL_SPECS,

@@ -3,6 +3,7 @@
  * checked with zod (the API is a trust boundary), and one error type whose kind says what the user should hear —
  * the API is not reachable, it answered with a problem (application/problem+json), or it answered nonsense.
  */
+import { PLAN_STATUSES } from '../../domain/plan-view.ts';
 import { z } from 'zod';
 import type { Message } from '../../domain/message.ts';
 import { JOB_STATES } from '../../domain/jobs.ts';
@@ -198,6 +199,13 @@ export const turnUpdatedSchema = z.object({
   status: z.enum(['started', 'thinking', 'running_tools', 'finished']),
   text: z.string(),
   tools: z.array(toolProgressSchema),
+  /** The active plan as the turn last set it (older servers send none). */
+  plan: z
+    .object({
+      steps: z.array(z.object({ title: z.string(), status: z.enum(PLAN_STATUSES) })),
+      revision: z.number(),
+    })
+    .optional(),
   outcome: z.enum(['processed', 'interrupted', 'error']).optional(),
 });
 export type TurnUpdated = z.output<typeof turnUpdatedSchema>;
