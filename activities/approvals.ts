@@ -9,7 +9,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ApprovalActivities, ApprovalCheck } from './contracts.ts';
+import type { ApprovalActivities, ApprovalCheck } from '../workflows/activity-contracts.ts';
 import { isPermanentSinkError, type ChannelSink } from './sink.ts';
 import { resultIdOf } from './tools/activities.ts';
 import { toolResult } from '../domain/factories.ts';

@@ -22,7 +22,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { DeliveryActivities } from './contracts.ts';
+import type { DeliveryActivities } from '../workflows/activity-contracts.ts';
 import { apiSink, cliSink, isPermanentSinkError, isUnreachableSinkError, type ChannelSink } from './sink.ts';
 import { failureType } from '../domain/failures.ts';
 import type { Message } from '../domain/message.ts';

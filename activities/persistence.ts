@@ -4,7 +4,7 @@
  * earlier write instead of adding a second one.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { PersistenceActivities, TurnOutcome } from './contracts.ts';
+import type { PersistenceActivities, TurnOutcome } from '../workflows/activity-contracts.ts';
 import { deliveryFailureType } from './delivery.ts';
 import type { NewMessage } from '../domain/factories.ts';
 import {

@@ -11,7 +11,7 @@ import { getSession } from '../db/sessions.ts';
 import { CRON_SENDER, SCHEDULE_LIMITS, temporalScheduleId, tickMessageId } from '../domain/schedules.ts';
 import type { Logger } from '../infra/logger.ts';
 import { SessionClientError, type SessionClient } from '../infra/session-client.ts';
-import type { ScheduleActivities, ScheduleFireResult } from './contracts.ts';
+import type { ScheduleActivities, ScheduleFireResult } from '../workflows/activity-contracts.ts';
 
 export interface ScheduleActivityDeps {
   pool: Pool;

@@ -1,9 +1,11 @@
 /**
  * The OpenAPI 3.1 document of REST API v1 (docs/architecture.md "REST API v1"), served at `GET /openapi.json`.
  *
- * The Message schema takes its enums from domain/message.ts (docs/message-model.md §2), request bodies are rendered from the
- * zod schemas that validate them (api/schemas.ts), and the event stream's payloads are described as
- * `TurnCommittedEvent` / `TurnUpdatedEvent`, so this document cannot drift from the code it describes.
+ * The Message schema takes its enums from domain/message.ts (docs/message-model.md §2); request bodies, and the
+ * response bodies defined in zod so far (session summary and list, stop and compact results), are rendered from
+ * the zod schemas in api/schemas.ts; the event stream's payloads are described as `TurnCommittedEvent` /
+ * `TurnUpdatedEvent`, so this document cannot drift from the code it describes. api/openapi.test.ts holds it to
+ * the recorded v1 document.
  */
 import { z } from 'zod';
 import { MESSAGE_TYPES, ROLES, STATUSES } from '../domain/message.ts';
@@ -15,11 +17,15 @@ import {
   API_LIMITS,
   DELIVERIES_MAX_IDS,
   approvalDecisionSchema,
+  compactResultSchema,
   createScheduleSchema,
   deliveriesSchema,
   patchScheduleSchema,
   patchSessionSchema,
   postMessageSchema,
+  sessionListSchema,
+  sessionSummarySchema,
+  stopResultSchema,
 } from './schemas.ts';
 import { APPROVAL_DECISIONS, APPROVAL_POLICIES } from '../domain/tool-approval.ts';
 
@@ -35,6 +41,32 @@ function fromZod(schema: z.ZodType): Json {
   return rest;
 }
 
+/** Response schemas that are components of their own: inside another response schema, each is a `$ref`. */
+const RESPONSE_COMPONENTS = new Map<unknown, string>([[sessionSummarySchema, 'SessionSummary']]);
+
+/**
+ * A response body's zod schema (api/schemas.ts) as a JSON Schema 2020-12 object, without its `$schema` marker:
+ * the output shape; a component of {@link RESPONSE_COMPONENTS} used inside it becomes a `$ref`, and integers
+ * carry no safe-integer bounds (they say nothing a client needs).
+ */
+function responseSchema(schema: z.ZodType): Json {
+  const { $schema: _s, ...rest } = z.toJSONSchema(schema, {
+    io: 'output',
+    override: ({ zodSchema, jsonSchema }) => {
+      const js = jsonSchema as Json;
+      const component = (zodSchema as unknown) === schema ? undefined : RESPONSE_COMPONENTS.get(zodSchema);
+      if (component) {
+        for (const key of Object.keys(js)) delete js[key];
+        js.$ref = `#/components/schemas/${component}`;
+        return;
+      }
+      if (js.type === 'integer' && js.maximum === Number.MAX_SAFE_INTEGER) delete js.maximum;
+      if (js.type === 'integer' && js.minimum === Number.MIN_SAFE_INTEGER) delete js.minimum;
+    },
+  }) as Json;
+  return rest;
+}
+
 const isoTime: Json = { type: 'string', format: 'date-time' };
 /** A time at a schedule's zone: ISO 8601 with the zone's offset, e.g. `2026-12-01T09:00:00+09:00`. */
 const zonedTime: Json = {
@@ -44,23 +76,8 @@ const zonedTime: Json = {
 };
 const MCP_STATES = ['idle', 'connecting', 'ready', 'failed'];
 
-/** The fields every session answer has (api/routes/common.ts presentSessionSummary). */
-const SESSION_SUMMARY_PROPS: Record<string, Json> = {
-  id: { type: 'string' },
-  chatbot_id: { type: 'string' },
-  channel_id: { type: 'string' },
-  title: { type: ['string', 'null'] },
-  title_source: { type: 'string', enum: ['default', 'auto', 'user'] },
-  revision: { type: 'integer', minimum: 0 },
-  mode: { type: 'string', enum: ['interrupt', 'queue'] },
-  locale: {
-    type: 'string',
-    description: 'Language of notices and crash notices: en or zh (KESOKU_LOCALE for new sessions).',
-  },
-  turn_count: { type: 'integer', minimum: 0 },
-  created_at: isoTime,
-  updated_at: isoTime,
-};
+/** The fields every session answer has (api/schemas.ts sessionSummarySchema). */
+const SESSION_SUMMARY_PROPS = responseSchema(sessionSummarySchema).properties as Record<string, Json>;
 
 function schemas(waitMaxS: number): Record<string, Json> {
   return {
@@ -277,12 +294,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
       },
       additionalProperties: false,
     },
-    SessionSummary: {
-      type: 'object',
-      required: Object.keys(SESSION_SUMMARY_PROPS),
-      properties: SESSION_SUMMARY_PROPS,
-      additionalProperties: false,
-    },
+    SessionSummary: responseSchema(sessionSummarySchema),
     Session: {
       type: 'object',
       required: [
@@ -352,20 +364,18 @@ function schemas(waitMaxS: number): Record<string, Json> {
       type: 'object',
       required: ['steps', 'revision', 'updated_at'],
       properties: {
-        steps: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['title', 'status'],
-            properties: {
-              title: { type: 'string' },
-              status: { type: 'string', enum: ['pending', 'in_progress', 'done'] },
-            },
-            additionalProperties: false,
-          },
-        },
+        steps: { type: 'array', items: ref('PlanStep') },
         revision: { type: 'integer', minimum: 1, description: 'Counts the plan’s updates.' },
         updated_at: isoTime,
+      },
+      additionalProperties: false,
+    },
+    PlanStep: {
+      type: 'object',
+      required: ['title', 'status'],
+      properties: {
+        title: { type: 'string' },
+        status: { type: 'string', enum: ['pending', 'in_progress', 'done'] },
       },
       additionalProperties: false,
     },
@@ -404,10 +414,15 @@ function schemas(waitMaxS: number): Record<string, Json> {
     },
     Me: {
       type: 'object',
-      required: ['principal', 'admin', 'person', 'links'],
+      required: ['principal', 'admin', 'person', 'timezone', 'links'],
       properties: {
         principal: { type: 'string' },
         admin: { type: 'boolean' },
+        timezone: {
+          type: ['string', 'null'],
+          description:
+            'The caller’s IANA time zone: the zone of a new schedule in one of its sessions that names none when the session has none.',
+        },
         person: {
           type: 'string',
           description: 'The key the caller’s memory is kept under (`principal:<name>`).',
@@ -426,6 +441,17 @@ function schemas(waitMaxS: number): Record<string, Json> {
         },
         user_id: { type: 'string', description: 'The platform’s user id.' },
         linked_at: isoTime,
+      },
+      additionalProperties: false,
+    },
+    MePatch: {
+      type: 'object',
+      required: ['timezone'],
+      properties: {
+        timezone: {
+          type: ['string', 'null'],
+          description: 'An IANA zone (stored canonical: `asia/tokyo` → `Asia/Tokyo`), or null to clear it.',
+        },
       },
       additionalProperties: false,
     },
@@ -497,22 +523,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
       },
       additionalProperties: false,
     },
-    SessionList: {
-      type: 'object',
-      required: ['sessions', 'next_cursor'],
-      properties: {
-        sessions: {
-          type: 'array',
-          items: ref('SessionSummary'),
-          description: 'Most recently updated first.',
-        },
-        next_cursor: {
-          type: ['string', 'null'],
-          description: 'Pass as `cursor` for the next page; null at the end.',
-        },
-      },
-      additionalProperties: false,
-    },
+    SessionList: responseSchema(sessionListSchema),
     ScheduleCreate: fromZod(createScheduleSchema),
     SchedulePatch: fromZod(patchScheduleSchema),
     ScheduleRun: {
@@ -652,14 +663,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
       properties: { job: ref('Job') },
       additionalProperties: false,
     },
-    StopResult: {
-      type: 'object',
-      required: ['stopped'],
-      properties: {
-        stopped: { type: 'boolean', description: 'Whether a turn was running and was cancelled.' },
-      },
-      additionalProperties: false,
-    },
+    StopResult: responseSchema(stopResultSchema),
     DeliveriesRequest: fromZod(deliveriesSchema),
     DeliveriesResult: {
       type: 'object',
@@ -685,18 +689,7 @@ function schemas(waitMaxS: number): Record<string, Json> {
       },
       additionalProperties: false,
     },
-    CompactResult: {
-      type: 'object',
-      required: ['message_id'],
-      properties: {
-        message_id: {
-          type: 'string',
-          description: 'The id of the queued compaction prompt (docs/message-model.md §3 "手动压缩提问").',
-        },
-        queued: { type: 'boolean' },
-      },
-      additionalProperties: false,
-    },
+    CompactResult: responseSchema(compactResultSchema),
     CodecPayloads: {
       type: 'object',
       required: ['payloads'],
@@ -912,6 +905,17 @@ function schemas(waitMaxS: number): Record<string, Json> {
         text: { type: 'string' },
         text_offset: { type: 'integer', minimum: 1 },
         tools: { type: 'array', items: ref('ToolProgress') },
+        plan: {
+          type: 'object',
+          description:
+            'Present once the turn called `update_plan`: the session’s active plan as that call left it (kept from step to step of the turn; `GET /v1/sessions/{sessionId}` has it between turns). Titles may be cut to 40 characters when the whole plan is too long for one event.',
+          required: ['steps', 'revision'],
+          properties: {
+            steps: { type: 'array', items: ref('PlanStep') },
+            revision: { type: 'integer', minimum: 1, description: 'Counts the plan’s updates.' },
+          },
+          additionalProperties: false,
+        },
         outcome: { type: 'string', enum: ['processed', 'interrupted', 'error'] },
         notices: { type: 'array', items: { type: 'string' } },
       },
@@ -1447,6 +1451,16 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           operationId: 'getMe',
           summary: 'The caller: its principal and the chat users linked to it (docs/memory.md "People")',
           responses: { '200': { description: 'The caller.', content: json(ref('Me')) }, ...COMMON_ERRORS },
+        },
+        patch: {
+          operationId: 'patchMe',
+          summary: 'Set or clear the caller’s time zone (the schedule zone fallback after the session’s)',
+          requestBody: { required: true, content: json(ref('MePatch')) },
+          responses: {
+            '200': { description: 'The caller.', content: json(ref('Me')) },
+            ...COMMON_ERRORS,
+            '415': r('UnsupportedMediaType'),
+          },
         },
       },
       '/v1/me/links': {

@@ -13,7 +13,7 @@ import {
   inboundFieldProblem,
   type InboundMessage,
 } from '../domain/inbound.ts';
-import { TITLE_MAX_CHARS, hasLineControls, titleProblem } from '../domain/session-settings.ts';
+import { SESSION_MODES, TITLE_MAX_CHARS, hasLineControls, titleProblem } from '../domain/session-settings.ts';
 import { canonicalZone } from '../domain/schedules.ts';
 import { REST_CHATBOTS } from './access.ts';
 import { chatMessageIdPrefixes } from '../adapters/registry.ts';
@@ -375,4 +375,49 @@ export const createScheduleSchema = z.strictObject({
 export const patchScheduleSchema = z.strictObject({
   prompt: z.string().optional().describe('A new prompt.'),
   ...scheduleTimingFields,
+});
+
+// ---- response bodies ------------------------------------------------------------------------------------------
+// Rendered into the OpenAPI document (api/openapi.ts `responseSchema`), like the request bodies above.
+
+/** A time as the API writes it: ISO 8601 (`Date#toISOString`). */
+const isoTime = z.string().meta({ format: 'date-time' });
+
+/** A `SessionSummary` (the items of `GET /v1/sessions`; api/routes/common.ts `presentSessionSummary`). */
+export const sessionSummarySchema = z.strictObject({
+  id: z.string(),
+  chatbot_id: z.string(),
+  channel_id: z.string(),
+  title: z.string().nullable(),
+  title_source: z.enum(['default', 'auto', 'user']),
+  revision: z.int().min(0),
+  mode: z.enum(SESSION_MODES),
+  locale: z
+    .string()
+    .describe('Language of notices and crash notices: en or zh (KESOKU_LOCALE for new sessions).'),
+  turn_count: z.int().min(0),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+
+/** A session without its live figures, as the API answers it. */
+export type SessionSummary = z.output<typeof sessionSummarySchema>;
+
+/** `GET /v1/sessions`: one page of the caller's sessions. */
+export const sessionListSchema = z.strictObject({
+  sessions: z.array(sessionSummarySchema).describe('Most recently updated first.'),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end.'),
+});
+
+/** `POST /v1/sessions/{sessionId}/stop`. */
+export const stopResultSchema = z.strictObject({
+  stopped: z.boolean().describe('Whether a turn was running and was cancelled.'),
+});
+
+/** `POST /v1/sessions/{sessionId}/compact`. */
+export const compactResultSchema = z.strictObject({
+  message_id: z
+    .string()
+    .describe('The id of the queued compaction prompt (docs/message-model.md §3 "手动压缩提问").'),
+  queued: z.boolean().optional(),
 });

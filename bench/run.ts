@@ -34,7 +34,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { connectTemporal } from '../infra/temporal-connection.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
-import type { StepOutcome } from '../activities/contracts.ts';
+import type { StepOutcome } from '../workflows/activity-contracts.ts';
 import { createModelActivities } from '../activities/llm/activities.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
 import { migrate } from '../db/migrate.ts';

@@ -3,15 +3,10 @@ import { channelSecretKeys, channelVariableNames } from '../adapters/registry.ts
 import { readSettings } from '../infra/env-file.ts';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import {
-  installTemporalLogging,
-  prepareOrExit,
-  runProcess,
-  startInfrastructure,
-  startMetricsService,
-  stopAll,
-  type Service,
-} from '../workers/services.ts';
+import { prepareOrExit, runProcess, stopAll, type Service } from '../workers/process.ts';
+import { startInfrastructure } from '../workers/infrastructure.ts';
+import { installTemporalLogging } from '../workers/temporal-logging.ts';
+import { startMetricsService } from '../workers/metrics-service.ts';
 import { apiBindOf, checkApiPortFree, startApiService } from '../workers/api-service.ts';
 
 // Configuration and API tokens are checked before connecting anywhere.

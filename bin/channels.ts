@@ -8,15 +8,10 @@ import { channelSecretKeys, channelVariableNames, loadChannelConfigs } from '../
 import { readSettings } from '../infra/env-file.ts';
 import { ConfigError, loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import {
-  installTemporalLogging,
-  prepareOrExit,
-  runProcess,
-  startInfrastructure,
-  startMetricsService,
-  stopAll,
-  type Service,
-} from '../workers/services.ts';
+import { prepareOrExit, runProcess, stopAll, type Service } from '../workers/process.ts';
+import { startInfrastructure } from '../workers/infrastructure.ts';
+import { installTemporalLogging } from '../workers/temporal-logging.ts';
+import { startMetricsService } from '../workers/metrics-service.ts';
 import { startChannelsService } from '../workers/channel-services.ts';
 
 const named = process.argv.slice(2).filter((a) => a.trim() !== '');

@@ -12,17 +12,11 @@ import { loadConfig, MODEL_NEXT_STEPS, requireLlmConfig } from '../infra/config.
 import { readSettings } from '../infra/env-file.ts';
 import { createProgress, setProgress } from '../infra/progress.ts';
 import { createLogger } from '../infra/logger.ts';
-import {
-  coreMetricsAddress,
-  installTemporalLogging,
-  prepareOrExit,
-  runProcess,
-  startInfrastructure,
-  startMetricsService,
-  startWorkerService,
-  stopAll,
-  type Service,
-} from '../workers/services.ts';
+import { prepareOrExit, runProcess, stopAll, type Service } from '../workers/process.ts';
+import { startInfrastructure } from '../workers/infrastructure.ts';
+import { installTemporalLogging } from '../workers/temporal-logging.ts';
+import { startWorkerService } from '../workers/worker-service.ts';
+import { coreMetricsAddress, startMetricsService } from '../workers/metrics-service.ts';
 import { apiBindOf, checkApiPortFree, startApiService } from '../workers/api-service.ts';
 import { acquireInstanceLock } from '../infra/instance-lock.ts';
 import { ensurePrivateDir } from '../infra/private-files.ts';

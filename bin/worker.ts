@@ -7,17 +7,11 @@ import { channelSecretKeys, channelVariableNames, loadChannelConfigs } from '../
 import { readSettings } from '../infra/env-file.ts';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logger.ts';
-import {
-  coreMetricsAddress,
-  installTemporalLogging,
-  prepareOrExit,
-  runProcess,
-  startInfrastructure,
-  startMetricsService,
-  startWorkerService,
-  stopAll,
-  type Service,
-} from '../workers/services.ts';
+import { prepareOrExit, runProcess, stopAll, type Service } from '../workers/process.ts';
+import { startInfrastructure, taskQueueOf } from '../workers/infrastructure.ts';
+import { installTemporalLogging } from '../workers/temporal-logging.ts';
+import { startWorkerService } from '../workers/worker-service.ts';
+import { coreMetricsAddress, startMetricsService } from '../workers/metrics-service.ts';
 import { createChannelSinks } from '../workers/channel-services.ts';
 import { workflowTaskHealth } from '../infra/workflow-health.ts';
 
@@ -46,7 +40,7 @@ runProcess('worker', logger, async () => {
     health: async () => ({ workflows: workflowTaskHealth() }),
   });
   if (metrics) services.push(metrics);
-  process.stdout.write(`kesoku worker running on task queue ${process.env.KESOKU_TASK_QUEUE || 'kesoku'}\n`);
+  process.stdout.write(`kesoku worker running on task queue ${taskQueueOf()}\n`);
   if (metrics) process.stdout.write(`kesoku metrics on ${metrics.url}/metrics\n`);
   // Stopped in reverse order: the worker first, then the sinks write their pending status edits, then metrics, the pool.
   return () => stopAll([...services.slice(1), sinks, worker], infra, logger);

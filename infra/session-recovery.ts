@@ -6,18 +6,13 @@
  * (no `refuse-user-message-signal` patch marker in its history), messages that reached it only by that signal
  * (recorded in its history, never stored) are submitted again, in order; message ids make every repeat harmless.
  * Later runs refuse the signal, so nothing that came by it was accepted. Updates sent while the run was stuck were never accepted (their callers got 503) and are retried by
- * their callers. docs/operations.md "A session stuck on a nondeterminism error".
+ * their callers. docs/operations.md "A session stuck on a nondeterminism error"; `npm run recover` is bin/recover.ts.
  */
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type { LoadedDataConverter } from '@temporalio/common';
-import { Client } from '@temporalio/client';
-import { capabilitiesOf } from '../adapters/registry.ts';
+import type { Client } from '@temporalio/client';
 import type { InboundMessage, SessionWorkflowInput } from '../workflows/definitions.ts';
-import { loadConfig } from './config.ts';
-import { AesGcmPayloadCodec, resolvePayloadKeys } from './payload-codec.ts';
-import { SessionClient } from './session-client.ts';
-import { connectTemporal } from './temporal-connection.ts';
-import { connectionSettingsOf, resolveTemporalSettings } from './temporal-envconfig.ts';
+import type { SessionClient } from './session-client.ts';
 
 /** The patch after which session runs refuse the `userMessage` signal (workflows/session.ts). */
 const SIGNAL_REFUSAL_PATCH = 'refuse-user-message-signal';
@@ -99,61 +94,4 @@ export async function stuckSessions(client: Client, minAttempts = 3): Promise<st
       out.push(w.workflowId.slice('session:'.length));
   }
   return out;
-}
-
-/** `npm run recover -- <sessionId>… | --stuck`: recovers sessions; prints what it did, one line each. */
-async function main(argv: string[]): Promise<number> {
-  const stuck = argv.includes('--stuck');
-  const ids = argv.filter((a) => !a.startsWith('--'));
-  if (!stuck && ids.length === 0) {
-    process.stderr.write('usage: npm run recover -- <sessionId>…   |   npm run recover -- --stuck\n');
-    return 2;
-  }
-  const cfg = loadConfig();
-  const settings = resolveTemporalSettings();
-  if (!settings.address) {
-    process.stderr.write('kesoku recover: set TEMPORAL_ADDRESS (or a Temporal config profile)\n');
-    return 2;
-  }
-  const keys = resolvePayloadKeys({
-    env: cfg.KESOKU_PAYLOAD_KEYS,
-    dataDir: cfg.KESOKU_DATA_DIR,
-    create: false,
-  });
-  const connection = await connectTemporal({ address: settings.address, ...connectionSettingsOf(settings) });
-  try {
-    const client = new Client({
-      connection,
-      namespace: settings.namespace,
-      dataConverter: { payloadCodecs: [new AesGcmPayloadCodec(keys.keys)] },
-    });
-    const sessions = new SessionClient({
-      client,
-      taskQueue: process.env.KESOKU_TASK_QUEUE || 'kesoku',
-      continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS,
-      idleEndS: cfg.KESOKU_SESSION_IDLE_S,
-      capabilities: capabilitiesOf,
-    });
-    const targets = [...ids, ...(stuck ? await stuckSessions(client) : [])];
-    for (const id of targets) {
-      const r = await recoverSession(sessions, id);
-      process.stdout.write(
-        `${id}: terminated ${r.terminatedRunId ?? '(no running run)'}, new run ${r.newRunId}, re-submitted ${r.resubmitted.length}\n`,
-      );
-    }
-    if (targets.length === 0) process.stdout.write('no stuck session\n');
-    return 0;
-  } finally {
-    await connection.close();
-  }
-}
-
-if (import.meta.main) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`kesoku recover: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
-    },
-  );
 }

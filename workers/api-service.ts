@@ -5,7 +5,8 @@ import { startApiServer } from '../api/server.ts';
 import { apiHost, ConfigError, type Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { ComponentHealth } from '../infra/health.ts';
-import type { Infrastructure, Service } from './services.ts';
+import type { Infrastructure } from './infrastructure.ts';
+import type { Service } from './process.ts';
 
 /**
  * The origins allowed to call the codec endpoint: `KESOKU_CODEC_ORIGINS`, plus the local Temporal Web UI

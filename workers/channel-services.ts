@@ -9,7 +9,8 @@ import type { ConfiguredChannel } from '../adapters/registry.ts';
 import { ConfigError, type Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { ComponentHealth } from '../infra/health.ts';
-import type { Infrastructure, Service } from './services.ts';
+import type { Infrastructure } from './infrastructure.ts';
+import type { Service } from './process.ts';
 
 /** The channels running in this process. */
 export interface ChannelsService extends Service {

@@ -15,7 +15,7 @@ import type {
   PersistenceActivities,
   ScheduleActivities,
   ToolActivities,
-} from '../activities/contracts.ts';
+} from './activity-contracts.ts';
 import {
   DEFAULT_MODEL_STEP_LIMITS,
   MODEL_HEARTBEAT_TIMEOUT_MS,

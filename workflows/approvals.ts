@@ -9,7 +9,7 @@
  * A `/stop` cancels the wait like any other part of the turn: the open approvals are recorded `cancelled`.
  */
 import * as wf from '@temporalio/workflow';
-import type { ApprovalCheck } from '../activities/contracts.ts';
+import type { ApprovalCheck } from './activity-contracts.ts';
 import { alwaysPatternFor, describeCall, matchesPattern } from '../domain/tool-approval.ts';
 import { approvalWrites } from './activity-options.ts';
 import { TurnSuspended, type ApprovalDesk, type ArrivedDecision } from './approval-desk.ts';

@@ -6,7 +6,7 @@
  */
 import * as wf from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import type { ScheduleFireResult } from '../activities/contracts.ts';
+import type { ScheduleFireResult } from './activity-contracts.ts';
 import { scheduleFiring } from './activity-options.ts';
 
 /** Set by Temporal on every workflow a schedule starts: the action's scheduled time (a trigger: its time). */

@@ -1,7 +1,10 @@
 /**
  * The session's state and every operation on it, as a plain class: the handlers in workflows/session.ts
  * delegate here, and the workflow body only loops and continues-as-new. Temporal is reached through
- * {@link SessionPorts}, so the rules can be unit-tested with fakes (session-state.test.ts beside it).
+ * {@link SessionPorts} (session-ports.ts), so the rules can be unit-tested with fakes (session-state.test.ts
+ * beside it). Two parts live in files of their own: admission (session-admission.ts: reserve, store, queue, the
+ * stop generation) and the turn lifecycle (session-turns.ts: run, suspend, resume, finish, cancel a turn). This
+ * class holds the settings, the commands, the restore, continue-as-new's carry, the problems and the status line.
  *
  * Rules kept here:
  * - Admission: a slot is reserved synchronously (capacity counts reserved slots), the message is stored, then
@@ -16,7 +19,6 @@
  * - Cleanup is bounded: a notice or turn-end write that fails for good is recorded in {@link recentProblems}
  *   (visible in the `state` query and the Web UI's current details) and the queue moves on.
  */
-import type { PersistenceActivities, TurnOutcome } from '../activities/contracts.ts';
 import { LIMITS, inboundProblem, type InboundMessage } from '../domain/inbound.ts';
 import {
   DEFAULT_SESSION_MODE,
@@ -25,7 +27,6 @@ import {
   type SessionMode,
   type TitleSource,
 } from '../domain/session-settings.ts';
-import type { WorkflowFailureType } from '../domain/failures.ts';
 import type { ModelStepLimits } from '../domain/model-limits.ts';
 import type {
   ApprovalDecisionInput,
@@ -41,9 +42,14 @@ import type {
   SeenCommand,
   SuspendedTurn,
 } from './definitions.ts';
-import { SessionQueue, interruptsTurnOf } from './session-queue.ts';
-import { ApprovalDesk, TurnSuspended } from './approval-desk.ts';
-import { SIDE_WORK_PATCH, type TurnEnd, type TurnInput } from './turn.ts';
+import { SessionQueue } from './session-queue.ts';
+import { ApprovalDesk } from './approval-desk.ts';
+import type { TurnInput } from './turn.ts';
+import { SessionAdmission } from './session-admission.ts';
+import type { SessionPorts } from './session-ports.ts';
+import { TurnLifecycle, type CurrentTurn } from './session-turns.ts';
+
+export type { Cancellable, SessionPorts } from './session-ports.ts';
 
 /** How many recent problems the `state` query shows. */
 export const MAX_RECENT_PROBLEMS = 10;
@@ -70,70 +76,6 @@ export const TITLE_ATTEMPTS_PATCH = 'title-attempts-bounded';
 /** Longest wait between two attempts of a failed restore, in ms (attempts back off from 5 s). */
 export const RESTORE_RETRY_MAX_MS = 300_000;
 
-/** A running piece of work that can be cancelled (a Temporal CancellationScope in the workflow). */
-export interface Cancellable<T> {
-  cancel(): void;
-  readonly result: Promise<T>;
-}
-
-/** What the session needs from Temporal; the workflow passes the real thing, unit tests pass fakes. */
-export interface SessionPorts {
-  /** Writes of handlers (normal activities). */
-  handlerWrites: Pick<
-    PersistenceActivities,
-    | 'acceptInbound'
-    | 'rejectInbound'
-    | 'createCompactionPrompt'
-    | 'updateSession'
-    | 'requestStop'
-    | 'editQueuedInput'
-    | 'withdrawQueuedInput'
-  >;
-  /** Writes of the turn loop (local activities). */
-  turnWrites: Pick<PersistenceActivities, 'supersede' | 'finishTurn' | 'restoreSession' | 'keepSeenCommands'>;
-  /** Delivers a notice; `fromHandler` picks a normal activity (handlers never run local activities). */
-  deliverNotice(messageId: string, fromHandler: boolean): Promise<void>;
-  /** Runs `fn` in a new cancellation scope. */
-  cancellable<T>(fn: () => Promise<T>): Cancellable<T>;
-  /** Runs `fn` shielded from cancellation. */
-  nonCancellable<T>(fn: () => Promise<T>): Promise<T>;
-  isCancellation(err: unknown): boolean;
-  /** The outcome of a turn that failed with `err` (its failure kind), logged for the operator. */
-  failureOutcome(err: unknown, turnId: string): Extract<TurnOutcome, { outcome: 'error' }>;
-  runTurn(input: TurnInput): Promise<TurnEnd>;
-  /** Ends the live channel's typing indicator after a turn. */
-  endTyping(): Promise<void>;
-  /** Waits `ms` of workflow time (a durable timer). */
-  sleep(ms: number): Promise<void>;
-  /**
-   * Whether a change that alters the command sequence is on in this run (Temporal `patched()`): false only when
-   * replaying a history recorded before it.
-   */
-  patched(changeId: string): boolean;
-  /** Counts a {@link SessionProblem} for alerting (the worker's metrics), besides the log line. */
-  countProblem(what: SessionProblem['what']): void;
-  /** Shows the session's status (search attribute, when it changed) and the Web UI's current details. */
-  show(status: 'idle' | 'processing', details: string): void;
-  /** A failure with a {@link WorkflowFailureType}, as the update's caller receives it. */
-  fail(type: WorkflowFailureType, message: string): Error;
-  uuid(): string;
-  now(): Date;
-  log: {
-    info(msg: string, attrs?: object): void;
-    warn(msg: string, attrs?: object): void;
-    error(msg: string, attrs?: object): void;
-  };
-}
-
-/** The running turn. */
-interface CurrentTurn {
-  item: QueueItem;
-  step: number;
-  activity: string;
-  stopReason?: 'stop' | 'interrupt';
-  cancel(): void;
-}
-
 export class SessionManager {
   readonly address: SessionAddress;
   readonly queue: SessionQueue;
@@ -143,20 +85,18 @@ export class SessionManager {
   /** Title workflows started while the session had no title, carried across continue-as-new. */
   private titleAttempts: number;
   turnCount: number;
-  /** Increases with every `/stop`; an item admitted at a lower value is not run. */
-  stopGeneration: number;
   readonly liveProgress: boolean;
   readonly inlineDelivery: boolean;
   readonly modelLimits: ModelStepLimits | undefined;
   /** True while the session's settings and open inputs are being read back from Postgres. */
   restoring: boolean;
   recentProblems: SessionProblem[] = [];
-  current: CurrentTurn | null = null;
   /** Tool calls waiting for a person's decision (workflows/approvals.ts). */
   readonly approvals: ApprovalDesk;
-  /** The turn suspended while it waited for approval, to carry into the next run (set by {@link runTurn}). */
-  suspended: SuspendedTurn | null = null;
-  private readonly reservedAt = new Map<string, number>();
+  /** Reserve, store, queue; the stop generation (session-admission.ts). */
+  readonly admission: SessionAdmission;
+  /** The running and the suspended turn (session-turns.ts). */
+  readonly turns: TurnLifecycle;
   /** Command updates answered (update id to answer), carried across continue-as-new (bounded). */
   private readonly seenCommands = new Map<string, SeenCommand>();
   /** Settles when {@link restore} has finished (at once for a run started with carried state). */
@@ -165,8 +105,6 @@ export class SessionManager {
   /** Counts answers added to {@link seenCommands}; {@link keptSeen} is its value at the last keep. */
   private seenVersion = 0;
   private keptSeen = -1;
-  /** The last turn's typing-off, running beside the next turn (see SIDE_WORK_PATCH); settled before the run ends. */
-  private typingOff: Promise<void> | null = null;
 
   private readonly ports: SessionPorts;
 
@@ -179,7 +117,8 @@ export class SessionManager {
     this.titleSource = input.titleSource ?? (this.title ? 'auto' : 'default');
     this.titleAttempts = input.titleAttempts ?? 0;
     this.turnCount = input.turnCount ?? 0;
-    this.stopGeneration = input.stopGeneration ?? 0;
+    this.admission = new SessionAdmission(this, ports, input.stopGeneration ?? 0);
+    this.turns = new TurnLifecycle(this, ports);
     this.liveProgress = input.liveProgress ?? false;
     this.inlineDelivery = input.inlineDelivery ?? false;
     this.modelLimits = input.modelLimits;
@@ -193,122 +132,45 @@ export class SessionManager {
       : Promise.resolve();
   }
 
+  /** The running turn, or null. */
+  get current(): CurrentTurn | null {
+    return this.turns.current;
+  }
+
+  /** The turn suspended while it waited for approval, to carry into the next run. */
+  get suspended(): SuspendedTurn | null {
+    return this.turns.suspended;
+  }
+
+  set suspended(s: SuspendedTurn | null) {
+    this.turns.suspended = s;
+  }
+
+  /** Increases with every `/stop`; an item admitted at a lower value is not run. */
+  get stopGeneration(): number {
+    return this.admission.stopGeneration;
+  }
+
   // ---- admission -------------------------------------------------------------------------------------------
 
   /** `submitMessage` validator: shape and capacity (duplicates pass, they answer with the stored message). */
   validateSubmit(msg: InboundMessage): void {
-    const problem = inboundProblem(msg);
-    if (problem) throw this.ports.fail('invalid_message', `invalid message: ${problem}`);
-    if (!this.queue.isSeen(msg.id) && !this.queue.hasRoom()) throw this.queueFull();
+    this.admission.validateSubmit(msg);
   }
 
   /** `submitMessage`: stores and queues a message. @throws the update failures `id_taken`, `input_persistence` */
-  async submit(msg: InboundMessage): Promise<SubmitResult> {
-    if (this.queue.isSeen(msg.id)) {
-      const stored = await this.store(msg, false);
-      return {
-        message: stored.message,
-        queue_position: this.queuePosition(this.queue.positionOf(msg.id)),
-        duplicate: true,
-      };
-    }
-    this.reserve(msg.id);
-    const stored = await this.store(msg, true);
-    return this.admitStored(msg.id, stored, msg.senderId, queueKindOf(msg));
+  submit(msg: InboundMessage): Promise<SubmitResult> {
+    return this.admission.submit(msg);
   }
 
   /** `userMessage` signal in runs that refuse it: logged, nothing stored or queued. */
   refuseSignal(msg: InboundMessage): void {
-    const id = typeof (msg as Partial<InboundMessage> | null)?.id === 'string' ? msg.id : null;
-    this.ports.log.warn('userMessage signal refused: messages arrive by the submitMessage update', {
-      messageId: id,
-    });
+    this.admission.refuseSignal(msg);
   }
 
-  /**
-   * `userMessage` signal in runs started before it was refused (their histories replay): like {@link submit},
-   * but every failure is logged, never thrown.
-   */
-  async receiveSignal(msg: InboundMessage): Promise<void> {
-    try {
-      const problem = inboundProblem(msg);
-      if (problem !== null)
-        return this.ports.log.warn('userMessage signal ignored: invalid payload', { problem });
-      if (this.queue.isSeen(msg.id)) return;
-      if (!this.queue.hasRoom()) return await this.rejectQueueFull(msg);
-      this.reserve(msg.id);
-      this.admitStored(msg.id, await this.store(msg, true), msg.senderId, queueKindOf(msg));
-    } catch (err) {
-      this.record('signal', msg?.id ?? null, err);
-    }
-  }
-
-  private async rejectQueueFull(msg: InboundMessage): Promise<void> {
-    this.queue.markSeen(msg.id);
-    const { noticeId } = await this.ports.handlerWrites.rejectInbound({
-      address: this.address,
-      message: msg,
-      capacity: LIMITS.queueCapacity,
-    });
-    if (noticeId) await this.deliverNotice(noticeId, true);
-  }
-
-  private reserve(id: string): void {
-    this.queue.reserve(id);
-    this.reservedAt.set(id, this.stopGeneration);
-  }
-
-  /** Stores an inbound message; on failure gives its slot back and throws a typed update failure. */
-  private async store(msg: InboundMessage, reserved: boolean) {
-    try {
-      return await this.ports.handlerWrites.acceptInbound({ address: this.address, message: msg });
-    } catch (err) {
-      if (reserved) {
-        this.queue.release(msg.id);
-        this.reservedAt.delete(msg.id);
-      }
-      if (failureTypeIn(err) === 'id_taken')
-        throw this.ports.fail('id_taken', 'this message id is already used by another session');
-      throw this.ports.fail('input_persistence', 'the message could not be stored; nothing was queued');
-    }
-  }
-
-  private admitStored(
-    id: string,
-    stored: Awaited<ReturnType<PersistenceActivities['acceptInbound']>>,
-    senderId: string | undefined,
-    kind: 'user' | 'cron' | 'alert' = 'user',
-  ): SubmitResult {
-    const gen = this.reservedAt.get(id) ?? this.stopGeneration;
-    this.reservedAt.delete(id);
-    const index = this.queue.commit(id, stored.message.status === 'pending_agent', kind, gen, senderId);
-    // A new user message interrupts a running user turn of the same sender (interrupt mode); compaction and
-    // scheduled (cron) turns run to the end, a cron prompt or a background alert never interrupts and waits
-    // behind the running turn, and in a shared channel other people's messages wait in the queue.
-    if (
-      index !== null &&
-      kind === 'user' &&
-      this.mode === 'interrupt' &&
-      this.current?.item.kind === 'user' &&
-      this.current.item.messageId !== id &&
-      interruptsTurnOf(this.current.item.senderId, senderId)
-    ) {
-      this.cancelTurn('interrupt');
-    }
-    return { message: stored.message, queue_position: this.queuePosition(index), duplicate: !stored.created };
-  }
-
-  /** Turns ahead of a queued item: the running one counts unless it is being stopped. */
-  private queuePosition(index: number | null): number {
-    if (index === null) return 0;
-    return index + (this.current && !this.current.stopReason ? 1 : 0);
-  }
-
-  private queueFull(): Error {
-    return this.ports.fail(
-      'queue_full',
-      `queue full: the session already holds ${LIMITS.queueCapacity} messages`,
-    );
+  /** `userMessage` signal in runs started before it was refused: like {@link submit}, failures only logged. */
+  receiveSignal(msg: InboundMessage): Promise<void> {
+    return this.admission.receiveSignal(msg);
   }
 
   // ---- changes to queued messages ----------------------------------------------------------------------------
@@ -379,55 +241,19 @@ export class SessionManager {
    * end `interrupted` instead of running. @returns whether anything was running or waiting
    */
   stop(): { stopped: boolean } {
-    const waiting = this.queue.length + this.reservedAt.size > 0;
-    this.stopGeneration++;
-    const running = this.cancelTurn('stop');
+    const waiting = this.admission.stopAdmitted();
+    const running = this.turns.cancel('stop');
     return { stopped: running || waiting };
-  }
-
-  /**
-   * Cancels the running turn and records the stop in Postgres, so that a model step finishing after it cannot
-   * commit its answer (the stale-commit guard). The record is best effort: a failure is recorded, never thrown.
-   */
-  private cancelTurn(reason: 'stop' | 'interrupt'): boolean {
-    const c = this.current;
-    if (!c) return false;
-    const first = c.stopReason === undefined;
-    c.stopReason ??= reason;
-    c.cancel();
-    // A compaction turn's stop is recorded too: its summary commit is guarded like a model step's.
-    if (first && (c.item.kind !== 'compaction' || this.ports.patched('stop-record-compaction'))) {
-      const turnId = c.item.messageId;
-      void this.ports.handlerWrites
-        .requestStop({ sessionId: this.address.sessionId, turnId })
-        .catch((err) => this.record('stop_record', turnId, err));
-    }
-    return true;
   }
 
   /** `compact` validator. */
   validateCompact(): void {
-    if (!this.queue.hasRoom()) throw this.queueFull();
+    this.admission.validateCompact();
   }
 
   /** `compact`: stores and queues a manual compaction prompt. */
-  async compact(): Promise<{ queued: boolean; message_id: string }> {
-    const id = `compact-${this.ports.uuid()}`;
-    this.reserve(id);
-    try {
-      const { message } = await this.ports.handlerWrites.createCompactionPrompt({
-        address: this.address,
-        id,
-        receivedAt: this.ports.now().toISOString(),
-      });
-      this.queue.commit(message.id, true, 'compaction', this.reservedAt.get(id) ?? this.stopGeneration);
-      this.reservedAt.delete(id);
-      return { queued: true, message_id: message.id };
-    } catch {
-      this.queue.release(id);
-      this.reservedAt.delete(id);
-      throw this.ports.fail('input_persistence', 'the compaction request could not be stored');
-    }
+  compact(): Promise<{ queued: boolean; message_id: string }> {
+    return this.admission.compact();
   }
 
   /** `setTitle` validator. */
@@ -594,116 +420,24 @@ export class SessionManager {
   }
 
   /** Waits for side work still running beside the session (the last typing-off), e.g. before continue-as-new. */
-  async settleSideWork(): Promise<void> {
-    if (this.typingOff) await this.typingOff;
+  settleSideWork(): Promise<void> {
+    return this.turns.settleSideWork();
   }
 
   /** Runs one turn in its own cancellation scope, then ends it (status, notices, typing) whatever happened. */
-  async runTurn(
+  runTurn(
     item: QueueItem,
     opts: { resume?: TurnInput['resume']; shouldSuspend?: () => boolean } = {},
   ): Promise<'processed' | 'skipped' | 'interrupted' | 'error' | 'suspended'> {
-    const shouldSuspend = opts.shouldSuspend ?? (() => false);
-    const turn = this.ports.cancellable(() =>
-      this.ports.runTurn({
-        sessionId: this.address.sessionId,
-        turnId: item.messageId,
-        // A scheduled prompt or a background alert is answered like a user question (docs/message-model.md §5.4).
-        kind: item.kind === 'compaction' ? 'compaction' : 'user',
-        liveProgress: this.liveProgress,
-        inlineDelivery: this.inlineDelivery,
-        ...(this.modelLimits ? { modelLimits: this.modelLimits } : {}),
-        onProgress: (p) => {
-          if (this.current?.item !== item) return;
-          this.current.step = p.step;
-          this.current.activity = p.activity;
-          this.showBusy();
-        },
-        stopRequested: () => this.current?.item === item && this.current.stopReason !== undefined,
-        approvals: {
-          desk: this.approvals,
-          // A turn being stopped is never suspended: the stop ends it.
-          shouldSuspend: () => this.current?.item === item && !this.current.stopReason && shouldSuspend(),
-        },
-        ...(opts.resume ? { resume: opts.resume } : {}),
-        ...(this.typingOff ? { typingSettled: this.typingOff } : {}),
-      }),
-    );
-    this.current = { item, step: 0, activity: 'starting', cancel: () => turn.cancel() };
-    this.showBusy();
-    try {
-      const end = await turn.result;
-      if (end.ended === 'processed' && end.turnCount !== undefined) this.turnCount = end.turnCount;
-      else if (end.ended === 'processed') await this.finish(item, { outcome: 'processed' });
-      return end.ended;
-    } catch (err) {
-      if (err instanceof TurnSuspended) {
-        this.suspended = {
-          item,
-          step: err.step,
-          turnStartedAt: err.turnStartedAt,
-          nudges: err.nudges,
-        };
-        return 'suspended';
-      }
-      const outcome = this.outcomeOf(err);
-      await this.ports.nonCancellable(() => this.finish(item, outcome));
-      return outcome.outcome === 'interrupted' ? 'interrupted' : 'error';
-    } finally {
-      if (this.liveProgress) {
-        const off = this.ports.nonCancellable(() => this.ports.endTyping());
-        // Beside the next turn (whose typing-on waits for it), not before it.
-        if (this.ports.patched(SIDE_WORK_PATCH)) this.typingOff = off.catch(() => undefined);
-        else await off;
-      }
-      this.current = null;
-      this.showIdle();
-    }
+    return this.turns.run(item, opts);
   }
 
-  /**
-   * Resumes the turn the previous run suspended while it waited for approval; a `/stop` that came after the
-   * suspension ends it `interrupted` instead.
-   */
-  async resume(
+  /** Resumes the turn the previous run suspended while it waited for approval (or ends it, after a `/stop`). */
+  resume(
     s: SuspendedTurn,
     shouldSuspend: () => boolean,
   ): Promise<'processed' | 'skipped' | 'interrupted' | 'error' | 'suspended'> {
-    if ((s.item.gen ?? 0) < this.stopGeneration) {
-      for (const p of this.approvals.list())
-        if (p.turnId === s.item.messageId) this.approvals.close(p.callId);
-      await this.ports.nonCancellable(() => this.finish(s.item, { outcome: 'interrupted', reason: 'stop' }));
-      return 'interrupted';
-    }
-    return this.runTurn(s.item, {
-      resume: { step: s.step, turnStartedAt: s.turnStartedAt, nudges: s.nudges },
-      shouldSuspend,
-    });
-  }
-
-  private outcomeOf(err: unknown): TurnOutcome {
-    if (this.ports.isCancellation(err))
-      return { outcome: 'interrupted', reason: this.current?.stopReason ?? 'stop' };
-    return this.ports.failureOutcome(err, this.current?.item.messageId ?? '');
-  }
-
-  /**
-   * Ends a turn in Postgres and delivers what it owes the user: the turn's partial answer (if the model step
-   * stored one), then the notice. A write or delivery that fails for good is recorded; the session goes on.
-   */
-  private async finish(item: QueueItem, result: TurnOutcome): Promise<void> {
-    try {
-      const r = await this.ports.turnWrites.finishTurn({
-        sessionId: this.address.sessionId,
-        turnId: item.messageId,
-        result,
-      });
-      this.turnCount = r.turnCount;
-      for (const id of r.partialIds ?? []) await this.deliverNotice(id, false);
-      if (r.noticeId) await this.deliverNotice(r.noticeId, false);
-    } catch (err) {
-      this.record('finish_turn', item.messageId, err);
-    }
+    return this.turns.resume(s, shouldSuspend);
   }
 
   /** Delivers a notice; a failure (after the bounded retries) is recorded, never thrown. */
@@ -748,7 +482,7 @@ export class SessionManager {
       this.current === null &&
       this.suspended === null &&
       this.queue.length === 0 &&
-      this.reservedAt.size === 0 &&
+      this.admission.storing === 0 &&
       this.approvals.list().length === 0
     );
   }
@@ -813,6 +547,7 @@ export class SessionManager {
     }
   }
 
+  /** Shows the idle session's title, turns, mode and last problem (nothing while a turn runs). */
   showIdle(): void {
     if (this.current) return;
     const problem = this.recentProblems.at(-1);
@@ -825,7 +560,8 @@ export class SessionManager {
     );
   }
 
-  private showBusy(): void {
+  /** Shows the running turn's step and activity, and the queue's length. */
+  showBusy(): void {
     const c = this.current;
     if (!c) return;
     this.ports.show(
@@ -833,24 +569,4 @@ export class SessionManager {
       `turn ${c.item.messageId} · step ${c.step}: ${c.activity} · queue ${this.queue.length}`,
     );
   }
-}
-
-/**
- * The queue kind of an inbound message: a scheduled prompt (`cron`) and a background alert (`alert`) keep their
- * place and never interrupt.
- */
-function queueKindOf(msg: InboundMessage): 'user' | 'cron' | 'alert' {
-  if (msg.kind === 'cron') return 'cron';
-  return msg.kind === 'background_alert' ? 'alert' : 'user';
-}
-
-/** The ApplicationFailure type in an activity failure's cause chain, if any. */
-function failureTypeIn(err: unknown): string | null {
-  let cur: unknown = err;
-  for (let depth = 0; cur && depth < 4; depth++) {
-    const type = (cur as { type?: unknown }).type;
-    if (typeof type === 'string') return type;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return null;
 }

@@ -25,7 +25,8 @@ import {
   withdrawQueuedMessageUpdate,
   type SessionWorkflowInput,
 } from './definitions.ts';
-import { SessionManager, type SessionPorts } from './session-state.ts';
+import { SessionManager } from './session-state.ts';
+import type { SessionPorts } from './session-ports.ts';
 import { inlineNotices, notices, progress, handlerWrites, turnWrites } from './activity-options.ts';
 import { SIDE_WORK_PATCH, runTurn } from './turn.ts';
 import { describeFailureChain, toTurnFailure } from './turn-failure.ts';

@@ -4,7 +4,7 @@
  * (workflows/session-state.ts).
  */
 import * as wf from '@temporalio/workflow';
-import type { StepOutcome } from '../activities/contracts.ts';
+import type { StepOutcome } from './activity-contracts.ts';
 import {
   inlineReplyDelivery,
   modelCalls,

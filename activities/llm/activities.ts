@@ -6,7 +6,7 @@
  * own module: step.ts (a model step), prepare.ts (the input and automatic compaction), compaction.ts,
  * title.ts, and model-call.ts (one streamed call).
  */
-import type { ModelActivities } from '../contracts.ts';
+import type { ModelActivities } from '../../workflows/activity-contracts.ts';
 import { compactSession } from './compaction.ts';
 import type { ModelDeps } from './model-deps.ts';
 import { runModelStep } from './step.ts';

@@ -5,7 +5,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ModelActivities, StepOutcome } from '../contracts.ts';
+import type { ModelActivities, StepOutcome } from '../../workflows/activity-contracts.ts';
 import { emptyReplyNudge, finalReply, thought, toolCall, type NewMessage } from '../../domain/factories.ts';
 import { failureType } from '../../domain/failures.ts';
 import { MODEL_COMMIT_RETRY_MS } from '../../domain/model-limits.ts';

@@ -1,6 +1,6 @@
 /** Title generation for a session (docs/message-flow.md §12), see ModelActivities.generateTitle. */
 import { Context } from '@temporalio/activity';
-import type { ModelActivities } from '../contracts.ts';
+import type { ModelActivities } from '../../workflows/activity-contracts.ts';
 import { TITLE_SYSTEM_PROMPT, cleanTitle } from '../../domain/prompts.ts';
 import { listSessionMessages } from '../../db/messages.ts';
 import { getSession, setAutoTitle } from '../../db/sessions.ts';

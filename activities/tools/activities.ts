@@ -12,7 +12,7 @@
  * Idempotent per tool call (one result per call, enforced by a unique index); cancellable (the activity's
  * cancellation signal kills the command's process group); heartbeats while the tool runs.
  */
-import type { ToolActivities } from '../contracts.ts';
+import type { ToolActivities } from '../../workflows/activity-contracts.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { BackgroundJobs } from '../../infra/jobs.ts';
 import type { Logger } from '../../infra/logger.ts';

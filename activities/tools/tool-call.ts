@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { ToolActivities } from '../contracts.ts';
+import type { ToolActivities } from '../../workflows/activity-contracts.ts';
 import { toolResult } from '../../domain/factories.ts';
 import { failureType } from '../../domain/failures.ts';
 import { TOOL_HEARTBEAT_INTERVAL_MS } from '../../domain/tool-limits.ts';

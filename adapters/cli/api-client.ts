@@ -3,8 +3,10 @@
  * checked with zod (the API is a trust boundary), and one error type whose kind says what the user should hear —
  * the API is not reachable, it answered with a problem (application/problem+json), or it answered nonsense.
  */
+import { PLAN_STATUSES } from '../../domain/plan-view.ts';
 import { z } from 'zod';
 import type { Message } from '../../domain/message.ts';
+import { JOB_STATES } from '../../domain/jobs.ts';
 import type { ScheduleView } from '../../domain/schedules.ts';
 import { MESSAGE_TYPES, ROLES, STATUSES } from '../../domain/message.ts';
 
@@ -122,6 +124,19 @@ const scheduleRunSchema = z.object({
   delivered: z.boolean(),
   detail: z.string().nullable(),
 });
+const jobSchema = z.looseObject({
+  id: z.string(),
+  command: z.string(),
+  state: z.enum(JOB_STATES),
+  exit_code: z.number().nullable(),
+  summary: z.string().nullable(),
+});
+const jobsSchema = z.object({ jobs: z.array(jobSchema) });
+const killedJobSchema = z.object({ job: jobSchema });
+
+/** A background job as the terminal shows it (shapes: api/openapi.ts `Job`). */
+export type JobSummary = z.output<typeof jobSchema>;
+
 const schedulesSchema = z.object({
   schedules: z.array(
     z.object({
@@ -184,6 +199,13 @@ export const turnUpdatedSchema = z.object({
   status: z.enum(['started', 'thinking', 'running_tools', 'finished']),
   text: z.string(),
   tools: z.array(toolProgressSchema),
+  /** The active plan as the turn last set it (older servers send none). */
+  plan: z
+    .object({
+      steps: z.array(z.object({ title: z.string(), status: z.enum(PLAN_STATUSES) })),
+      revision: z.number(),
+    })
+    .optional(),
   outcome: z.enum(['processed', 'interrupted', 'error']).optional(),
 });
 export type TurnUpdated = z.output<typeof turnUpdatedSchema>;
@@ -379,6 +401,23 @@ export class KesokuApi {
   /** `GET /v1/sessions/{id}/schedules`: the session's scheduled prompts (shapes: api/openapi.ts `Schedule`). */
   schedules(sessionId: string): Promise<{ schedules: ScheduleView[] }> {
     return this.call('GET', `${this.sessionPath(sessionId)}/schedules`, schedulesSchema);
+  }
+
+  /** `GET /v1/sessions/{id}/jobs`: the session's background jobs, newest first. */
+  jobs(sessionId: string): Promise<{ jobs: JobSummary[] }> {
+    return this.call('GET', `${this.sessionPath(sessionId)}/jobs`, jobsSchema);
+  }
+
+  /**
+   * `DELETE /v1/sessions/{id}/jobs/{jobId}`: kills a running job; answers once it ended `killed`.
+   * @throws ApiError 404 (no such job in the session), 409 (it has ended already)
+   */
+  killJob(sessionId: string, jobId: string): Promise<{ job: JobSummary }> {
+    return this.call(
+      'DELETE',
+      `${this.sessionPath(sessionId)}/jobs/${encodeURIComponent(jobId)}`,
+      killedJobSchema,
+    );
   }
 
   /** `POST /v1/sessions/{id}/compact`: the id of the queued compaction prompt. */

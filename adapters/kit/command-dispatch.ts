@@ -22,7 +22,7 @@ import { ConversationLimitError } from './conversations.ts';
 import { describeSchedule, type ScheduleView } from '../../domain/schedules.ts';
 import type { SessionState } from '../../workflows/definitions.ts';
 import type { KnowledgeCommands } from './knowledge-commands.ts';
-import type { TypedDecision } from './typed-approvals.ts';
+import type { PendingApprovalRow } from '../../db/approvals.ts';
 
 /** Commands that act on the session, each with an entry in {@link SESSION_COMMAND_HANDLERS}. */
 export type SessionCommand = Exclude<ParsedCommand, { name: 'usage' | 'local' | 'unknown' }>;
@@ -33,6 +33,19 @@ export type SessionCommand = Exclude<ParsedCommand, { name: 'usage' | 'local' | 
  */
 export type ChatCommand =
   SessionCommand | { name: 'usage'; text: string } | { name: 'local'; command: string };
+
+/** What a typed answer to an approval did (`/approve`, `/deny`, `/always`: kit/typed-approvals.ts). */
+export type TypedDecision =
+  /** Decided `call` (its tool name and subject as listed) with `decision`. */
+  | {
+      kind: 'decided';
+      decision: ApprovalDecision;
+      call: Pick<PendingApprovalRow, 'call_id' | 'tool_name' | 'subject'>;
+    }
+  /** Nothing of the session waits for a decision (or everything waiting was decided a moment ago). */
+  | { kind: 'nothing_pending' }
+  /** Something waits, but the one who typed may not decide it. */
+  | { kind: 'refused' };
 
 /**
  * The commands' access to the session: a subset of {@link SessionClient}, plus `setLocale`, a row update (the

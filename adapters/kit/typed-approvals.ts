@@ -18,20 +18,9 @@ import { listPendingApprovals, type PendingApprovalRow } from '../../db/approval
 import type { Queryable } from '../../db/pool.ts';
 import { alwaysPatternFor, describeCall, type ApprovalDecision } from '../../domain/tool-approval.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
-import type { CommandRun, LocalCommandHandler } from './command-dispatch.ts';
+import type { CommandRun, LocalCommandHandler, TypedDecision } from './command-dispatch.ts';
 
-/** What a typed answer did. */
-export type TypedDecision =
-  /** Decided `call` (its tool name and subject as listed) with `decision`. */
-  | {
-      kind: 'decided';
-      decision: ApprovalDecision;
-      call: Pick<PendingApprovalRow, 'call_id' | 'tool_name' | 'subject'>;
-    }
-  /** Nothing of the session waits for a decision (or everything waiting was decided a moment ago). */
-  | { kind: 'nothing_pending' }
-  /** Something waits, but the one who typed may not decide it. */
-  | { kind: 'refused' };
+export type { TypedDecision };
 
 /** What {@link decideOldestPending} needs. */
 export interface DecideOldestDeps {

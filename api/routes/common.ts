@@ -7,6 +7,7 @@ import type { SessionRow, SessionView } from '../../db/sessions.ts';
 import type { SessionClient } from '../../infra/session-client.ts';
 import { ID_PATTERN } from '../../domain/inbound.ts';
 import { HttpProblem } from '../problems.ts';
+import type { SessionSummary } from '../schemas.ts';
 
 /** Rejects a `:sessionId` that does not match ID_PATTERN with 400 before any handler runs. */
 export function checkSessionIdParam(router: Router): void {
@@ -23,21 +24,13 @@ export function checkSessionIdParam(router: Router): void {
   });
 }
 
-/** The `Session` response shape (docs/architecture.md "REST API v1"); `channel_context` stays internal. */
-export interface SessionResponse {
-  id: string;
-  chatbot_id: string;
-  channel_id: string;
-  title: string | null;
-  title_source: SessionRow['title_source'];
+/**
+ * The `Session` response shape (docs/architecture.md "REST API v1"): the summary (api/schemas.ts
+ * `sessionSummarySchema`) and the live figures; `channel_context` stays internal.
+ */
+export interface SessionResponse extends SessionSummary {
   status: SessionView['status'];
   queue_length: number;
-  revision: number;
-  mode: SessionRow['mode'];
-  locale: string;
-  turn_count: number;
-  created_at: string;
-  updated_at: string;
   /** Only in a `Session`: its own IANA zone, or null. */
   timezone?: string | null;
 }
@@ -53,7 +46,7 @@ export function presentSession(v: SessionView): SessionResponse {
 }
 
 /** A `SessionSummary` (the list's items): the session without the live figures. */
-export function presentSessionSummary(r: SessionRow): Omit<SessionResponse, 'status' | 'queue_length'> {
+export function presentSessionSummary(r: SessionRow): SessionSummary {
   return {
     id: r.id,
     chatbot_id: r.chatbot_id,

@@ -16,7 +16,7 @@ import { instanceOf } from '../../infra/instance-lock.ts';
 import { leftoverPostgres } from '../../infra/postgres-server.ts';
 import { leftoverDevServer, resolveTemporalBinary, waitForTemporal } from '../../infra/temporal-server.ts';
 import { resolveTemporalSettings } from '../../infra/temporal-envconfig.ts';
-import { sandboxSettingsFrom } from '../../workers/services.ts';
+import { sandboxSettingsFrom } from '../../activities/tools/sandbox-settings.ts';
 import { checkModel, portInUse } from './common.ts';
 
 export const DOCTOR_HELP = `usage: npx kesoku doctor [--no-model]

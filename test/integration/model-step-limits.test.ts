@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { StepOutcome } from '../../activities/contracts.ts';
+import type { StepOutcome } from '../../workflows/activity-contracts.ts';
 import { createModelActivities } from '../../activities/llm/activities.ts';
 import { commit, getMessage } from '../../db/messages.ts';
 import { createPool, type Pool } from '../../db/pool.ts';

@@ -20,7 +20,7 @@ import type {
   PersistenceActivities,
   StepOutcome,
   ToolActivities,
-} from '../../activities/contracts.ts';
+} from '../../workflows/activity-contracts.ts';
 import {
   compactUpdate,
   sessionWorkflowId,

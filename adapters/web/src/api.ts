@@ -9,6 +9,7 @@
  */
 import type { Attachment, Message } from '../../../domain/message.ts';
 import type { JobState } from '../../../domain/jobs.ts';
+import type { PlanView } from '../../../domain/plan-view.ts';
 import type { ScheduleRunView, ScheduleTimingInput, ScheduleView } from '../../../domain/schedules.ts';
 
 /** `unreachable`: no HTTP answer; `problem`: an error answer; `protocol`: an answer the page cannot use. */
@@ -85,6 +86,8 @@ export interface SessionInfo extends SessionSummary {
   pending_approvals: PendingApproval[];
   /** The session's own IANA zone, the default of its new schedules; null: the server's default applies. */
   timezone?: string | null;
+  /** The active plan (adapters/web/src/plan.tsx); null: none. */
+  plan?: PlanView | null;
 }
 
 /** A history read (OpenAPI `History`). */

@@ -21,6 +21,7 @@ import { JobsPanel, useJobs } from './jobs.tsx';
 import { LiveTurnView } from './live.tsx';
 import { MessageView } from './message.tsx';
 import { WEB_SENDER, type OutboxItem } from './outbox.ts';
+import { PlanPanel, activePlan, useLivePlan } from './plan.tsx';
 import { SchedulesPanel, useSchedules } from './schedules.tsx';
 import type { PageConfig } from './storage.tsx';
 import { Transcript, type PendingDecision } from './transcript.ts';
@@ -79,6 +80,7 @@ export function ChatView(props: ChatViewProps) {
   const stick = useRef(true);
   const [schedulesOpen, setSchedulesOpen] = useState(false);
   const [jobsOpen, setJobsOpen] = useState(false);
+  const [livePlan, seePlan] = useLivePlan(sessionId);
 
   // Load the newest messages, then follow the event stream from the revision they are at.
   useEffect(() => {
@@ -151,6 +153,7 @@ export function ChatView(props: ChatViewProps) {
             soonRefreshInfo();
           },
           onUpdated(u) {
+            seePlan(u);
             t.update(u);
             changed();
           },
@@ -278,6 +281,7 @@ export function ChatView(props: ChatViewProps) {
         onJobs={() => setJobsOpen(!jobsOpen)}
       />
       <ConnectionBanner stream={stream} />
+      <PlanPanel plan={activePlan(info?.plan, livePlan)} />
       <div class={`chat-body${schedulesOpen || jobsOpen ? ' with-panel' : ''}`}>
         <div
           class="transcript"

@@ -1,23 +1,8 @@
-// What `npm start` prints after the first Ctrl-C while the worker still runs tool commands or model calls, and
-// how the Temporal SDK's log entries are written: an activity refused because the user stopped the turn is an
+// How the Temporal SDK's log entries are written: an activity refused because the user stopped the turn is an
 // expected outcome (info, no stack); other failures keep their level and stack.
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { drainNotice, sdkLogLine } from './services.ts';
-
-describe('drainNotice', () => {
-  it('says what the stop waits for, how long at most, and how to exit at once', () => {
-    expect(drainNotice(1, 300)).toBe(
-      'waiting for 1 running tool command or model call to finish (up to 300 s); press Ctrl-C again to exit now',
-    );
-    expect(drainNotice(3, 20)).toContain('3 running tool commands or model calls');
-    expect(drainNotice(3, 20)).toContain('(up to 20 s)');
-  });
-
-  it('says nothing when nothing runs', () => {
-    expect(drainNotice(0, 300)).toBeNull();
-  });
-});
+import { sdkLogLine } from './temporal-logging.ts';
 
 describe('sdkLogLine', () => {
   it('writes a stale turn (a stop was requested) at info with type and message, without the error', () => {

@@ -1,6 +1,7 @@
 /**
- * The activity contracts the workflows call: names, inputs and (small) results. Workflow code imports this file
- * with `import type` only; each activity factory (`createXActivities(deps)`) implements one interface here.
+ * The activity contracts the workflows call: names, inputs and (small) results. The workflows own them (the caller
+ * owns the port); each activity factory in activities/ (`createXActivities(deps)`) implements one interface here.
+ * Workflow code imports this file with `import type` only.
  *
  * Results carry ids, never transcripts: the conversation itself lives in Postgres (docs/architecture.md "Session = one
  * long-running workflow").
@@ -9,7 +10,7 @@ import type { Message } from '../domain/message.ts';
 import type { TurnFailureKind } from '../domain/failures.ts';
 import type { InboundMessage } from '../domain/inbound.ts';
 import type { SessionMode, TitleSource } from '../domain/session-settings.ts';
-import type { QueueItem, SeenCommand, SessionAddress } from '../workflows/definitions.ts';
+import type { QueueItem, SeenCommand, SessionAddress } from './definitions.ts';
 
 /** How a turn ended, for {@link PersistenceActivities.finishTurn}. */
 export type TurnOutcome =
