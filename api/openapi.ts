@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ID_PATTERN, LIMITS } from '../domain/inbound.ts';
 import { SCHEDULE_LIMITS } from '../domain/schedules.ts';
 import { PROBLEM_CONTENT_TYPE } from './problems.ts';
-import * as s from './schemas.ts';
+import * as s from './responses.ts';
 import {
   API_LIMITS,
   DELIVERIES_MAX_IDS,
@@ -35,7 +35,7 @@ function fromZod(schema: z.ZodType): Json {
 }
 
 /**
- * The response bodies (api/schemas.ts) by component name, in the document's order. Inside another response
+ * The response bodies (api/responses.ts) by component name, in the document's order. Inside another response
  * schema, each of them is a `$ref` to its component.
  */
 const RESPONSE_COMPONENTS = {
@@ -101,11 +101,8 @@ const VALIDATION_KEYWORDS = new Set([
 ]);
 
 /**
- * The document's spelling of what zod writes otherwise (applied to every subschema after zod's own output):
- * - a nullable `anyOf: [X, {type: 'null'}]` is `{type: [T, 'null']}` (with `null` in its `enum`) when X only
- *   constrains the value, else `oneOf` (X keeps its annotations, `$ref`, `format`, `description`);
- * - an object with no declared properties says nothing of them (no `properties: {}`), and keys of any
- *   string say nothing of their names (no `propertyNames: {type: 'string'}`).
+ * A nullable `anyOf: [X, {type: 'null'}]` as the document spells it: `{type: [T, 'null']}` (with `null` in its
+ * `enum`) when X only constrains the value, else `oneOf` (X keeps its `$ref`, `format` or `description`).
  */
 function spellNullable(js: Json): void {
   const options = js.anyOf;
@@ -119,6 +116,11 @@ function spellNullable(js: Json): void {
   } else js.oneOf = [branch, none];
 }
 
+/**
+ * The document's spelling of what zod writes otherwise, applied to every subschema of zod's output: nullables
+ * ({@link spellNullable}); an object with no declared properties has no `properties: {}`, and a record no
+ * `propertyNames: {type: 'string'}` (JSON keys are strings).
+ */
 function spell(value: unknown): void {
   if (Array.isArray(value)) return value.forEach(spell);
   if (value === null || typeof value !== 'object') return;
@@ -131,7 +133,7 @@ function spell(value: unknown): void {
 }
 
 /**
- * A response body's zod schema (api/schemas.ts) as a JSON Schema 2020-12 object, without its `$schema` marker:
+ * A response body's zod schema (api/responses.ts) as a JSON Schema 2020-12 object, without its `$schema` marker:
  * the output shape; a component of {@link RESPONSE_COMPONENTS} used inside it becomes a `$ref`. Rendering
  * rules for what zod spells otherwise: integers carry no safe-integer bounds (they say nothing a client needs);
  * a literal is a bare `const` (unless its metadata names a `type`); a loose object's extra keys are
