@@ -160,4 +160,26 @@ describe('LiveTurns', () => {
     turns.sweep(5 + 101);
     expect(turns.size).toBe(0);
   });
+
+  it('shows the plan the turn set, keeps it into the next step, and ignores an older plan arriving late', () => {
+    const turns = new LiveTurns();
+    const plan = (revision: number, status: 'pending' | 'done'): TurnEvent => ({
+      s: S,
+      t: T,
+      type: 'plan_updated',
+      plan: { steps: [{ title: 'read the logs', status }], revision },
+    });
+    turns.apply({ s: S, t: T, type: 'status', status: 'running_tools', step: 0 }, 1);
+    expect(turns.apply(plan(1, 'pending'), 2)?.plan).toEqual({
+      steps: [{ title: 'read the logs', status: 'pending' }],
+      revision: 1,
+    });
+    turns.apply(plan(2, 'done'), 3);
+    expect(turns.apply(plan(1, 'pending'), 4)).toBeNull();
+    turns.apply(delta('next step', 0, '1', 1), 5);
+    expect(turns.get(S)).toMatchObject({ step: 1, text: 'next step', plan: { revision: 2 } });
+    // Another turn starts without it (its prompt has the plan; its own updates come as events).
+    turns.apply({ s: S, t: 'turn-2', type: 'status', status: 'thinking', step: 0 }, 6);
+    expect(turns.get(S)?.plan).toBeUndefined();
+  });
 });

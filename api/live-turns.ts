@@ -19,7 +19,7 @@
  *
  * Pure bookkeeping: no I/O, no timers (the hub calls {@link LiveTurns.sweep}).
  */
-import type { TurnEvent } from '../db/notify.ts';
+import type { LivePlan, TurnEvent } from '../db/notify.ts';
 
 /** `turn.updated` status: the TurnEvent statuses of db/notify.ts. */
 export type TurnUpdateStatus = 'started' | 'thinking' | 'running_tools' | 'finished';
@@ -55,6 +55,8 @@ export interface LiveTurnSnapshot {
   text: string;
   text_offset?: number;
   tools: ToolProgress[];
+  /** The session's active plan as this turn last set it (`update_plan`), kept from step to step of the turn. */
+  plan?: LivePlan;
   outcome?: 'processed' | 'interrupted' | 'error';
 }
 
@@ -110,7 +112,16 @@ export class LiveTurns {
     let snap = entry.snapshot;
     const step = 'step' in ev && typeof ev.step === 'number' ? ev.step : (snap?.step ?? 0);
     if (!snap || snap.turn_id !== ev.t || step > snap.step) {
-      snap = { session_id: ev.s, turn_id: ev.t, step, status: 'thinking', text: '', tools: [] };
+      const plan = snap?.turn_id === ev.t ? snap.plan : undefined;
+      snap = {
+        session_id: ev.s,
+        turn_id: ev.t,
+        step,
+        status: 'thinking',
+        text: '',
+        tools: [],
+        ...(plan ? { plan } : {}),
+      };
       entry.stream = undefined;
     } else if (step < snap.step) {
       return null; // a late event of an earlier step
@@ -166,6 +177,12 @@ export class LiveTurns {
         };
         break;
       }
+      case 'plan_updated':
+        // Plan events of one turn may arrive out of order (NOTIFYs from parallel tool calls): the newest wins.
+        if (!Array.isArray(ev.plan?.steps) || (snap.plan && snap.plan.revision > ev.plan.revision))
+          return null;
+        snap = { ...snap, plan: ev.plan };
+        break;
       default:
         return null;
     }

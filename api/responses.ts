@@ -10,6 +10,7 @@ import { JOB_STATES } from '../domain/jobs.ts';
 import { SCHEDULE_ID_PATTERN, SCHEDULE_KINDS } from '../domain/schedules.ts';
 import { SESSION_MODES } from '../domain/session-settings.ts';
 import { APPROVAL_DECISIONS, APPROVAL_POLICIES } from '../domain/tool-approval.ts';
+import { PLAN_STATUSES } from '../domain/plan-view.ts';
 
 /** A time as the API writes it: ISO 8601 (`Date#toISOString`). */
 const isoTime = z.string().meta({ format: 'date-time' });
@@ -224,13 +225,10 @@ export const historySchema = z.strictObject({
     ),
 });
 
+export const planStepSchema = z.strictObject({ title: z.string(), status: z.enum(PLAN_STATUSES) });
+
 export const sessionPlanSchema = z.strictObject({
-  steps: z.array(
-    z.strictObject({
-      title: z.string(),
-      status: z.enum(['pending', 'in_progress', 'done']),
-    }),
-  ),
+  steps: z.array(planStepSchema),
   revision: z.int().min(1).describe('Counts the plan’s updates.'),
   updated_at: isoTime,
 });
@@ -298,6 +296,12 @@ export const personLinkSchema = z.strictObject({
 export const meSchema = z.strictObject({
   principal: z.string(),
   admin: z.boolean(),
+  timezone: z
+    .string()
+    .nullable()
+    .describe(
+      'The caller’s IANA time zone: the zone of a new schedule in one of its sessions that names none when the session has none.',
+    ),
   person: z.string().describe('The key the caller’s memory is kept under (`principal:<name>`).'),
   links: z.array(personLinkSchema).describe('Chat users linked to the caller.'),
 });
@@ -505,6 +509,15 @@ export const turnUpdatedEventSchema = z
     text: z.string(),
     text_offset: z.int().min(1).optional(),
     tools: z.array(toolProgressSchema),
+    plan: z
+      .strictObject({
+        steps: z.array(planStepSchema),
+        revision: z.int().min(1).describe('Counts the plan’s updates.'),
+      })
+      .optional()
+      .describe(
+        'Present once the turn called `update_plan`: the session’s active plan as that call left it (kept from step to step of the turn; `GET /v1/sessions/{sessionId}` has it between turns). Titles may be cut to 40 characters when the whole plan is too long for one event.',
+      ),
     outcome: z.enum(['processed', 'interrupted', 'error']).optional(),
     notices: z.array(z.string()).optional(),
   })

@@ -382,5 +382,13 @@ export const linkRequestSchema = z.strictObject({
   code: z.string().describe('The code `/link` answered in the chat.'),
 });
 
+/** Body of `PATCH /v1/me` as the document states it (api/routes/people.ts checks it). */
+export const mePatchSchema = z.strictObject({
+  timezone: z
+    .string()
+    .nullable()
+    .describe('An IANA zone (stored canonical: `asia/tokyo` → `Asia/Tokyo`), or null to clear it.'),
+});
+
 // The response bodies live in api/responses.ts (no server imports, so the terminal client can parse with them).
 export * from './responses.ts';

@@ -6,6 +6,7 @@
  */
 import type { NewMessage } from '../domain/factories.ts';
 import type { Message, MessageMetadata, Status } from '../domain/message.ts';
+import { findCompaction } from '../domain/clean-history.ts';
 import { sortHistory } from '../domain/history.ts';
 import {
   ALLOWED_TRANSITIONS,
@@ -43,6 +44,14 @@ export interface CommitInput {
    * ordered: whichever commits first wins.
    */
   guardTurn?: string;
+  /**
+   * The commit stores a compaction built from the history whose latest compaction summary had this `seq` (0: none
+   * yet; {@link compactionBaseOf}): it is refused with a {@link CompactionBaseMovedError}, and nothing is written,
+   * when another compaction was committed since (docs/message-flow.md §7.1: a compression update is committed only
+   * against the state it was built from). Checked under the session row's lock, so of two compactions built from
+   * the same history exactly one commits.
+   */
+  compactionBase?: number;
   insert?: NewMessage[];
   transitions?: StatusChange[];
   step?: StepRecord;
@@ -142,6 +151,41 @@ export class StaleTurnError extends Error {
   }
 }
 
+/** A compaction built from a history another compaction has changed since (see {@link CommitInput.compactionBase}). */
+export class CompactionBaseMovedError extends Error {
+  readonly kind = 'compaction_base_moved' as const;
+  /** `seq` of the latest summary the compaction was built after (0: none). */
+  readonly expected: number;
+  /** `seq` of the latest summary now stored (0: none). */
+  readonly actual: number;
+  constructor(sessionId: string, expected: number, actual: number) {
+    super(`session ${sessionId} was compacted meanwhile (latest summary ${actual}, built after ${expected})`);
+    this.name = 'CompactionBaseMovedError';
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/**
+ * The version a compaction is built against: the `seq` of the latest live compaction summary among `history`
+ * (0 when there is none). The same summary bounds what {@link loadModelHistory} reads.
+ */
+export function compactionBaseOf(history: readonly Message[]): number {
+  return findCompaction(history)?.summary.seq ?? 0;
+}
+
+/** Rows that are compaction summaries still in force (a stale one was never delivered and bounds nothing). */
+const LIVE_SUMMARY = `metadata ? 'compacted_through_seq' AND NOT (metadata @> '{"stale": true}')`;
+
+/** `seq` of the latest live compaction summary of `sessionId`, 0 when there is none. */
+async function storedCompactionBase(q: Queryable, sessionId: string): Promise<number> {
+  const r = await q.query<{ seq: string }>(
+    `SELECT seq FROM messages WHERE session_id = $1 AND ${LIVE_SUMMARY} ORDER BY seq DESC LIMIT 1`,
+    [sessionId],
+  );
+  return Number(r.rows[0]?.seq ?? 0);
+}
+
 /**
  * Records that `/stop` or an interrupt asked the running turn of trigger `turnId` to end: from now on a commit
  * guarded by this turn is refused. @returns false when the trigger was not `processing`
@@ -174,6 +218,13 @@ async function commitIn(client: PoolClient, sessionId: string, input: CommitInpu
   );
   const revision = rev.rows[0]?.revision;
   if (revision === undefined) throw new Error(`unknown session ${sessionId}`);
+  // After the UPDATE above: the session row is locked, so a concurrent compaction's commit is either visible
+  // here or waits for this one.
+  if (input.compactionBase !== undefined) {
+    const actual = await storedCompactionBase(client, sessionId);
+    if (actual !== input.compactionBase)
+      throw new CompactionBaseMovedError(sessionId, input.compactionBase, actual);
+  }
 
   const inserted: Message[] = [];
   const unchanged: Message[] = [];
@@ -374,8 +425,7 @@ export async function turnTokenTotals(
 export async function loadModelHistory(q: Queryable, sessionId: string): Promise<Message[]> {
   const c = await q.query<{ turn_id: string; through: number }>(
     `SELECT turn_id, (metadata->>'compacted_through_seq')::bigint AS through FROM messages
-      WHERE session_id = $1 AND metadata ? 'compacted_through_seq' AND NOT (metadata @> '{"stale": true}')
-      ORDER BY seq DESC LIMIT 1`,
+      WHERE session_id = $1 AND ${LIVE_SUMMARY} ORDER BY seq DESC LIMIT 1`,
     [sessionId],
   );
   const latest = c.rows[0];

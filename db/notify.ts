@@ -4,6 +4,7 @@
  * the live tail of a running command's output).
  */
 import pg from 'pg';
+import type { PlanView } from '../domain/plan-view.ts';
 import type { Pool } from './pool.ts';
 
 /** Sent in the same transaction as every committed history change. Payload `{s, r}`. */
@@ -63,6 +64,13 @@ export type TurnEvent =
   | {
       s: string;
       t: string;
+      type: 'plan_updated';
+      /** The session's active plan after the turn's `update_plan` (db/plans.ts), titles clipped to fit. */
+      plan: LivePlan;
+    }
+  | {
+      s: string;
+      t: string;
       type: 'approval_requested';
       step: number;
       /** The tool_call message's id. */
@@ -71,6 +79,9 @@ export type TurnEvent =
       subject: string;
       expires_at: string;
     };
+
+/** The active plan as a turn event carries it: its steps and `revision` (db/plans.ts `SessionPlan`). */
+export type LivePlan = PlanView;
 
 /** NOTIFY's payload limit is 8000 bytes; deltas are cut below this. */
 export const MAX_EVENT_TEXT = 3000;

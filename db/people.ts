@@ -146,3 +146,21 @@ export async function personOfChatUser(
   const person = chatUserPerson(chatbotId, userId);
   return { person, persons: [person], principal: null };
 }
+
+/** The IANA time zone `principal` set (`PATCH /v1/me`), or null when none. */
+export async function principalZone(q: Queryable, principal: string): Promise<string | null> {
+  const r = await q.query<{ timezone: string | null }>(
+    'SELECT timezone FROM principal_settings WHERE principal = $1',
+    [principal],
+  );
+  return r.rows[0]?.timezone ?? null;
+}
+
+/** Sets (a canonical IANA zone) or clears (null) `principal`'s time zone. */
+export async function setPrincipalZone(q: Queryable, principal: string, zone: string | null): Promise<void> {
+  await q.query(
+    `INSERT INTO principal_settings (principal, timezone) VALUES ($1, $2)
+     ON CONFLICT (principal) DO UPDATE SET timezone = EXCLUDED.timezone, updated_at = now()`,
+    [principal, zone],
+  );
+}

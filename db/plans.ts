@@ -3,11 +3,12 @@
  * of steps, replaced at each update, with a revision that counts the updates. Kept in Postgres, so it survives
  * continue-as-new and worker restarts, and shown by `GET /v1/sessions/{sessionId}`.
  */
+import { PLAN_STATUSES, type PlanStepStatus } from '../domain/plan-view.ts';
 import type { Queryable } from './pool.ts';
 
 /** Status of one plan step. */
-export const PLAN_STATUSES = ['pending', 'in_progress', 'done'] as const;
-export type PlanStatus = (typeof PLAN_STATUSES)[number];
+export { PLAN_STATUSES };
+export type PlanStatus = PlanStepStatus;
 
 /** One step of a plan. */
 export interface PlanStep {

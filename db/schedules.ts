@@ -226,10 +226,22 @@ export async function previousFiredAt(
   return r.rows[0]?.fired_at ?? null;
 }
 
-/** The session's own zone (PATCH /v1/sessions `timezone`), or null. */
-export async function sessionZone(q: Queryable, sessionId: string): Promise<string | null> {
-  const r = await q.query<{ timezone: string | null }>('SELECT timezone FROM sessions WHERE id = $1', [
-    sessionId,
-  ]);
-  return r.rows[0]?.timezone ?? null;
+/**
+ * The zones a new schedule of the session falls back to, in order: the session's own (`sessions.timezone`) and
+ * that of the principal that owns it (`principal_settings.timezone` through `session_owners`; chat sessions have
+ * no owner). Each null when unset; both null for an unknown session.
+ */
+export async function sessionZones(
+  q: Queryable,
+  sessionId: string,
+): Promise<{ session: string | null; principal: string | null }> {
+  const r = await q.query<{ session: string | null; principal: string | null }>(
+    `SELECT s.timezone AS session, p.timezone AS principal
+       FROM sessions s
+       LEFT JOIN session_owners o ON o.session_id = s.id
+       LEFT JOIN principal_settings p ON p.principal = o.principal
+      WHERE s.id = $1`,
+    [sessionId],
+  );
+  return { session: r.rows[0]?.session ?? null, principal: r.rows[0]?.principal ?? null };
 }

@@ -17,6 +17,31 @@ export const chatUserPerson = (chatbotId: string, userId: string): PersonKey => 
 /** The key of a session that has no known person. */
 export const sessionPerson = (sessionId: string): PersonKey => `session:${sessionId}`;
 
+/**
+ * A shared memory scope as configured (KESOKU_MEMORY_SHARED_SCOPES, docs/memory.md "Shared scope"):
+ * `session:<session id>`, or `channel:<chatbot id>:<channel id>` for every session of one channel.
+ */
+export type SharedScope = string;
+
+/** The key under which the entries of shared scope `scope` are stored. */
+export const sharedPerson = (scope: SharedScope): PersonKey => `shared:${scope}`;
+
+/**
+ * The shared scope a turn of `sessionId` on `chatbotId`/`channelId` writes to and recalls from, among the
+ * configured `scopes`: the session's own, else its channel's; null when neither is configured (memory then stays
+ * per person).
+ */
+export function sharedScopeOf(
+  scopes: ReadonlySet<SharedScope>,
+  sessionId: string,
+  chatbotId: string,
+  channelId: string,
+): PersonKey | null {
+  for (const scope of [`session:${sessionId}`, `channel:${chatbotId}:${channelId}`])
+    if (scopes.has(scope)) return sharedPerson(scope);
+  return null;
+}
+
 /** Who is speaking in a turn: the person whose memory is read and written, and a name for the model. */
 export interface Speaker {
   /** Where new entries go: the principal when there is one (directly or by a link), else the chat user. */
@@ -27,4 +52,14 @@ export interface Speaker {
   name: string;
   /** The principal behind the speaker, if any. */
   principal: string | null;
+  /**
+   * The shared scope of the session or channel, when one is configured ({@link sharedScopeOf}): its entries are
+   * recalled by everyone there, and written only on request (`remember {shared: true}`). Absent: none.
+   */
+  shared?: PersonKey | null;
+}
+
+/** The keys a speaker recalls from: their own, then the shared scope's when there is one. */
+export function recallKeys(s: Pick<Speaker, 'persons' | 'shared'>): PersonKey[] {
+  return s.shared ? [...s.persons, s.shared] : s.persons;
 }

@@ -464,6 +464,11 @@ const envSchema = z.object({
     description:
       'Folder of skill files (Markdown with `name`, `description`, `when_to_use` front matter, docs/memory.md): listed in the system prompt, loaded by the model with `load_skill`. Unset: no skills; `skills/` of the repository holds examples.',
   }),
+  KESOKU_MEMORY_SHARED_SCOPES: doc(list, {
+    group: 'tools',
+    description:
+      'Sessions and channels whose memory has a shared scope besides each person’s, comma-separated: `session:<session id>`, `channel:<chatbot>:<channel id>` (`channel:discord:123456789`). There everyone recalls the entries stored with `remember {shared: true}`; entries stay the person’s unless asked (docs/memory.md "Shared scope").',
+  }),
   KESOKU_WORKER_CACHED_SESSIONS: doc(intFrom(undefined, 2, 1_000_000), {
     group: 'worker',
     description:

@@ -27,7 +27,7 @@ import {
   insertSchedule,
   listSchedules,
   recentRuns,
-  sessionZone,
+  sessionZones,
   updateSchedule,
   type ScheduleRow,
 } from '../db/schedules.ts';
@@ -130,7 +130,10 @@ export class ScheduleService {
     return this.o.now?.() ?? new Date();
   }
 
-  /** The zone a schedule gets: given, else the session's, else the configured default, else the server's. */
+  /**
+   * The zone a schedule gets: given, else the session's, else its owning principal's (`PATCH /v1/me`), else the
+   * configured default, else the server's.
+   */
   private async zoneFor(sessionId: string, given: string | undefined): Promise<string> {
     if (given !== undefined) {
       const z = canonicalZone(given);
@@ -142,8 +145,10 @@ export class ScheduleService {
         );
       return z;
     }
+    const zones = await sessionZones(this.o.pool, sessionId);
     return (
-      canonicalZone(await sessionZone(this.o.pool, sessionId)) ??
+      canonicalZone(zones.session) ??
+      canonicalZone(zones.principal) ??
       canonicalZone(this.o.defaultZone) ??
       serverZone()
     );

@@ -136,6 +136,8 @@ export interface WorkerSettings {
   toolPool?: Pool;
   /** The skills folder (KESOKU_SKILLS_DIR, activities/knowledge/skills.ts); unset: no skills. */
   skillsDir?: string;
+  /** Sessions and channels with a shared memory scope (KESOKU_MEMORY_SHARED_SCOPES, domain/people.ts); default none. */
+  memorySharedScopes?: readonly string[];
   /** Background job limits (KESOKU_JOB_TIMEOUT_S, KESOKU_JOBS_PER_SESSION); default the configuration's defaults. */
   jobLimits?: JobLimits;
 }
@@ -283,7 +285,8 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
     s.logger.warn({ file: p.file, problem: p.problem }, 'skill file skipped (docs/memory.md "Skills")');
   if (s.skillsDir)
     s.logger.info({ dir: s.skillsDir, skills: skills.skills.map((k) => k.name) }, 'skills loaded');
-  const knowledge = new KnowledgeTools({ pool: s.pool, skills });
+  const sharedMemoryScopes = new Set(s.memorySharedScopes ?? []);
+  const knowledge = new KnowledgeTools({ pool: s.pool, skills, sharedScopes: sharedMemoryScopes });
   // Background jobs start their workflows and submit their alerts through a client on the worker's connection.
   const jobClient = new Client({
     connection: s.connection,
@@ -297,20 +300,22 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
     ...(s.jobLimits ? { limits: s.jobLimits } : {}),
     logger: s.logger,
   });
+  const jobDeps = {
+    pool: s.pool,
+    logger: s.logger,
+    dataDir: s.dataDir,
+    sandbox,
+    secretNames: channelSecretKeys(),
+    sessions: new SessionClient({
+      client: jobClient,
+      taskQueue: s.taskQueue,
+      capabilities: capabilitiesOf,
+    }),
+  };
   const activities = {
     ...createScheduleActivities({ pool: s.pool, logger: s.logger, sessions }),
-    ...createJobActivities({
-      pool: s.pool,
-      logger: s.logger,
-      dataDir: s.dataDir,
-      sandbox,
-      secretNames: channelSecretKeys(),
-      sessions: new SessionClient({
-        client: jobClient,
-        taskQueue: s.taskQueue,
-        capabilities: capabilitiesOf,
-      }),
-    }),
+    // runBackgroundJob stays here too, for job runs started before patch `job-on-tool-queue`.
+    ...createJobActivities(jobDeps),
     ...createPersistenceActivities({
       pool: s.pool,
       logger: s.logger,
@@ -323,6 +328,7 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
       llm: s.llm,
       tools: [...toolSpecs, ...knowledgeToolSpecs(skills)],
       skills: skills.skills.map(({ name, description, when_to_use }) => ({ name, description, when_to_use })),
+      sharedMemoryScopes,
       // The schedule tools, then the MCP servers' (which are never offered under a host or schedule tool's name).
       extraTools: async (sessionId: string) => [
         ...SCHEDULE_TOOL_SPECS,
@@ -343,17 +349,21 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
       ...(mcp ? { toolApproval: (name: string) => mcp.tools.approvalOf(name) } : {}),
     }),
   };
-  const toolActivities = createToolActivities({
-    pool: s.toolPool ?? s.pool,
-    logger: s.logger,
-    dataDir: s.dataDir,
-    defaultTimeoutMs: s.shellTimeoutMs,
-    sandbox,
-    secretNames: channelSecretKeys(),
-    extraTools: combineToolSources(scheduleTools(schedules, s.pool), knowledge, mcp?.tools),
-    backgroundJobs,
-    presentToolOutput: createToolOutputPresenter({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
-  });
+  const toolActivities = {
+    // A background job's command: hours long, so on the tool queue's own slots (workflows/background-job.ts).
+    runBackgroundJob: createJobActivities({ ...jobDeps, pool: s.toolPool ?? s.pool }).runBackgroundJob,
+    ...createToolActivities({
+      pool: s.toolPool ?? s.pool,
+      logger: s.logger,
+      dataDir: s.dataDir,
+      defaultTimeoutMs: s.shellTimeoutMs,
+      sandbox,
+      secretNames: channelSecretKeys(),
+      extraTools: combineToolSources(scheduleTools(schedules, s.pool), knowledge, mcp?.tools),
+      backgroundJobs,
+      presentToolOutput: createToolOutputPresenter({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
+    }),
+  };
   const common = {
     connection: s.connection,
     namespace: s.namespace,

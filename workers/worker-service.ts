@@ -95,6 +95,7 @@ export async function startWorkerService(
     sessions: infra.sessions,
     ...(cfg.KESOKU_TIMEZONE ? { defaultZone: cfg.KESOKU_TIMEZONE } : {}),
     ...(cfg.KESOKU_SKILLS_DIR ? { skillsDir: cfg.KESOKU_SKILLS_DIR } : {}),
+    memorySharedScopes: cfg.KESOKU_MEMORY_SHARED_SCOPES,
     sinks,
     activityInterceptors: [activityMetricsInterceptor],
     ...(cfg.KESOKU_WORKER_BUILD_ID

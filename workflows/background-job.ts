@@ -1,7 +1,8 @@
 /**
  * One background job (docs/tools.md "Background jobs"): the workflow `job:<jobId>` that the tool activity starts
- * for a `run_shell_command` call with `background: true`. It runs the command in one heartbeating activity (which
- * spawns it at most once, whatever the retries), then wakes the session with the seed's background alert
+ * for a `run_shell_command` call with `background: true`. It runs the command in one heartbeating activity on the
+ * tool task queue (which spawns it at most once, whatever the retries, and whose retry adopts the command a lost
+ * worker left running), then wakes the session with the seed's background alert
  * (docs/message-model.md §3 "后台唤醒警报"), whose message id is derived from the job id so the session takes it
  * once. `killJob` cancels the command (its process group is killed) and answers once the job has ended.
  */
@@ -9,6 +10,7 @@ import * as wf from '@temporalio/workflow';
 import type { JobActivities } from '../activities/jobs.ts';
 import type { JobEnd, JobEndState } from '../domain/jobs.ts';
 import { TOOL_HEARTBEAT_TIMEOUT_S } from '../domain/tool-limits.ts';
+import { toolTaskQueueOf } from './definitions.ts';
 
 /** The input the tool activity starts a job's workflow with. */
 export interface BackgroundJobInput {
@@ -27,6 +29,12 @@ export const killJobUpdate = wf.defineUpdate<{ state: JobEndState }>('killJob');
 /** Time given to the job's activity beyond the command's timeout, to kill it and record the end, in seconds. */
 export const JOB_END_MARGIN_S = 60;
 
+/**
+ * Patch (docs/patches.md): the command's activity runs on the tool task queue (the tool worker's own slots), so
+ * a long job never holds a session-queue slot. Runs without the marker keep it on the workflow's queue.
+ */
+export const JOB_ON_TOOL_QUEUE_PATCH = 'job-on-tool-queue';
+
 /** Writes of the job (end records, the alert): short, retried for a long time (a Postgres or Temporal outage). */
 const jobWrites = wf.proxyActivities<Pick<JobActivities, 'endBackgroundJob' | 'wakeSessionForJob'>>({
   startToCloseTimeout: '30 seconds',
@@ -39,11 +47,14 @@ const jobWrites = wf.proxyActivities<Pick<JobActivities, 'endBackgroundJob' | 'w
 });
 
 export async function backgroundJobWorkflow(input: BackgroundJobInput): Promise<JobEnd> {
+  const onToolQueue = wf.patched(JOB_ON_TOOL_QUEUE_PATCH);
   const runs = wf.proxyActivities<Pick<JobActivities, 'runBackgroundJob'>>({
+    ...(onToolQueue ? { taskQueue: toolTaskQueueOf(wf.workflowInfo().taskQueue) } : {}),
     startToCloseTimeout: `${input.timeoutS + JOB_END_MARGIN_S} seconds`,
     heartbeatTimeout: `${TOOL_HEARTBEAT_TIMEOUT_S} seconds`,
     cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    // A retry never runs the command again (the activity's spawn claim); it ends the job `lost`.
+    // A retry never runs the command again (the activity's spawn claim): it adopts the command still running on
+    // its host, records the end it left, or ends the job `lost`.
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5 },
   });
   const command = new wf.CancellationScope();

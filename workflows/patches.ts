@@ -1,5 +1,5 @@
 /**
- * The `patched()` ids of the session workflow that the previous release (test/fixtures/releases/previous) does not
+ * The `patched()` ids of Kesoku's workflows that the previous release (test/fixtures/releases/previous) does not
  * know. A history recorded by this code that passed one of them does not replay on the previous release's code:
  * test/integration/backward-replay.test.ts checks that these are the only reasons. Rolling back to the previous
  * release is therefore safe only with Worker Deployment versioning (session runs PINNED to this build until they
@@ -13,4 +13,6 @@ export const PATCHES_SINCE_PREVIOUS_RELEASE = [
   'restore-retried',
   'seen-commands-kept',
   'title-attempts-bounded',
+  // The background job workflow (workflows/background-job.ts), which the previous release does not have at all.
+  'job-on-tool-queue',
 ] as const;

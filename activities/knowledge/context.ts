@@ -9,6 +9,7 @@ import type { ProviderInput } from '../../domain/provider-messages.ts';
 import { searchEntries } from '../../db/memory.ts';
 import { getPlan, type SessionPlan } from '../../db/plans.ts';
 import type { Pool } from '../../db/pool.ts';
+import { recallKeys, type SharedScope } from '../../domain/people.ts';
 import { speakerOf } from './speaker.ts';
 
 /** The heading that opens the runtime context (the system prompt tells the model what it is). */
@@ -42,7 +43,8 @@ export function planLines(plan: SessionPlan): string[] {
 }
 
 /**
- * The runtime context text of the turn whose trigger is `trigger` (null: a turn without a stored trigger).
+ * The runtime context text of the turn whose trigger is `trigger` (null: a turn without a stored trigger). The
+ * entries recalled are the speaker's and, where `sharedScopes` covers the session or its channel, the shared ones.
  * @throws whatever Postgres throws (the preparation maps it onto `context_preparation`)
  */
 export async function runtimeContext(
@@ -50,14 +52,21 @@ export async function runtimeContext(
   sessionId: string,
   trigger: Message | null,
   now = new Date(),
+  sharedScopes: ReadonlySet<SharedScope> = new Set(),
 ): Promise<string> {
-  const speaker = await speakerOf(pool, sessionId, trigger);
   const query = trigger?.content ?? '';
-  const [plan, recalled] = await Promise.all([
+  // The plan does not depend on who is speaking: its read runs beside the speaker lookup and the recall.
+  const [plan, [speaker, recalled]] = await Promise.all([
     getPlan(pool, sessionId),
-    query.trim() === ''
-      ? Promise.resolve([])
-      : searchEntries(pool, { persons: speaker.persons, query, limit: AUTO_RECALL_LIMIT }),
+    speakerOf(pool, sessionId, trigger, sharedScopes).then(
+      async (who) =>
+        [
+          who,
+          query.trim() === ''
+            ? []
+            : await searchEntries(pool, { persons: recallKeys(who), query, limit: AUTO_RECALL_LIMIT }),
+        ] as const,
+    ),
   ]);
   const lines = [
     RUNTIME_CONTEXT_HEADING,
@@ -69,7 +78,7 @@ export async function runtimeContext(
     lines.push('- Active plan (update it with update_plan):', ...planLines(plan).map((l) => `  ${l}`));
   if (recalled.length > 0)
     lines.push(
-      `- Remembered about ${speaker.name} (most relevant to this message; ids for recall/forget):`,
+      `- Remembered about ${speaker.name}${speaker.shared ? ' or shared here' : ''} (most relevant to this message; ids for recall/forget):`,
       ...recalled.map((e) => `  - [${e.id} r${e.revision}] ${e.text}`),
     );
   return lines.join('\n');

@@ -3,16 +3,38 @@
  * sent the turn's trigger (followed to the principal it is linked to), else the session itself.
  */
 import type { Message } from '../../domain/message.ts';
-import { principalPerson, sessionPerson, type Speaker } from '../../domain/people.ts';
+import {
+  principalPerson,
+  sessionPerson,
+  sharedScopeOf,
+  type SharedScope,
+  type Speaker,
+} from '../../domain/people.ts';
 import { personKeysOfPrincipal, personOfChatUser } from '../../db/people.ts';
 import type { Queryable } from '../../db/pool.ts';
 
 /**
- * The speaker of the turn whose trigger is `trigger` in `sessionId`.
+ * The speaker of the turn whose trigger is `trigger` in `sessionId`, with the shared scope among `sharedScopes`
+ * (KESOKU_MEMORY_SHARED_SCOPES) that covers the session or the trigger's channel.
  * A session created over REST belongs to its principal (`session_owners`), whoever the message's free-form `sender`
  * claims to be; a chat session's speaker is the trigger's platform user (`metadata.sender_id` of its chatbot).
  */
-export async function speakerOf(q: Queryable, sessionId: string, trigger: Message | null): Promise<Speaker> {
+export async function speakerOf(
+  q: Queryable,
+  sessionId: string,
+  trigger: Message | null,
+  sharedScopes: ReadonlySet<SharedScope> = new Set(),
+): Promise<Speaker> {
+  const shared = sharedScopeOf(
+    sharedScopes,
+    sessionId,
+    trigger?.chatbot_id ?? 'api',
+    trigger?.channel_id ?? sessionId,
+  );
+  return { ...(await personOf(q, sessionId, trigger)), shared };
+}
+
+async function personOf(q: Queryable, sessionId: string, trigger: Message | null): Promise<Speaker> {
   const owner = await q.query<{ principal: string }>(
     'SELECT principal FROM session_owners WHERE session_id = $1',
     [sessionId],

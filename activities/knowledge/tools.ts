@@ -15,13 +15,15 @@ import {
   searchEntries,
   type MemoryEntry,
 } from '../../db/memory.ts';
-import { PLAN_STATUSES, setPlan } from '../../db/plans.ts';
+import { MAX_EVENT_TEXT, publishTurnEvent, type LivePlan } from '../../db/notify.ts';
+import { PLAN_STATUSES, setPlan, type SessionPlan } from '../../db/plans.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { ModelToolSpec } from '../llm/provider.ts';
 import { ToolInputError } from '../tools/errors.ts';
 import type { ToolCallRef, ToolContext, ToolSource } from '../tools/registry.ts';
 import { clip, parseToolArgs, type ToolResult } from '../tools/tool.ts';
 import type { SkillCatalog } from './skills.ts';
+import { recallKeys, type SharedScope } from '../../domain/people.ts';
 import { speakerOf } from './speaker.ts';
 
 /** Most steps a plan holds. */
@@ -44,6 +46,12 @@ const rememberSchema = z
       .min(1)
       .optional()
       .describe('With id: the revision recall showed (required with id).'),
+    shared: z
+      .boolean()
+      .optional()
+      .describe(
+        'Store it in the memory shared by everyone in this conversation instead of the person’s own (only where a shared memory is configured).',
+      ),
   })
   .strict();
 const recallSchema = z
@@ -73,6 +81,26 @@ const planSchema = z
 const loadSkillSchema = z
   .object({ name: z.string().min(1).max(64).describe('The skill name from the system prompt.') })
   .strict();
+
+/** Characters a title keeps in a plan event when the whole plan would not fit one NOTIFY. */
+const EVENT_TITLE_CHARS = 40;
+
+/**
+ * `plan` as a `plan_updated` turn event carries it: whole when its JSON fits {@link MAX_EVENT_TEXT} bytes, else
+ * each title cut to {@link EVENT_TITLE_CHARS} code points (30 steps of 40 characters of 4 bytes stay below it).
+ */
+export function livePlan(plan: Pick<SessionPlan, 'steps' | 'revision'>): LivePlan {
+  const whole = {
+    steps: plan.steps.map((s) => ({ title: s.title, status: s.status })),
+    revision: plan.revision,
+  };
+  if (Buffer.byteLength(JSON.stringify(whole)) <= MAX_EVENT_TEXT) return whole;
+  const cut = (t: string) => {
+    const points = [...t];
+    return points.length <= EVENT_TITLE_CHARS ? t : `${points.slice(0, EVENT_TITLE_CHARS - 1).join('')}…`;
+  };
+  return { ...whole, steps: whole.steps.map((s) => ({ ...s, title: cut(s.title) })) };
+}
 
 const specOf = (name: string, description: string, schema: z.ZodType): ModelToolSpec => {
   const { $schema: _, ...parameters } = z.toJSONSchema(schema, { io: 'input' });
@@ -123,10 +151,13 @@ const entryLine = (e: MemoryEntry) => `[${e.id} r${e.revision}] ${e.text}`;
 export class KnowledgeTools implements ToolSource {
   private readonly pool: Pool;
   private readonly skills: SkillCatalog;
+  private readonly sharedScopes: ReadonlySet<SharedScope>;
 
-  constructor(deps: { pool: Pool; skills: SkillCatalog }) {
+  /** @param deps.sharedScopes sessions and channels with a shared memory (KESOKU_MEMORY_SHARED_SCOPES); default none */
+  constructor(deps: { pool: Pool; skills: SkillCatalog; sharedScopes?: ReadonlySet<SharedScope> }) {
     this.pool = deps.pool;
     this.skills = deps.skills;
+    this.sharedScopes = deps.sharedScopes ?? new Set();
   }
 
   handles(name: string): boolean {
@@ -161,7 +192,7 @@ export class KnowledgeTools implements ToolSource {
   }
 
   private async speaker(call: ToolCallRef) {
-    return speakerOf(this.pool, call.sessionId, await getMessage(this.pool, call.turnId));
+    return speakerOf(this.pool, call.sessionId, await getMessage(this.pool, call.turnId), this.sharedScopes);
   }
 
   private async remember(a: z.output<typeof rememberSchema>, call: ToolCallRef): Promise<ToolResult> {
@@ -172,14 +203,18 @@ export class KnowledgeTools implements ToolSource {
           throw new ToolInputError('to correct an entry, pass the revision recall showed with its id');
         const e = await reviseEntry(this.pool, {
           id: a.id,
-          persons: who.persons,
+          persons: recallKeys(who),
           text: a.text,
           expectedRevision: a.revision,
         });
         return { content: `Updated ${entryLine(e)}`, summary: clip(`updated ${e.id}`) };
       }
+      if (a.shared && !who.shared)
+        throw new ToolInputError(
+          'this conversation has no shared memory; remember it without `shared` (it is kept for this person)',
+        );
       const e = await rememberEntry(this.pool, {
-        person: who.person,
+        person: a.shared && who.shared ? who.shared : who.person,
         text: a.text,
         author: who.name,
         sessionId: call.sessionId,
@@ -199,7 +234,7 @@ export class KnowledgeTools implements ToolSource {
   private async recall(a: z.output<typeof recallSchema>, call: ToolCallRef): Promise<ToolResult> {
     const who = await this.speaker(call);
     const found = await searchEntries(this.pool, {
-      persons: who.persons,
+      persons: recallKeys(who),
       query: a.query,
       limit: a.limit ?? 10,
     });
@@ -209,7 +244,7 @@ export class KnowledgeTools implements ToolSource {
 
   private async forget(a: z.output<typeof forgetSchema>, call: ToolCallRef): Promise<ToolResult> {
     const who = await this.speaker(call);
-    const e = await forgetEntry(this.pool, { id: a.id, persons: who.persons, by: who.name });
+    const e = await forgetEntry(this.pool, { id: a.id, persons: recallKeys(who), by: who.name });
     if (!e)
       throw new ToolInputError(`there is no memory entry ${a.id} of this person (recall lists the ids)`);
     return { content: `Forgot ${e.id}: ${e.text}`, summary: clip(`forgot ${e.id}`) };
@@ -217,6 +252,13 @@ export class KnowledgeTools implements ToolSource {
 
   private async updatePlan(a: z.output<typeof planSchema>, call: ToolCallRef): Promise<ToolResult> {
     const plan = await setPlan(this.pool, call.sessionId, a.steps);
+    // Whoever watches the turn sees the plan change at once (best effort: the stored plan is what counts).
+    await publishTurnEvent(this.pool, {
+      s: call.sessionId,
+      t: call.turnId,
+      type: 'plan_updated',
+      plan: livePlan(plan),
+    }).catch(() => undefined);
     const done = plan.steps.filter((s) => s.status === 'done').length;
     return {
       content:

@@ -7,7 +7,12 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelActivities } from '../../workflows/activity-contracts.ts';
-import { buildCleanHistory, estimateTokens, selectCompactionCut } from '../../domain/clean-history.ts';
+import {
+  buildCleanHistory,
+  estimateTokens,
+  findCompaction,
+  selectCompactionCut,
+} from '../../domain/clean-history.ts';
 import { finalReply, manualCompactionPrompt, type NewMessage } from '../../domain/factories.ts';
 import { failureType } from '../../domain/failures.ts';
 import type { Message, TurnMetrics } from '../../domain/message.ts';
@@ -15,8 +20,10 @@ import { AUTO_COMPACTION_PROMPT, systemPrompt } from '../../domain/prompts.ts';
 import type { ProviderInput } from '../../domain/provider-messages.ts';
 import { toProviderInput } from '../../domain/transpile.ts';
 import {
+  CompactionBaseMovedError,
   StaleTurnError,
   commit,
+  compactionBaseOf,
   getMessage,
   listSessionMessages,
   type StatusChange,
@@ -49,51 +56,92 @@ export const COMPACTION_COMMIT_RETRY_MS = 30_000;
 
 /**
  * The heartbeat checkpoint of a compaction whose model answered: an activity retry after a failed commit
- * commits this answer and never asks the model again (a second, paid and different summary).
+ * commits this answer and never asks the model again (a second, paid and different summary). `base` is the
+ * version the answer was built from ({@link compactionBaseOf}): an answer built from an older base is not reused.
  */
 interface CompactionCheckpoint {
-  compaction: { summaryId: string; result: ModelStepResult; inputTokens: number };
+  compaction: { summaryId: string; base: number; result: ModelStepResult; inputTokens: number };
 }
 
-function answeredCompaction(details: unknown, summaryId: string): CompactionCheckpoint['compaction'] | null {
+function answeredCompaction(
+  details: unknown,
+  summaryId: string,
+  base: number,
+): CompactionCheckpoint['compaction'] | null {
   const cp = details as Partial<CompactionCheckpoint> | undefined;
-  return cp?.compaction?.summaryId === summaryId ? cp.compaction : null;
+  return cp?.compaction?.summaryId === summaryId && cp.compaction.base === base ? cp.compaction : null;
 }
+
+/** How many times a compaction whose base moved is built again before the activity fails. */
+export const COMPACTION_REBUILDS = 3;
 
 /**
  * Summarises the history before `keepFromTurnId`. Idempotent: a retry that finds the summary stored does nothing,
  * and a retry after a failed commit commits the answer checkpointed by the failed attempt (the model is asked
  * once per compaction). The commit is guarded by the turn of `keepFromTurnId` (db/messages.ts `guardTurn`): a
- * turn stopped meanwhile is not compacted. Runs inside an activity (it heartbeats its checkpoint).
- * @returns false when there was nothing to compact
+ * turn stopped meanwhile is not compacted. It is also committed only against the version it was built from
+ * (`compactionBase`, docs/message-flow.md §7.1): when another compaction of the session was committed meanwhile
+ * (an overflow retry, a concurrent attempt), this one is refused and built again from `reload()`'s history, at
+ * most {@link COMPACTION_REBUILDS} times. Runs inside an activity (it heartbeats its checkpoint).
+ * @param reload reads the history again (the same read that gave `history`)
+ * @returns 'compacted' when this compaction's summary is stored; 'nothing' when there was nothing to compact;
+ *   'overtaken' when another compaction was committed meanwhile and left nothing to compact (the history the
+ *   caller read is out of date either way but for 'nothing')
  * @throws ApplicationFailure `provider:<kind>` from the model call; `StaleTurnError` (non-retryable) after a stop;
- *   `turn_persistence` (retryable) when the pair could not be stored for {@link COMPACTION_COMMIT_RETRY_MS}
+ *   `turn_persistence` (retryable) when the pair could not be stored for {@link COMPACTION_COMMIT_RETRY_MS}, or
+ *   its base kept moving
  */
 export async function compact(
   deps: ModelDeps,
   sessionId: string,
   history: Message[],
   req: CompactionRequest,
-): Promise<boolean> {
-  if (await getMessage(deps.pool, req.summaryId)) return true; // a retried activity: already compacted
+  reload: () => Promise<Message[]>,
+): Promise<'compacted' | 'nothing' | 'overtaken'> {
+  let current = history;
+  for (let build = 0; build <= COMPACTION_REBUILDS; build++) {
+    if (build > 0) current = await reload();
+    const outcome = await compactOnce(deps, sessionId, current, req);
+    if (outcome === 'stored') return 'compacted';
+    if (outcome === 'nothing') return build === 0 ? 'nothing' : 'overtaken';
+    deps.logger.info(
+      { sessionId, turnId: req.keepFromTurnId },
+      'compaction refused: the session was compacted meanwhile; building it again',
+    );
+  }
+  throw ApplicationFailure.retryable(
+    'the compaction kept being overtaken by other compactions',
+    failureType('turn_persistence'),
+  );
+}
+
+/** One build and commit of a compaction from `history`. */
+async function compactOnce(
+  deps: ModelDeps,
+  sessionId: string,
+  history: Message[],
+  req: CompactionRequest,
+): Promise<'stored' | 'nothing' | 'base_moved'> {
+  if (await getMessage(deps.pool, req.summaryId)) return 'stored'; // a retried activity: already compacted
   const cut = selectCompactionCut(history, req.keepFromTurnId);
-  if (cut === null) return false;
+  if (cut === null) return 'nothing';
+  const base = compactionBaseOf(history);
   const trigger = await getMessage(deps.pool, req.keepFromTurnId);
   const ctx = Context.current();
-  let answered = answeredCompaction(ctx.info.heartbeatDetails, req.summaryId);
+  let answered = answeredCompaction(ctx.info.heartbeatDetails, req.summaryId, base);
   if (!answered) {
     const promptText = req.auto ? AUTO_COMPACTION_PROMPT : (trigger?.content ?? AUTO_COMPACTION_PROMPT);
     const input = summaryInput(deps, sessionId, history, cut, promptText);
     const result = await callModel(deps, { sessionId, turnId: req.triggerId, step: req.step }, input, []);
     recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
-    answered = { summaryId: req.summaryId, result, inputTokens: estimateTokens(JSON.stringify(input)) };
+    answered = { summaryId: req.summaryId, base, result, inputTokens: estimateTokens(JSON.stringify(input)) };
   }
   const checkpoint: CompactionCheckpoint = { compaction: answered };
   ctx.heartbeat(checkpoint);
   const beat = setInterval(() => ctx.heartbeat(checkpoint), 1000);
   try {
     const { result, inputTokens } = answered;
-    await retryInPlace(deps, sessionId, async () => {
+    return await retryInPlace(deps, sessionId, async () => {
       const metrics = await turnMetrics(
         deps.pool,
         sessionId,
@@ -109,12 +157,11 @@ export async function compact(
         result,
         metrics,
       );
-      await storeCompaction(deps, sessionId, req.keepFromTurnId, insert, transitions);
+      return storeCompaction(deps, sessionId, req.keepFromTurnId, insert, transitions, base);
     });
   } finally {
     clearInterval(beat);
   }
-  return true;
 }
 
 /** The rows a compaction writes: (automatic only) its prompt, processed, and the summary with its cut. */
@@ -151,7 +198,7 @@ function compactionRows(
 }
 
 /** Runs `work` (the compaction's commit) again after a failure a retry may fix, for up to {@link COMPACTION_COMMIT_RETRY_MS}. */
-function retryInPlace(deps: ModelDeps, sessionId: string, work: () => Promise<void>): Promise<void> {
+function retryInPlace<T>(deps: ModelDeps, sessionId: string, work: () => Promise<T>): Promise<T> {
   return retryCommitInPlace(
     deps,
     { forMs: COMPACTION_COMMIT_RETRY_MS, what: 'compaction', fields: { sessionId } },
@@ -167,10 +214,14 @@ function summaryInput(
   cut: number,
   promptText: string,
 ): ProviderInput {
+  // The previous compaction is summarised too, also when it was stored after the cut (during the current turn,
+  // or by a compaction that overtook this one): the new summary replaces it.
+  const previous = findCompaction(history)?.summary.turn_id ?? null;
+  const summarised = (m: Message) => m.seq <= cut || (previous !== null && m.turn_id === previous);
   const older = buildCleanHistory(
-    history.filter((m) => m.seq <= cut || m.turn_id === null),
+    history.filter((m) => summarised(m) || m.turn_id === null),
     { currentTurnId: null },
-  ).filter((m) => m.seq <= cut);
+  ).filter(summarised);
   const base = toProviderInput(
     older,
     systemPrompt({ workspaceDir: deps.workspaceDirFor(sessionId), now: new Date().toISOString(), tools: [] }),
@@ -179,7 +230,9 @@ function summaryInput(
 }
 
 /**
- * Commits the compaction's rows, guarded by the turn of trigger `guardTurn`.
+ * Commits the compaction's rows, guarded by the turn of trigger `guardTurn` and, with `base`, by the version the
+ * compaction was built from (db/messages.ts `compactionBase`).
+ * @returns 'base_moved' when another compaction was committed since `base` (nothing was written), else 'stored'
  * @throws ApplicationFailure `StaleTurnError` (non-retryable) after a stop; `turn_persistence` (retryable)
  */
 async function storeCompaction(
@@ -188,10 +241,18 @@ async function storeCompaction(
   guardTurn: string,
   insert: NewMessage[],
   transitions: StatusChange[],
-): Promise<void> {
+  base?: number,
+): Promise<'stored' | 'base_moved'> {
   try {
-    await commit(deps.pool, sessionId, { guardTurn, insert, transitions });
+    await commit(deps.pool, sessionId, {
+      guardTurn,
+      insert,
+      transitions,
+      ...(base === undefined ? {} : { compactionBase: base }),
+    });
+    return 'stored';
   } catch (err) {
+    if (err instanceof CompactionBaseMovedError) return 'base_moved';
     if (err instanceof StaleTurnError) {
       deps.logger.info(
         { sessionId, turnId: guardTurn },
@@ -210,18 +271,17 @@ export async function compactSession(
   { sessionId, turnId, turnStartedAt }: Parameters<ModelActivities['compactSession']>[0],
 ): ReturnType<ModelActivities['compactSession']> {
   requireLlm(deps);
-  const history = await listSessionMessages(deps.pool, sessionId);
+  const read = () => listSessionMessages(deps.pool, sessionId);
   const summaryId = stepIds.compactSummary(turnId, 0);
-  const compacted = await compact(deps, sessionId, history, {
-    keepFromTurnId: turnId,
-    triggerId: turnId,
-    summaryId,
-    step: 0,
-    auto: false,
-    turnStartedAt,
-  });
-  if (!compacted) {
-    // Nothing to compact: answer the /compact request with a short reply instead.
+  const compacted = await compact(
+    deps,
+    sessionId,
+    await read(),
+    { keepFromTurnId: turnId, triggerId: turnId, summaryId, step: 0, auto: false, turnStartedAt },
+    read,
+  );
+  if (compacted !== 'compacted') {
+    // Nothing (left) to compact: answer the /compact request with a short reply instead.
     const trigger = await getMessage(deps.pool, turnId);
     const reply = finalReply({
       id: summaryId,

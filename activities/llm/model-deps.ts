@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { failureType } from '../../domain/failures.ts';
 import type { Message } from '../../domain/message.ts';
+import type { SharedScope } from '../../domain/people.ts';
 import type { SkillSummary } from '../../domain/prompts.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { Logger } from '../../infra/logger.ts';
@@ -39,6 +40,8 @@ export interface ModelDeps {
   commitRetryMs?: number;
   /** Skills listed in the system prompt (activities/knowledge/skills.ts); none by default. */
   skills?: readonly SkillSummary[];
+  /** Sessions and channels with a shared memory scope (KESOKU_MEMORY_SHARED_SCOPES, domain/people.ts); none by default. */
+  sharedMemoryScopes?: ReadonlySet<SharedScope>;
 }
 
 /** The tools a step of `sessionId` offers: `tools`, then `extraTools`. */

@@ -56,17 +56,23 @@ export async function prepareInput(
   let prepared = await readInput(deps, sessionId, turnId, opts.plain);
   const noticeIds: string[] = [];
   if (opts.recovery || prepared.contextTokens > deps.compactTokens) {
-    const compacted = await compact(deps, sessionId, prepared.history, {
-      keepFromTurnId: turnId,
-      triggerId: stepIds.compactPrompt(turnId, step),
-      summaryId: stepIds.compactSummary(turnId, step),
-      step,
-      auto: true,
-    });
-    if (compacted) {
+    const compacted = await compact(
+      deps,
+      sessionId,
+      prepared.history,
+      {
+        keepFromTurnId: turnId,
+        triggerId: stepIds.compactPrompt(turnId, step),
+        summaryId: stepIds.compactSummary(turnId, step),
+        step,
+        auto: true,
+      },
+      () => loadModelHistory(deps.pool, sessionId),
+    );
+    if (compacted === 'compacted')
       noticeIds.push(await storeCompactionNotice(deps, sessionId, turnId, step, opts.inline));
-      prepared = await readInput(deps, sessionId, turnId, opts.plain);
-    }
+    // Overtaken: another compaction changed the history read above, so the input is assembled again too.
+    if (compacted !== 'nothing') prepared = await readInput(deps, sessionId, turnId, opts.plain);
   }
   await recordPrompt(deps, sessionId, turnId, step, prepared.input);
   return { input: prepared.input, contextTokens: prepared.contextTokens, noticeIds };
@@ -103,7 +109,9 @@ async function readInput(
   try {
     const [history, context] = await Promise.all([
       loadModelHistory(deps.pool, sessionId),
-      getMessage(deps.pool, turnId).then((trigger) => runtimeContext(deps.pool, sessionId, trigger)),
+      getMessage(deps.pool, turnId).then((trigger) =>
+        runtimeContext(deps.pool, sessionId, trigger, new Date(), deps.sharedMemoryScopes),
+      ),
     ]);
     const clean = buildCleanHistory(history, { currentTurnId: turnId });
     const transpiled = toProviderInput(

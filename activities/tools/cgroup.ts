@@ -185,10 +185,7 @@ export function createCommandCgroup(
   limits: { memoryMb: number; processes: number },
 ): CommandCgroup {
   const bytes = String(limits.memoryMb * MIB);
-  const dirs =
-    parents.kind === 'v2'
-      ? [path.join(parents.memory, name)]
-      : [path.join(parents.memory, name), path.join(parents.pids, name)];
+  const dirs = cgroupDirs(parents, name);
   try {
     for (const d of dirs) fs.mkdirSync(d);
     if (parents.kind === 'v2') {
@@ -207,13 +204,38 @@ export function createCommandCgroup(
     for (const d of dirs) removeCgroup(d);
     throw err;
   }
+  return commandCgroupAt(parents.kind, dirs);
+}
+
+/** The directories of cgroup `name` under `parents` (one for v2; memory then pids for v1). */
+function cgroupDirs(parents: CgroupParents, name: string): string[] {
+  return parents.kind === 'v2'
+    ? [path.join(parents.memory, name)]
+    : [path.join(parents.memory, name), path.join(parents.pids, name)];
+}
+
+/**
+ * The cgroup `name` an earlier worker of this host made under `parents` (a background job's, which outlives the
+ * worker that made it), to report on and remove once its command ended; null when it does not exist there.
+ */
+export function existingCommandCgroup(parents: CgroupParents, name: string): CommandCgroup | null {
+  const dirs = cgroupDirs(parents, name);
+  return dirs.every((d) => fs.existsSync(d)) ? commandCgroupAt(parents.kind, dirs) : null;
+}
+
+/** The cgroup name of a background job's command: never taken for a dead worker's leftover (removeStaleCgroups). */
+export function jobCgroupName(jobId: string): string {
+  return `kesoku-job-${jobId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+function commandCgroupAt(kind: CgroupKind, dirs: string[]): CommandCgroup {
   let finished: Promise<CgroupReport> | undefined;
   return {
     procsFiles: dirs.map((d) => path.join(d, 'cgroup.procs')),
     finish: () =>
       (finished ??= (async () => {
         const report: CgroupReport =
-          parents.kind === 'v2'
+          kind === 'v2'
             ? {
                 oomKills: readInt(path.join(dirs[0]!, 'memory.events'), 'oom_kill'),
                 pidsLimitHits: readInt(path.join(dirs[0]!, 'pids.events'), 'max'),
@@ -222,7 +244,7 @@ export function createCommandCgroup(
                 oomKills: readInt(path.join(dirs[0]!, 'memory.oom_control'), 'oom_kill'),
                 pidsLimitHits: readInt(path.join(dirs[1]!, 'pids.events'), 'max'),
               };
-        for (const d of dirs) await emptyAndRemove(d, parents.kind);
+        for (const d of dirs) await emptyAndRemove(d, kind);
         return report;
       })()),
   };

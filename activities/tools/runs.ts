@@ -77,6 +77,8 @@ interface ProcStat {
   startTicks: number;
   /** Process group id (field 5). */
   pgid: number;
+  /** State letter (field 3): `Z` for a zombie, which has ended and waits to be reaped. */
+  state: string;
 }
 
 function procStat(pid: number): ProcStat | null {
@@ -86,7 +88,8 @@ function procStat(pid: number): ProcStat | null {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const startTicks = Number(fields[19]);
     const pgid = Number(fields[2]);
-    return Number.isFinite(startTicks) && Number.isFinite(pgid) ? { startTicks, pgid } : null;
+    const state = fields[0] ?? '?';
+    return Number.isFinite(startTicks) && Number.isFinite(pgid) ? { startTicks, pgid, state } : null;
   } catch {
     return null;
   }
@@ -113,6 +116,22 @@ export function killLeftover(spawned: SpawnedProcess | null): LeftoverOutcome {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM' ? 'not-permitted' : 'already-gone';
   }
+}
+
+/**
+ * Whether the process an earlier attempt spawned still runs, seen from this worker: `running` only when it was
+ * recorded on this host with its start time and its leader is alive (not a zombie) with that start time, leading
+ * the recorded group; `gone` when it was recorded here and no longer runs; `other-host` and `unverifiable`
+ * (no start time recorded) when this worker cannot tell.
+ */
+export function spawnedProcessState(
+  spawned: SpawnedProcess,
+): 'running' | 'gone' | 'other-host' | 'unverifiable' {
+  if (spawned.hostId !== workerHostId()) return 'other-host';
+  if (spawned.startTicks === null) return 'unverifiable';
+  const now = procStat(spawned.pid);
+  if (now === null || now.state === 'Z') return 'gone';
+  return now.startTicks === spawned.startTicks && now.pgid === spawned.pgid ? 'running' : 'gone';
 }
 
 interface RawRow {

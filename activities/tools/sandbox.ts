@@ -43,6 +43,7 @@ import {
   removeStaleCgroups,
   type CgroupParents,
   type CgroupReport,
+  type CommandCgroup,
 } from './cgroup.ts';
 import { ToolExecutionError } from './errors.ts';
 import { seccompProgram } from './seccomp.ts';
@@ -591,6 +592,24 @@ export interface SandboxedRun {
 }
 
 /**
+ * A fresh cgroup `name` with the sandbox's memory and process limits, or null when the host has no cgroups.
+ * @throws {ToolExecutionError} it could not be made (a limit the sandbox promised would not hold)
+ */
+function commandCgroupOf(sandbox: Sandbox, name: string): CommandCgroup | null {
+  if (!sandbox.cgroups) return null;
+  try {
+    return createCommandCgroup(sandbox.cgroups, name, {
+      memoryMb: sandbox.settings.memoryMb,
+      processes: sandbox.settings.processes,
+    });
+  } catch (err) {
+    throw new ToolExecutionError(`the command's cgroup could not be made: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
+/**
  * Spawns `plan` as its own process group (detached), inside a fresh per-command cgroup when the host has them
  * (entered by a small shell before anything of the tool runs), with the seccomp program on fd 3.
  * @param stdin `pipe` to write to the tool's stdin, else it is empty
@@ -601,19 +620,7 @@ export function spawnSandboxed(
   plan: SpawnPlan,
   stdin: 'pipe' | 'ignore' = 'ignore',
 ): SandboxedRun {
-  let cgroup: ReturnType<typeof createCommandCgroup> | undefined;
-  if (sandbox.cgroups) {
-    try {
-      cgroup = createCommandCgroup(sandbox.cgroups, commandCgroupName(), {
-        memoryMb: sandbox.settings.memoryMb,
-        processes: sandbox.settings.processes,
-      });
-    } catch (err) {
-      throw new ToolExecutionError(`the command's cgroup could not be made: ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
-  }
+  const cgroup = commandCgroupOf(sandbox, commandCgroupName()) ?? undefined;
   let fd: number | undefined;
   try {
     if (plan.seccompFile) fd = fs.openSync(plan.seccompFile, 'r');
@@ -635,6 +642,66 @@ export function spawnSandboxed(
     throw new ToolExecutionError(`could not start the tool: ${(err as Error).message}`, { cause: err });
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * The host-side wrapper of a detached command (a background job's): `sh -c DETACHED_WRAPPER kesoku-job
+ * <procs file>... -- <program> <args>...`. It enters the cgroups (exit status 125 when it cannot, before the
+ * program starts), runs the program with fd 4 closed, and then writes the program's exit status to fd 4 (the
+ * exit file the worker opened). It does not `exec`: bubblewrap's `--die-with-parent` then ties the sandbox to this
+ * shell, which leads its own session, instead of to the worker, so the command outlives a killed worker and
+ * killing this shell's process group still ends all of it.
+ */
+const DETACHED_WRAPPER =
+  'while [ "$1" != -- ]; do echo $$ > "$1" || { echo "kesoku: could not enter the command\'s cgroup" >&2; ' +
+  'echo 125 >&4; exit 125; }; shift; done; shift; "$@" 4>&-; echo $? >&4';
+
+/** The open files a detached command writes: its stdout and stderr, and the wrapper's exit status. */
+export interface DetachedFds {
+  stdout: number;
+  stderr: number;
+  exit: number;
+}
+
+/**
+ * Spawns `plan` detached from the worker (see {@link DETACHED_WRAPPER}): its own session and process group
+ * (pgid = the returned pid), stdin empty, stdout and stderr to `fds`, no pipe to the worker, inside the cgroup
+ * `cgroupName` when the host has cgroups (kept after the worker is gone; the caller finishes it once the
+ * command ended). The caller may close `fds` once this returns.
+ * @returns the wrapper's pid and the cgroup (null without cgroups)
+ * @throws {ToolExecutionError} the cgroup could not be made, or the spawn failed
+ */
+export function spawnDetached(
+  sandbox: Sandbox,
+  plan: SpawnPlan,
+  fds: DetachedFds,
+  cgroupName: string,
+): { pid: number; cgroup: CommandCgroup | null } {
+  const cgroup = commandCgroupOf(sandbox, cgroupName);
+  let seccomp: number | undefined;
+  try {
+    if (plan.seccompFile) seccomp = fs.openSync(plan.seccompFile, 'r');
+    const stdio: StdioOptions = ['ignore', fds.stdout, fds.stderr, seccomp ?? 'ignore', fds.exit];
+    const args = [
+      '-c',
+      DETACHED_WRAPPER,
+      'kesoku-job',
+      ...(cgroup?.procsFiles ?? []),
+      '--',
+      plan.file,
+      ...plan.args,
+    ];
+    const child = spawn('/bin/sh', args, { cwd: plan.cwd, env: plan.env, detached: true, stdio });
+    child.on('error', () => undefined);
+    if (child.pid === undefined) throw new Error('no process was started');
+    child.unref();
+    return { pid: child.pid, cgroup };
+  } catch (err) {
+    void cgroup?.finish();
+    throw new ToolExecutionError(`could not start the tool: ${(err as Error).message}`, { cause: err });
+  } finally {
+    if (seccomp !== undefined) fs.closeSync(seccomp);
   }
 }
 

@@ -110,9 +110,13 @@ export function sweepSessionFiles(
   })().catch(() => undefined);
 }
 
+/** The folder of a session's tool-output directory that holds its background jobs' files (detached.ts). */
+export const JOBS_FOLDER = 'jobs';
+
 /**
- * Removes full tool output files (`<dataDir>/tool-output/<session dir>/*.log`) older than `olderThanMs`, of one
- * session's directory `outputDir`. Never throws.
+ * Removes full tool output files (`<dataDir>/tool-output/<session dir>/*.log`, and the background jobs' files in
+ * its `jobs/`) older than `olderThanMs`, of one session's directory `outputDir`. Never throws.
+ * @returns the number of files removed
  */
 export async function sweepOutputDir(
   outputDir: string,
@@ -129,6 +133,12 @@ export async function sweepOutputDir(
   try {
     for (const name of await dir.names()) {
       const st = await dir.lstat(name).catch(() => null);
+      // Background jobs keep their output, exit status and process files in `jobs/` (activities/tools/detached.ts);
+      // a job never runs longer than a day, the shortest retention, so an old file there is an ended job's.
+      if (st?.isDirectory() && name === JOBS_FOLDER) {
+        removed += await sweepOutputDir(path.join(outputDir, name), olderThanMs, now);
+        continue;
+      }
       if (!st?.isFile() || st.mtimeMs >= now - olderThanMs) continue;
       await dir.unlink(name).catch(() => undefined);
       removed += 1;

@@ -49,6 +49,11 @@ export type Accepted = z.output<typeof acceptedSchema>;
 
 const stopSchema = api.stopResultSchema.loose();
 const schedulesSchema = api.scheduleListSchema.loose();
+const jobSchema = api.jobSchema.loose();
+const jobsSchema = api.jobListSchema.extend({ jobs: z.array(jobSchema) }).loose();
+const killedJobSchema = api.killedJobSchema.extend({ job: jobSchema }).loose();
+/** A background job as the terminal shows it (OpenAPI `Job`). */
+export type JobSummary = z.output<typeof jobSchema>;
 const deliveriesSchema = api.deliveriesResultSchema.loose();
 /** OpenAPI `DeliveriesResult`: each acknowledged message's status after the call. */
 export type Deliveries = z.output<typeof deliveriesSchema>;
@@ -260,6 +265,23 @@ export class KesokuApi {
   /** `GET /v1/sessions/{id}/schedules`: the session's scheduled prompts (shapes: api/openapi.ts `Schedule`). */
   schedules(sessionId: string): Promise<z.output<typeof schedulesSchema>> {
     return this.call('GET', `${this.sessionPath(sessionId)}/schedules`, schedulesSchema);
+  }
+
+  /** `GET /v1/sessions/{id}/jobs`: the session's background jobs, newest first. */
+  jobs(sessionId: string): Promise<{ jobs: JobSummary[] }> {
+    return this.call('GET', `${this.sessionPath(sessionId)}/jobs`, jobsSchema);
+  }
+
+  /**
+   * `DELETE /v1/sessions/{id}/jobs/{jobId}`: kills a running job; answers once it ended `killed`.
+   * @throws ApiError 404 (no such job in the session), 409 (it has ended already)
+   */
+  killJob(sessionId: string, jobId: string): Promise<{ job: JobSummary }> {
+    return this.call(
+      'DELETE',
+      `${this.sessionPath(sessionId)}/jobs/${encodeURIComponent(jobId)}`,
+      killedJobSchema,
+    );
   }
 
   /** `POST /v1/sessions/{id}/compact`: the id of the queued compaction prompt. */

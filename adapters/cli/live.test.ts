@@ -218,4 +218,49 @@ describe('Screen in region mode (a terminal)', () => {
     // One row up (the prompt and the typed text fit in 80 columns), not one row per character.
     expect(out.startsWith('\u001b[1A\r\u001b[J')).toBe(true);
   });
+
+  describe('the active plan, live', () => {
+    const plan = (revision: number, second: 'pending' | 'in_progress' | 'done') => ({
+      revision,
+      steps: [
+        { title: 'Read the logs', status: 'done' as const },
+        { title: 'Fix the bug', status: second },
+      ],
+    });
+
+    it('is news once per revision, stays in the view from step to step, and goes with the turn', () => {
+      const live = new LiveTurn();
+      expect(live.update(snap({ plan: plan(1, 'pending') })).plan?.revision).toBe(1);
+      expect(live.update(snap({ plan: plan(1, 'pending'), text: 'a' })).plan).toBeUndefined();
+      expect(live.update(snap({ step: 1, plan: plan(2, 'in_progress') })).plan?.revision).toBe(2);
+      expect(live.view()?.plan?.revision).toBe(2);
+      live.update(snap({ status: 'finished', outcome: 'processed' }));
+      expect(live.view()).toBeNull();
+      // Another turn's first snapshot with the same plan is news again (a new turn starts with no live plan).
+      expect(live.update(snap({ turn_id: 't2', plan: plan(2, 'in_progress') })).plan?.revision).toBe(2);
+    });
+
+    it('is printed under the tools in append mode and drawn in the live region', () => {
+      const live = new LiveTurn();
+      let out = '';
+      const screen = new Screen({ write: (s) => (out += s) }, 'append', {
+        style: createStyle(0),
+        columns: 80,
+      });
+      const u = snap({ status: 'running_tools', plan: plan(1, 'in_progress') });
+      screen.live(live.update(u), live.view());
+      expect(stripVTControlCharacters(out)).toBe(
+        '📋 Plan 1/2 done\n   ✅ Read the logs\n   ▶️ Fix the bug\n',
+      );
+      let region = '';
+      const regional = new Screen({ write: (s) => (region += s), columns: 80 }, 'region', {
+        style: createStyle(0),
+        columns: 80,
+      });
+      regional.live(live.update(snap({ status: 'running_tools', plan: plan(2, 'done') })), live.view());
+      expect(stripVTControlCharacters(region)).toContain(
+        '📋 Plan 2/2 done\n   ✅ Read the logs\n   ✅ Fix the bug',
+      );
+    });
+  });
 });

@@ -5,6 +5,8 @@
  * - {@link LiveTurn.update} says what is new in a snapshot: the suffix of `text` not seen yet, or a reset when
  *   the turn or step changed or the text is not a continuation (a retried step), so an append-only printer
  *   never repeats text.
+ * - The active plan a snapshot carries is news once per plan revision ({@link LiveChange.plan}) and stays in the
+ *   view until the turn ends (`/plan` shows it afterwards).
  * - {@link LiveTurn.commit} is told about committed messages, so {@link LiveTurn.view} keeps only what has not
  *   been printed for good yet: a step's text disappears once its thought or reply is committed, a tool's
  *   progress once its tool_result is, and the whole turn once its final reply (or crash notice) is committed or
@@ -23,7 +25,12 @@ export interface LiveChange {
   appended: string;
   /** Tools whose status is new in this snapshot. */
   tools: ToolProgress[];
+  /** The plan, when this snapshot is the first to carry its revision. */
+  plan?: LivePlan;
 }
+
+/** The active plan of a `turn.updated` snapshot. */
+export type LivePlan = NonNullable<TurnUpdated['plan']>;
 
 /** The uncommitted part of the running turn. */
 export interface LiveView {
@@ -34,6 +41,8 @@ export interface LiveView {
   text: string;
   /** Tool calls of the step whose tool_result is not committed yet. */
   tools: ToolProgress[];
+  /** The active plan as the turn last set it, if it did. */
+  plan?: LivePlan;
 }
 
 const NOTHING: LiveChange = { reset: false, appended: '', tools: [] };
@@ -46,6 +55,7 @@ export class LiveTurn {
   private status: TurnUpdated['status'] = 'started';
   private text = '';
   private tools = new Map<string, ToolProgress>();
+  private plan: LivePlan | undefined;
   /** `${turnId}:${step}` of steps whose text (thought or reply) was committed. */
   private readonly committedSteps = new Set<string>();
   /** Tool call ids whose tool_result was committed. */
@@ -56,15 +66,17 @@ export class LiveTurn {
   /** Applies a snapshot. @returns what is new in it (nothing for a stale or finished snapshot's text) */
   update(u: TurnUpdated): LiveChange {
     if (this.ended.includes(u.turn_id)) return NOTHING;
+    const plan = this.newPlan(u);
     if (u.status === 'finished') {
       const reset = this.turnId === u.turn_id && this.text !== '';
       this.end(u.turn_id);
-      return { ...NOTHING, reset };
+      return { ...NOTHING, reset, ...(plan ? { plan } : {}) };
     }
     let reset = false;
     if (this.turnId === u.turn_id && u.step < this.step) return NOTHING; // a late snapshot of an earlier step
     if (this.turnId !== u.turn_id || u.step !== this.step) {
       reset = this.text !== '';
+      if (this.turnId !== u.turn_id) this.plan = undefined;
       this.turnId = u.turn_id;
       this.step = u.step;
       this.text = '';
@@ -85,7 +97,15 @@ export class LiveTurn {
       if ((!before || before.status !== t.status) && !this.doneCalls.has(t.call_id)) changed.push(t);
       this.tools.set(t.call_id, t);
     }
-    return { reset, appended, tools: changed };
+    if (plan) this.plan = plan;
+    return { reset, appended, tools: changed, ...(plan ? { plan } : {}) };
+  }
+
+  /** The snapshot's plan when its revision is new for this turn, else undefined. */
+  private newPlan(u: TurnUpdated): LivePlan | undefined {
+    if (!u.plan) return undefined;
+    const known = this.turnId === u.turn_id ? this.plan : undefined;
+    return known && known.revision >= u.plan.revision ? undefined : u.plan;
   }
 
   /** Notes a committed message (any order, repeats allowed). */
@@ -119,6 +139,7 @@ export class LiveTurn {
       status: this.status,
       text: committed ? '' : this.text,
       tools: [...this.tools.values()].filter((t) => !this.doneCalls.has(t.call_id)),
+      ...(this.plan ? { plan: this.plan } : {}),
     };
   }
 
@@ -129,6 +150,7 @@ export class LiveTurn {
     this.turnId = null;
     this.text = '';
     this.tools = new Map();
+    this.plan = undefined;
     this.step = 0;
     for (const key of [...this.committedSteps])
       if (key.startsWith(`${turnId}:`)) this.committedSteps.delete(key);

@@ -16,7 +16,8 @@ import { presentationFor } from '../../domain/presentation.ts';
 import { metricsSummary, toolResultState } from '../../domain/presentation.ts';
 import { toolLabel } from '../../domain/tool-label.ts';
 import type { SessionInfo, ToolProgress } from './api-client.ts';
-import type { LiveView } from './live.ts';
+import type { LivePlan, LiveView } from './live.ts';
+import { PLAN_MARK, planProgress } from '../../domain/plan-view.ts';
 import { renderMarkdown } from './markdown.ts';
 import { formatElapsed } from '../../infra/progress.ts';
 
@@ -173,6 +174,18 @@ export function renderToolProgress(t: ToolProgress, opts: RenderOptions, nowMs?:
   return t.status === 'ok' ? s.magenta(line) : s.red(line);
 }
 
+/**
+ * The active plan as the terminal shows it live: "📋 Plan 1/3 done" and one line per step with its mark
+ * (domain/plan-view.ts), cyan. Titles are cleaned of control sequences.
+ */
+export function renderPlan(plan: LivePlan, opts: RenderOptions): string[] {
+  const s = opts.style;
+  return [
+    s.cyan(`📋 Plan ${planProgress(plan.steps)}`),
+    ...plan.steps.map((p) => s.cyan(`   ${PLAN_MARK[p.status]} ${clean(p.title)}`)),
+  ];
+}
+
 /** Rows of a running command's output the live region shows. */
 const TAIL_ROWS = 3;
 
@@ -190,7 +203,7 @@ export function renderLive(
 ): string[] {
   const s = opts.style;
   const width = Math.max(10, opts.columns - 1);
-  const lines: string[] = [];
+  const lines: string[] = view.plan ? renderPlan(view.plan, opts).map((l) => fitToWidth(l, width)) : [];
   const text = clean(view.text).replace(/\s+$/, '');
   if (text !== '') {
     const rows = text.split('\n').flatMap((l) => wrapToWidth(`  ${l}`, width));
@@ -203,7 +216,7 @@ export function renderLive(
       for (const l of clean(t.output_tail).split('\n').slice(-TAIL_ROWS))
         lines.push(fitToWidth(s.dim(`   │ ${l}`), width));
   }
-  if (lines.length === 0)
+  if (lines.length === (view.plan ? view.plan.steps.length + 1 : 0))
     lines.push(s.dim(view.status === 'running_tools' ? '  ⋯ running tools' : '  ⋯ thinking'));
   return lines;
 }
@@ -238,6 +251,8 @@ export function renderHelp(opts: RenderOptions): string {
     ['/approval off|writes|all', 'which tool calls wait for your y/n/a before they run'],
     ['/locale en|zh', 'the language of notices (zh: the Chinese notices)'],
     ['/schedules', 'the scheduled prompts of this session (next and last runs)'],
+    ['/jobs', 'the background jobs of this session (state, exit code)'],
+    ['/kill <job id>', 'kill a running background job (/stop does not)'],
     [
       '/approval [off|writes|all]',
       'which tool calls ask first; alone: the policy in force and approved patterns',

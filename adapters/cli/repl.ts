@@ -23,6 +23,7 @@ import {
   ApiError,
   describeError,
   notFoundForToken,
+  type JobSummary,
   type KesokuApi,
   type RestChannel,
   type SessionInfo,
@@ -59,7 +60,7 @@ const CLI_CHANNEL = 'cli';
 const ACK_ON_QUIT_MS = 1_500;
 
 /** The terminal's own argument-less commands (besides the session commands). */
-const CLI_LOCAL_COMMANDS = ['quit', 'exit', 'help', 'new', 'prompt', 'plan'] as const;
+const CLI_LOCAL_COMMANDS = ['quit', 'exit', 'help', 'new', 'prompt', 'plan', 'jobs'] as const;
 
 /** What the terminal says for a command whose argument is missing or unknown. */
 const CLI_USAGE: Record<'title' | 'mode' | 'locale' | 'approval' | 'memory' | 'kill', string> = {
@@ -70,6 +71,13 @@ const CLI_USAGE: Record<'title' | 'mode' | 'locale' | 'approval' | 'memory' | 'k
   memory: 'usage: /memory, or /memory forget <id>',
   kill: 'usage: /kill <job id>',
 };
+
+/** One job as one terminal line: `job_…  succeeded (exit 0)  make test`. */
+function jobLine(j: JobSummary): string {
+  const exit = j.exit_code === null ? '' : ` (exit ${j.exit_code})`;
+  const command = j.command.length > 80 ? `${j.command.slice(0, 79)}…` : j.command;
+  return `${j.id}  ${j.state}${exit}  ${command}`;
+}
 
 export interface ReplOptions {
   api: KesokuApi;
@@ -557,6 +565,19 @@ class ChatRepl {
     else this.screen.print(steps.map((p, i) => `  ${i + 1}. [${p.status}] ${p.title}`).join('\n'));
   }
 
+  /** `/jobs`: the session's background jobs, newest first, one line each. */
+  private async showJobs(): Promise<void> {
+    const { jobs } = await this.api.jobs(this.sessionId);
+    if (jobs.length === 0) this.note('no background jobs in this session');
+    else
+      this.screen.print(
+        jobs
+          .slice(0, 20)
+          .map((j) => `  ${jobLine(j)}`)
+          .join('\n'),
+      );
+  }
+
   /** `/prompt`: the exact model input of the session's latest step (admins). */
   private async showPrompt(): Promise<void> {
     const p = await this.api.getPrompt(this.sessionId);
@@ -579,6 +600,7 @@ class ChatRepl {
           if (parsed.command === 'new') this.switchSession(this.o.newSessionId());
           else if (parsed.command === 'plan') await this.showPlan();
           else if (parsed.command === 'prompt') await this.showPrompt();
+          else if (parsed.command === 'jobs') await this.showJobs();
           else this.screen.print(renderHelp(this.o.render));
           return {};
         case 'stop': {
@@ -640,12 +662,11 @@ class ChatRepl {
         case 'link':
           this.note('the terminal already talks as your API principal; /link is for chat accounts', 'warn');
           return {};
-        case 'kill':
-          this.note(
-            'background jobs: see GET /v1/sessions/{sessionId}/jobs (not in the terminal yet)',
-            'warn',
-          );
+        case 'kill': {
+          const { job } = await this.api.killJob(this.sessionId, parsed.jobId);
+          this.note(`⏹ killed ${jobLine(job)}`);
           return {};
+        }
         case 'unknown':
           this.note(`unknown command ${parsed.word}; the commands are:`, 'warn');
           this.screen.print(renderHelp(this.o.render));
@@ -655,9 +676,11 @@ class ChatRepl {
       const text =
         err instanceof ApiError && err.status === 404 && parsed.name === 'memory'
           ? `/memory: you have no entry ${parsed.forget ?? ''}`
-          : err instanceof ApiError && err.status === 404
-            ? `${cmd}: this session has no messages yet — send one first`
-            : `${cmd} failed — ${describeError(err)}`;
+          : err instanceof ApiError && parsed.name === 'kill' && (err.status === 404 || err.status === 409)
+            ? `/kill: ${err.problem?.detail ?? (err.status === 404 ? `no job ${parsed.jobId} in this session` : 'that job has ended')}`
+            : err instanceof ApiError && err.status === 404
+              ? `${cmd}: this session has no messages yet — send one first`
+              : `${cmd} failed — ${describeError(err)}`;
       this.note(text, 'error');
       return { failed: true };
     }

@@ -10,7 +10,7 @@
  */
 import type { Interface } from 'node:readline';
 import type { LiveChange, LiveView } from './live.ts';
-import { clean, renderLive, renderToolProgress, rowsOf, type RenderOptions } from './render.ts';
+import { clean, renderLive, renderPlan, renderToolProgress, rowsOf, type RenderOptions } from './render.ts';
 
 export type LiveMode = 'region' | 'append' | 'off';
 
@@ -83,6 +83,10 @@ export class Screen {
       }
       for (const t of change.tools) {
         chunk += `${mid ? '\n' : ''}${renderToolProgress(t, this.render)}\n`;
+        mid = false;
+      }
+      if (change.plan) {
+        chunk += `${mid ? '\n' : ''}${renderPlan(change.plan, this.render).join('\n')}\n`;
         mid = false;
       }
       if (chunk !== '') this.out.write(chunk);

@@ -11,6 +11,7 @@ import { ids } from '../../activities/persistence.ts';
 import { messageKind } from '../../domain/message-kind.ts';
 import type { Message } from '../../domain/message.ts';
 import { TOOL_MARK, formatSeconds, toolResultState, type ToolState } from '../../domain/presentation.ts';
+import { planOneLine, planStepsOfArguments } from '../../domain/plan-view.ts';
 import { toolLabel } from '../../domain/tool-label.ts';
 
 export { TOOL_MARK, toolResultState, type ToolState };
@@ -26,7 +27,7 @@ export type StatusEntry =
       toolCallId: string | null;
       /** The tool as people see it: its name, or `<server> › <tool>` for an MCP tool (domain/tool-label.ts). */
       name: string;
-      /** The shell command, or the arguments as JSON (`{}` for none). */
+      /** The shell command, the steps an `update_plan` sets ("✅ a · ▶️ b"), or the arguments as JSON (`{}` for none). */
       args: string;
       state: ToolState;
       /** The result's short summary (`metadata.tool_result`); '' while running. */
@@ -55,12 +56,15 @@ export function statusEntryFor(m: Message): StatusEntry | null {
   const md = m.metadata ?? {};
   const args = md.tool_arguments ?? {};
   const command = typeof args.command === 'string' ? args.command : null;
+  const name = typeof md.tool_name === 'string' ? md.tool_name : m.sender;
+  // The active plan, live in the status: an `update_plan` line shows the steps it sets, not their JSON.
+  const plan = name === 'update_plan' ? planStepsOfArguments(args) : null;
   return {
     kind: 'tool',
     key: m.id,
     toolCallId: typeof md.tool_call_id === 'string' ? md.tool_call_id : null,
-    name: toolLabel(typeof md.tool_name === 'string' ? md.tool_name : m.sender),
-    args: command ?? JSON.stringify(args),
+    name: toolLabel(name),
+    args: plan ? planOneLine(plan) || 'clear' : (command ?? JSON.stringify(args)),
     state: 'running',
     summary: '',
   };

@@ -1,5 +1,6 @@
 /**
- * What the agent knows about the caller (docs/memory.md): `GET /v1/me` (the principal and its linked chat users),
+ * What the agent knows about the caller (docs/memory.md): `GET /v1/me` (the principal, its time zone and its linked
+ * chat users), `PATCH /v1/me` (`{"timezone": <IANA zone> | null}`, docs/schedules.md "Kinds and time zones"),
  * `POST /v1/me/links` (confirm a `/link` code from a chat), `GET /v1/memory` (the caller's remembered entries,
  * `q` to search), `DELETE /v1/memory/{entryId}`, and for admins `GET /v1/admin/sessions/{sessionId}/prompt` (the
  * exact model input of the session's latest step).
@@ -7,7 +8,15 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { forgetEntry, searchEntries } from '../../db/memory.ts';
-import { LinkError, confirmLinkCode, linksOf, personKeysOfPrincipal } from '../../db/people.ts';
+import {
+  LinkError,
+  confirmLinkCode,
+  linksOf,
+  personKeysOfPrincipal,
+  principalZone,
+  setPrincipalZone,
+} from '../../db/people.ts';
+import { canonicalZone } from '../../domain/schedules.ts';
 import { principalPerson } from '../../domain/people.ts';
 import type { ResolvedDeps } from '../deps.ts';
 import { callerOf } from '../access.ts';
@@ -16,6 +25,7 @@ import { HttpProblem } from '../problems.ts';
 import { intQuery, parseBody, requireJson } from '../schemas.ts';
 
 const linkBodySchema = z.object({ code: z.string().min(1).max(64) }).strict();
+const meBodySchema = z.object({ timezone: z.string().max(64).nullable() }).strict();
 
 /** Maps a refused link code: malformed 400, unknown 404, expired or already used 409. */
 function linkProblem(err: unknown): unknown {
@@ -35,15 +45,34 @@ function linkProblem(err: unknown): unknown {
 export function peopleRouter(d: ResolvedDeps): Router {
   const router = Router();
 
-  router.get('/v1/me', async (_req: Request, res: Response) => {
+  const me = async (res: Response) => {
     const caller = callerOf(res);
-    const links = await linksOf(d.pool, caller.name);
+    const [links, timezone] = await Promise.all([
+      linksOf(d.pool, caller.name),
+      principalZone(d.pool, caller.name),
+    ]);
     res.status(200).json({
       principal: caller.name,
       admin: caller.admin,
       person: principalPerson(caller.name),
+      timezone,
       links: links.map(({ chatbot_id, user_id, linked_at }) => ({ chatbot_id, user_id, linked_at })),
     });
+  };
+
+  router.get('/v1/me', async (_req: Request, res: Response) => me(res));
+
+  // The caller's time zone: the zone of new schedules in its sessions that name none and whose session has none.
+  router.patch('/v1/me', async (req: Request, res: Response) => {
+    requireJson(req);
+    const body = parseBody(meBodySchema, req.body);
+    const zone = body.timezone === null ? null : canonicalZone(body.timezone);
+    if (zone === null && body.timezone !== null)
+      throw new HttpProblem('validation', `timezone: "${body.timezone}" is not a known IANA time zone`, {
+        extensions: { field: 'timezone' },
+      });
+    await setPrincipalZone(d.pool, callerOf(res).name, zone);
+    await me(res);
   });
 
   router.post('/v1/me/links', async (req: Request, res: Response) => {

@@ -89,7 +89,7 @@ describe('GET /openapi.json', () => {
       )
       .sort();
     expect(served).toEqual(documented);
-    expect(served).toHaveLength(34);
+    expect(served).toHaveLength(35);
   });
 
   it('takes the Message enums from the domain model', () => {

@@ -265,6 +265,34 @@ describe("the model's schedule tools", () => {
   }, 60_000);
 });
 
+describe("the principal's time zone", () => {
+  it("PATCH /v1/me sets it; a schedule naming no zone takes it when its session has none, the session's before it", async () => {
+    try {
+      const set = await h.client.patch<Json>('/v1/me', { timezone: 'asia/tokyo' });
+      expect(set.status, set.text).toBe(200);
+      expect(set.body).toMatchObject({ timezone: 'Asia/Tokyo' });
+      expect((await h.client.get<Json>('/v1/me')).body).toMatchObject({ timezone: 'Asia/Tokyo' });
+      const session = uniqueId('s');
+      // The caller's session, made by a PATCH before its first message.
+      expect((await h.client.patch<Json>(`/v1/sessions/${session}`, { mode: 'queue' })).status).toBe(200);
+      const fromPrincipal = await create(session, { prompt: 'Water the plants', every: '1h' });
+      expect(fromPrincipal.timezone).toBe('Asia/Tokyo');
+      expect(fromPrincipal.next_run_at).toMatch(/\+09:00$/);
+      await h.client.patch<Json>(`/v1/sessions/${session}`, { timezone: 'Europe/Berlin' });
+      expect((await create(session, { prompt: 'Stand-up', every: '1h' })).timezone).toBe('Europe/Berlin');
+
+      // An unknown zone is a 400 naming the field, and changes nothing.
+      const bad = await h.client.patch<Json>('/v1/me', { timezone: 'Mars/Olympus' });
+      expect(expectProblem(bad, 400).field).toBe('timezone');
+      expect((await h.client.get<Json>('/v1/me')).body).toMatchObject({ timezone: 'Asia/Tokyo' });
+    } finally {
+      expect((await h.client.patch<Json>('/v1/me', { timezone: null })).body).toMatchObject({
+        timezone: null,
+      });
+    }
+  });
+});
+
 describe("the session's time zone", () => {
   it('PATCH stores it canonical, GET shows it, and new schedules without a zone take it', async () => {
     const session = uniqueId('s');

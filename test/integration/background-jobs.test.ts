@@ -8,11 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJob, listJobs } from '../../db/jobs.ts';
-import { jobAlertMessageId } from '../../domain/jobs.ts';
+import { jobAlertMessageId, jobWorkflowId } from '../../domain/jobs.ts';
 import type { Message } from '../../domain/message.ts';
 import { BackgroundJobs, JobError } from '../../infra/jobs.ts';
 import { sessionWorkspaceDir } from '../../infra/workspace.ts';
+import { recordHistory } from '../support/histories.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
+import { toolTaskQueueOf } from '../../workflows/definitions.ts';
 
 let stack: Stack;
 let jobs: BackgroundJobs;
@@ -87,6 +89,8 @@ describe('background jobs', () => {
       chatbot_id: 'api',
       channel_id: session,
       turn_id: alertId,
+      // The seed's row gives the alert no parent: like a user question or a cron prompt it starts its own turn.
+      parent_id: null,
       metadata: null,
     });
     expect(alert.content.startsWith(`[System Alert] Background Job ${jobId} finished.\n`)).toBe(true);
@@ -107,6 +111,17 @@ describe('background jobs', () => {
     expect(job).toMatchObject({ state: 'succeeded', exitCode: 0 });
     expect(job?.outputTail).toContain('done');
     expect(await alertsOf(session)).toHaveLength(1);
+
+    // The command's activity ran on the tool task queue, never taking a session-queue slot.
+    const handle = stack.client.workflow.getHandle(jobWorkflowId(jobId));
+    await expect
+      .poll(async () => (await handle.describe()).status.name, { timeout: 10_000 })
+      .toBe('COMPLETED');
+    const scheduled = (await handle.fetchHistory()).events
+      ?.map((e) => e.activityTaskScheduledEventAttributes)
+      .find((a) => a?.activityType?.name === 'runBackgroundJob');
+    expect(scheduled?.taskQueue?.name).toBe(toolTaskQueueOf(stack.taskQueue));
+    await recordHistory('background-job', stack.client, jobWorkflowId(jobId));
   });
 
   it('the alert arrives once: submitting it again is acknowledged as a duplicate and starts no turn', async () => {

@@ -1,6 +1,6 @@
 /**
  * The terminal client (`npm run chat`, the real `adapters/cli/main.ts` in a child process) over the real REST
- * API, worker, Temporal dev server and Postgres: `/plan` shows the plan the model set, `/prompt` the exact model
+ * API, worker, Temporal dev server and Postgres: the plan the model sets is shown live with the turn, `/plan` shows it, `/prompt` the exact model
  * input of the latest step (system prompt once, first; the last user message with its runtime context once),
  * `/memory` what was remembered.
  */
@@ -52,13 +52,17 @@ describe('terminal /plan, /prompt, /memory', () => {
       },
       { kind: 'text', text: 'All set.' },
     );
-    const cli = runCli(['--session', session, '--url', api.url, '--timeout', '30'], {
+    const cli = runCli(['--session', session, '--url', api.url, '--timeout', '30', '--live'], {
       stdin: 'set things up\n/plan\n/prompt\n/memory\n/quit\n',
     });
     const code = await cli.exit();
     const out = stripVTControlCharacters(cli.output());
     expect(code, out).toBe(0);
     expect(out).toContain('1. [done] Look around\n  2. [in_progress] Report back');
+    // Live with the turn (turn.updated carries the plan), before /plan read it once the turn was over.
+    const livePlan = out.indexOf('📋 Plan 1/2 done\n   ✅ Look around\n   ▶️ Report back');
+    expect(livePlan, out).toBeGreaterThanOrEqual(0);
+    expect(livePlan).toBeLessThan(out.indexOf('  1. [done] Look around'));
     const prompt = out.slice(out.indexOf('── system (turn'));
     expect(prompt.match(/── system/g)).toHaveLength(1);
     expect(prompt).toMatch(/── user ──\nset things up\n\n\[Runtime Context\]\n- Time: /);

@@ -55,6 +55,8 @@ export interface StackOptions {
   toolSlots?: number;
   /** The worker's skills folder (KESOKU_SKILLS_DIR). */
   skillsDir?: string;
+  /** Sessions and channels with a shared memory scope (KESOKU_MEMORY_SHARED_SCOPES). */
+  memorySharedScopes?: string[];
 }
 
 export interface Stack {
@@ -195,6 +197,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         ...(opts.activitySlots ? { activitySlots: opts.activitySlots } : {}),
         ...(opts.toolSlots ? { toolSlots: opts.toolSlots } : {}),
         ...(opts.skillsDir ? { skillsDir: opts.skillsDir } : {}),
+        ...(opts.memorySharedScopes ? { memorySharedScopes: opts.memorySharedScopes } : {}),
         workflowBundle: { codePath: bundlePath },
         deltaIntervalMs: 50,
         dataConverter,

@@ -7,6 +7,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../../api/server.ts';
 import type { ApiToken } from '../../../api/auth.ts';
+import { getJob, listJobs } from '../../../db/jobs.ts';
 import { getSession } from '../../../db/sessions.ts';
 import { TITLE_MAX_CHARS } from '../../../domain/session-settings.ts';
 import { createLogger } from '../../../infra/logger.ts';
@@ -169,6 +170,36 @@ describe('npm run chat', () => {
     } finally {
       cli.kill();
     }
+  });
+
+  it('/jobs lists the background jobs and /kill <id> kills one; killing it again is refused plainly', async () => {
+    const session = uniqueId('cli');
+    stack.script(
+      session,
+      {
+        kind: 'tool_calls',
+        calls: [{ name: 'run_shell_command', arguments: { command: 'sleep 60', background: true } }],
+      },
+      { kind: 'text', text: 'started it' },
+    );
+    const cli = runCli(['--session', session, '--url', api.url, '--timeout', '20'], { keepStdinOpen: true });
+    cli.write('start a job\n');
+    await cli.waitFor('started it');
+    const [job] = await listJobs(stack.pool, session);
+    expect(job?.state).toBe('running');
+    cli.write('/jobs\n');
+    await cli.waitFor(`${job!.id}  running  sleep 60`);
+    cli.write(`/kill ${job!.id}\n`);
+    await cli.waitFor(`⏹ killed ${job!.id}  killed  sleep 60`);
+    cli.write(`/kill ${job!.id}\n`);
+    await cli.waitFor(`/kill: background job ${job!.id} is not running: it ended killed`);
+    cli.write('/quit\n');
+    const code = await cli.exit();
+    const out = stripVTControlCharacters(cli.output());
+    // A refused command makes the run end with 1, as for every command.
+    expect(code, out).toBe(1);
+    expect(out).not.toContain('not in the terminal yet');
+    expect((await getJob(stack.pool, job!.id))?.state).toBe('killed');
   });
 
   it('/mode and /approval work before the first message: the session is created on cli with them', async () => {

@@ -8,6 +8,7 @@
  * No DOM here (fetch and web streams only), so unit tests can run it under Node.
  */
 import type { Attachment, Message } from '../../../domain/message.ts';
+import type { PlanView } from '../../../domain/plan-view.ts';
 import type { ScheduleRunView, ScheduleTimingInput, ScheduleView } from '../../../domain/schedules.ts';
 
 /** `unreachable`: no HTTP answer; `problem`: an error answer; `protocol`: an answer the page cannot use. */
@@ -84,6 +85,8 @@ export interface SessionInfo extends SessionSummary {
   pending_approvals: PendingApproval[];
   /** The session's own IANA zone, the default of its new schedules; null: the server's default applies. */
   timezone?: string | null;
+  /** The active plan (adapters/web/src/plan.tsx); null: none. */
+  plan?: PlanView | null;
 }
 
 /** A history read (OpenAPI `History`). */

@@ -19,6 +19,7 @@ import { follow, type Follower, type StreamState } from './follow.ts';
 import { LiveTurnView } from './live.tsx';
 import { MessageView } from './message.tsx';
 import { WEB_SENDER, type OutboxItem } from './outbox.ts';
+import { PlanPanel, activePlan, useLivePlan } from './plan.tsx';
 import { SchedulesPanel, useSchedules } from './schedules.tsx';
 import type { PageConfig } from './storage.tsx';
 import { Transcript, type PendingDecision } from './transcript.ts';
@@ -76,6 +77,7 @@ export function ChatView(props: ChatViewProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const [schedulesOpen, setSchedulesOpen] = useState(false);
+  const [livePlan, seePlan] = useLivePlan(sessionId);
 
   // Load the newest messages, then follow the event stream from the revision they are at.
   useEffect(() => {
@@ -148,6 +150,7 @@ export function ChatView(props: ChatViewProps) {
             soonRefreshInfo();
           },
           onUpdated(u) {
+            seePlan(u);
             t.update(u);
             changed();
           },
@@ -268,6 +271,7 @@ export function ChatView(props: ChatViewProps) {
         onSchedules={() => setSchedulesOpen(!schedulesOpen)}
       />
       <ConnectionBanner stream={stream} />
+      <PlanPanel plan={activePlan(info?.plan, livePlan)} />
       <div class={`chat-body${schedulesOpen ? ' with-panel' : ''}`}>
         <div
           class="transcript"

@@ -15,6 +15,7 @@
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Message } from '../../../domain/message.ts';
+import type { PlanView } from '../../../domain/plan-view.ts';
 import { ApiError, type KesokuClient } from './api.ts';
 
 /** One tool call of the running step (api/live-turns.ts ToolProgress). */
@@ -38,6 +39,8 @@ export interface TurnUpdate {
   text: string;
   text_offset?: number;
   tools: ToolProgress[];
+  /** The active plan as the turn last set it (adapters/web/src/plan.tsx). */
+  plan?: PlanView;
   outcome?: 'processed' | 'interrupted' | 'error';
   notices?: string[];
 }

@@ -1563,6 +1563,89 @@ var Outbox = class {
     this.opts.onChange(keep);
   }
 };
+// domain/plan-view.ts
+/** The mark before a step's title. */
+var PLAN_MARK = {
+  done: '✅',
+  in_progress: '▶️',
+  pending: '◻️',
+};
+/** "2/5 done" for `steps`. */
+function planProgress(steps) {
+  return `${steps.filter((s) => s.status === 'done').length}/${steps.length} done`;
+}
+// adapters/web/src/plan.tsx
+/**
+ * The session's active plan (the model's `update_plan`, docs/memory.md "Active plan") as a panel above the
+ * transcript: "📋 Plan 1/3 done" and one line per step with its mark (domain/plan-view.ts), the step in progress
+ * highlighted. Live: a running turn's `turn.updated` snapshots carry the plan as the turn sets it; between turns
+ * (and after a reload) it comes from `GET /v1/sessions/{id}`. Of the two, the higher plan revision wins, so a
+ * session read that trails the stream never brings an older plan back. Hidden when the session has no plan.
+ */
+/** The newer of the session's stored plan and the live one (null: none, or cleared). */
+function activePlan(stored, live) {
+  const s = stored ?? null;
+  const newest = live && (!s || live.revision > s.revision) ? live : s;
+  return newest && newest.steps.length > 0 ? newest : null;
+}
+/**
+ * The plan last seen live in `sessionId`'s stream, and the `onUpdated` hook that feeds it (call it with every
+ * `turn.updated` snapshot). It starts empty for each session.
+ */
+function useLivePlan(sessionId) {
+  const [live, setLive] = d(null);
+  A(() => setLive(null), [sessionId]);
+  return [
+    live,
+    b((u) => {
+      const plan = u.plan;
+      if (plan) setLive((before) => (before && before.revision >= plan.revision ? before : plan));
+    }, []),
+  ];
+}
+/** The plan panel; renders nothing without a plan. */
+function PlanPanel({ plan }) {
+  if (!plan) return null;
+  return /* @__PURE__ */ a('section', {
+    class: 'plan',
+    'aria-label': 'Plan',
+    children: [
+      /* @__PURE__ */ a('h2', {
+        children: [
+          '📋 Plan ',
+          /* @__PURE__ */ a('span', {
+            class: 'progress',
+            children: planProgress(plan.steps),
+          }),
+        ],
+      }),
+      /* @__PURE__ */ a('ol', {
+        children: plan.steps.map((s, i) =>
+          /* @__PURE__ */ a(
+            'li',
+            {
+              class: `step ${s.status}`,
+              'data-status': s.status,
+              children: [
+                /* @__PURE__ */ a('span', {
+                  class: 'mark',
+                  'aria-hidden': 'true',
+                  children: PLAN_MARK[s.status],
+                }),
+                ' ',
+                /* @__PURE__ */ a('span', {
+                  class: 'title',
+                  children: s.title,
+                }),
+              ],
+            },
+            i,
+          ),
+        ),
+      }),
+    ],
+  });
+}
 // adapters/web/src/schedules.tsx
 /**
  * The open session's scheduled prompts (docs/schedules.md): each with its timing and zone, its next run at that
@@ -2504,6 +2587,7 @@ function ChatView(props) {
   const scroller = T(null);
   const stick = T(true);
   const [schedulesOpen, setSchedulesOpen] = d(false);
+  const [livePlan, seePlan] = useLivePlan(sessionId);
   A(() => {
     const t = new Transcript(sessionId);
     transcript.current = t;
@@ -2573,6 +2657,7 @@ function ChatView(props) {
             soonRefreshInfo();
           },
           onUpdated(u) {
+            seePlan(u);
             t.update(u);
             changed();
           },
@@ -2691,6 +2776,7 @@ function ChatView(props) {
         onSchedules: () => setSchedulesOpen(!schedulesOpen),
       }),
       /* @__PURE__ */ a(ConnectionBanner, { stream }),
+      /* @__PURE__ */ a(PlanPanel, { plan: activePlan(info?.plan, livePlan) }),
       /* @__PURE__ */ a('div', {
         class: `chat-body${schedulesOpen ? ' with-panel' : ''}`,
         children: [
