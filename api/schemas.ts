@@ -13,7 +13,7 @@ import {
   inboundFieldProblem,
   type InboundMessage,
 } from '../domain/inbound.ts';
-import { SESSION_MODES, TITLE_MAX_CHARS, hasLineControls, titleProblem } from '../domain/session-settings.ts';
+import { TITLE_MAX_CHARS, hasLineControls, titleProblem } from '../domain/session-settings.ts';
 import { canonicalZone } from '../domain/schedules.ts';
 import { REST_CHATBOTS } from './access.ts';
 import { chatMessageIdPrefixes } from '../adapters/registry.ts';
@@ -377,47 +377,18 @@ export const patchScheduleSchema = z.strictObject({
   ...scheduleTimingFields,
 });
 
-// ---- response bodies ------------------------------------------------------------------------------------------
-// Rendered into the OpenAPI document (api/openapi.ts `responseSchema`), like the request bodies above.
+/** Body of `POST /v1/me/links`. */
+export const linkRequestSchema = z.strictObject({
+  code: z.string().describe('The code `/link` answered in the chat.'),
+});
 
-/** A time as the API writes it: ISO 8601 (`Date#toISOString`). */
-const isoTime = z.string().meta({ format: 'date-time' });
-
-/** A `SessionSummary` (the items of `GET /v1/sessions`; api/routes/common.ts `presentSessionSummary`). */
-export const sessionSummarySchema = z.strictObject({
-  id: z.string(),
-  chatbot_id: z.string(),
-  channel_id: z.string(),
-  title: z.string().nullable(),
-  title_source: z.enum(['default', 'auto', 'user']),
-  revision: z.int().min(0),
-  mode: z.enum(SESSION_MODES),
-  locale: z
+/** Body of `PATCH /v1/me` as the document states it (api/routes/people.ts checks it). */
+export const mePatchSchema = z.strictObject({
+  timezone: z
     .string()
-    .describe('Language of notices and crash notices: en or zh (KESOKU_LOCALE for new sessions).'),
-  turn_count: z.int().min(0),
-  created_at: isoTime,
-  updated_at: isoTime,
+    .nullable()
+    .describe('An IANA zone (stored canonical: `asia/tokyo` → `Asia/Tokyo`), or null to clear it.'),
 });
 
-/** A session without its live figures, as the API answers it. */
-export type SessionSummary = z.output<typeof sessionSummarySchema>;
-
-/** `GET /v1/sessions`: one page of the caller's sessions. */
-export const sessionListSchema = z.strictObject({
-  sessions: z.array(sessionSummarySchema).describe('Most recently updated first.'),
-  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end.'),
-});
-
-/** `POST /v1/sessions/{sessionId}/stop`. */
-export const stopResultSchema = z.strictObject({
-  stopped: z.boolean().describe('Whether a turn was running and was cancelled.'),
-});
-
-/** `POST /v1/sessions/{sessionId}/compact`. */
-export const compactResultSchema = z.strictObject({
-  message_id: z
-    .string()
-    .describe('The id of the queued compaction prompt (docs/message-model.md §3 "手动压缩提问").'),
-  queued: z.boolean().optional(),
-});
+// The response bodies live in api/responses.ts (no server imports, so the terminal client can parse with them).
+export * from './responses.ts';

@@ -16,6 +16,7 @@ import type { ResolvedDeps } from './deps.ts';
 import type { EventHub } from './event-hub.ts';
 import { findReply, turnNotices } from './history.ts';
 import { HttpProblem } from './problems.ts';
+import type { TurnResult, TurnWaitingForApproval as WaitingForApprovalBody } from './schemas.ts';
 
 /**
  * The message in its final status, the message that answers it (null when the turn ended without one) and the
@@ -165,7 +166,7 @@ export async function answerAfterWait(
       reply: end.reply,
       notices: end.notices,
       ...(t.duplicate !== undefined ? { duplicate: t.duplicate } : {}),
-    });
+    } satisfies TurnResult);
     return;
   }
   if (end?.kind === 'waiting_for_approval') {
@@ -175,7 +176,7 @@ export async function answerAfterWait(
       message: end.message,
       pending_approvals: end.pending,
       detail: `the turn is waiting${waitingFor(sessionId, end.pending)}; with "wait": N in the decision's body it answers like this route when the turn ends or waits again`,
-    });
+    } satisfies WaitingForApprovalBody);
     return;
   }
   const extensions = { message_id: messageId };

@@ -158,7 +158,7 @@ export interface PairedUser {
   chatbot_id: string;
   user_id: string;
   user_name: string | null;
-  approved_by: string;
+  approved_by: 'cli' | 'api';
   approved_at: string;
 }
 
@@ -181,7 +181,7 @@ export interface PendingPairing {
 export async function approvePairing(
   pool: Pool,
   codeInput: string,
-  approvedBy: string,
+  approvedBy: PairedUser['approved_by'],
 ): Promise<{ user: PairedUser; already: boolean }> {
   const code = normalizePairingCode(codeInput);
   return withTransaction(pool, async (c) => {

@@ -33,7 +33,7 @@ export const STATUSES = [
 export type Status = (typeof STATUSES)[number];
 
 /** docs/message-model.md §3, "智能体最终回复" row: the metrics block on a final reply. `turn_time` is in seconds. */
-export interface TurnMetrics {
+export type TurnMetrics = {
   /** Completed turns in the session, this one included. */
   session_turns: number;
   /** Estimated tokens of the prepared model input at the last step. */
@@ -44,10 +44,10 @@ export interface TurnMetrics {
   turn_tokens: number;
   /** Wall time of the turn in seconds (claim to final reply). */
   turn_time: number;
-}
+};
 
 /** An attachment recorded on a user message (docs/message-model.md §3 "标准用户提问", `attachments`). */
-export interface Attachment {
+export type Attachment = {
   /** File name shown to people and used in the history placeholder. */
   name: string;
   /** MIME type when known. */
@@ -57,13 +57,13 @@ export interface Attachment {
   /** Where the staged file lives (a path under the data dir, or a URL). */
   path?: string;
   url?: string;
-}
+};
 
 /**
  * Message metadata. The spec's keys are spelled exactly as in docs/message-model.md §3; the others are Kesoku's additions and
  * are documented where they are written.
  */
-export interface MessageMetadata {
+export type MessageMetadata = {
   // docs/message-model.md §3 keys.
   discord_message_id?: string;
   attachments?: Attachment[];
@@ -116,7 +116,7 @@ export interface MessageMetadata {
    */
   stale?: boolean;
   [key: string]: unknown;
-}
+};
 
 /** A stored message: the spec's fields plus ordering and sync fields. Timestamps are ISO 8601 strings. */
 export interface Message {

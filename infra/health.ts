@@ -4,7 +4,7 @@
  * each within a time limit. The same check answers `/healthz` of the API and of the metrics port
  * (metrics.ts).
  */
-import { readMcpServers } from '../db/mcp-status.ts';
+import { readMcpServers, type McpStatusReport } from '../db/mcp-status.ts';
 import type { Pool } from '../db/pool.ts';
 import { currentSandboxHealth, type SandboxHealth } from './sandbox-health.ts';
 import type { SessionClient } from './session-client.ts';
@@ -24,7 +24,7 @@ export interface HealthStatus {
    * The workers' MCP servers by name (db/mcp-status.ts), when any are reported: shown, but a server that is down
    * does not fail the check (its tools are missing, the agent still works).
    */
-  mcp?: Record<string, { state: string; last_error: string | null }>;
+  mcp?: Record<string, { state: McpStatusReport['state']; last_error: string | null }>;
   /**
    * The tools' sandbox of the worker in this process (absent where no worker runs): `state` `bwrap`, `off`
    * (KESOKU_SANDBOX=off, tools unsandboxed) or `unavailable` (tools refused). Informational: it does not make

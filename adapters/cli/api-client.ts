@@ -3,221 +3,85 @@
  * checked with zod (the API is a trust boundary), and one error type whose kind says what the user should hear —
  * the API is not reachable, it answered with a problem (application/problem+json), or it answered nonsense.
  */
-import { PLAN_STATUSES } from '../../domain/plan-view.ts';
 import { z } from 'zod';
-import type { Message } from '../../domain/message.ts';
-import { JOB_STATES } from '../../domain/jobs.ts';
-import type { ScheduleView } from '../../domain/schedules.ts';
-import { MESSAGE_TYPES, ROLES, STATUSES } from '../../domain/message.ts';
+import * as api from '../../api/responses.ts';
 
-const turnMetricsSchema = z.looseObject({
-  session_turns: z.number(),
-  context_tokens: z.number(),
-  turn_tool_calls: z.number(),
-  turn_tokens: z.number(),
-  turn_time: z.number(),
-});
-
-/** The metadata keys the client reads (docs/message-model.md §3 plus Kesoku's); any other key passes through. */
-const metadataSchema = z.looseObject({
-  turn_metrics: turnMetricsSchema.optional(),
-  tool_name: z.string().optional(),
-  tool_arguments: z.record(z.string(), z.unknown()).optional(),
-  tool_result: z.string().optional(),
-  tool_call_id: z.string().optional(),
-  failure_kind: z.string().optional(),
-  is_compaction: z.boolean().optional(),
-  is_cronjob: z.boolean().optional(),
-  synthetic: z.boolean().optional(),
-  compacted_through_seq: z.number().optional(),
-});
+// The answers are parsed with the API's own response schemas (api/schemas.ts, the ones the OpenAPI document is
+// rendered from), so this client's types are the server's. Loosened where the client always was: extra keys
+// pass (a newer server), and a session's fields after its core may be missing (an older server).
 
 /** A stored message (OpenAPI `Message`, docs/message-model.md §3 field names). */
-export const messageSchema = z.looseObject({
-  id: z.string(),
-  session_id: z.string(),
-  parent_id: z.string().nullable(),
-  chatbot_id: z.string(),
-  channel_id: z.string(),
-  sender: z.string(),
-  role: z.enum(ROLES),
-  type: z.enum(MESSAGE_TYPES),
-  status: z.enum(STATUSES),
-  content: z.string(),
-  metadata: metadataSchema.nullable(),
-  turn_id: z.string().nullable(),
-  step: z.number().nullable(),
-  seq: z.number(),
-  revision: z.number(),
-  received_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+export const messageSchema = api.messageSchema.loose();
+
+const memoryListSchema = api.memoryListSchema.loose();
+/** The model input of `/prompt` as this client prints it (the document says only "an object"). */
+const promptInputSchema = z.looseObject({
+  system: z.string(),
+  messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })),
 });
+const promptSchema = api.sessionPromptSchema.extend({ input: promptInputSchema }).loose();
 
 /** OpenAPI `Session`: a session with its live figures. */
-const memoryListSchema = z.object({
-  entries: z.array(z.looseObject({ id: z.string(), text: z.string(), revision: z.number() })),
-});
-
-const promptSchema = z.looseObject({
-  turn_id: z.string(),
-  step: z.number(),
-  input: z.object({
-    system: z.string(),
-    messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })),
-  }),
-});
-
-const planSchema = z.object({
-  steps: z.array(z.object({ title: z.string(), status: z.string() })),
-  revision: z.number(),
-});
-
-export const sessionSchema = z.looseObject({
-  plan: planSchema.nullable().optional(),
-  id: z.string(),
-  chatbot_id: z.string().optional(),
-  title: z.string().nullable(),
-  title_source: z.string(),
-  status: z.enum(['idle', 'processing']),
-  queue_length: z.number(),
-  revision: z.number(),
-  mode: z.enum(['interrupt', 'queue']),
-  locale: z.string().optional(),
-  turn_count: z.number().optional(),
-  approval: z.enum(['off', 'writes', 'all']).nullable().optional(),
-  approval_in_force: z.enum(['off', 'writes', 'all']).optional(),
-  approve_patterns: z.object({ session: z.array(z.string()), configured: z.array(z.string()) }).optional(),
-});
+export const sessionSchema = api.sessionSchema
+  .partial({
+    chatbot_id: true,
+    channel_id: true,
+    locale: true,
+    turn_count: true,
+    created_at: true,
+    updated_at: true,
+    timezone: true,
+    approval: true,
+    approval_in_force: true,
+    approve_patterns: true,
+    pending_approvals: true,
+  })
+  .loose();
 export type SessionInfo = z.output<typeof sessionSchema>;
 
 /** OpenAPI `History`: messages in phased order and the revision the reader holds after applying them. */
-export const historySchema = z.object({
-  revision: z.number(),
-  messages: z.array(messageSchema),
-  has_more: z.boolean().optional(),
-});
-export interface History {
-  revision: number;
-  messages: Message[];
-  has_more?: boolean;
-}
+export const historySchema = api.historySchema.extend({ messages: z.array(messageSchema) }).loose();
+export type History = z.output<typeof historySchema>;
 
-const acceptedSchema = z.object({
-  message: messageSchema,
-  queue_position: z.number(),
-  duplicate: z.boolean().optional(),
-});
+const acceptedSchema = api.messageAcceptedSchema.extend({ message: messageSchema }).loose();
 /** OpenAPI `MessageAccepted` (202 of `POST …/messages`). */
-export interface Accepted {
-  message: Message;
-  queue_position: number;
-  duplicate?: boolean;
-}
+export type Accepted = z.output<typeof acceptedSchema>;
 
-const stopSchema = z.object({ stopped: z.boolean() });
-const scheduleRunSchema = z.object({
-  scheduled_at: z.string(),
-  fired_at: z.string().nullable(),
-  turn_id: z.string(),
-  outcome: z.enum(['queued', 'running', 'processed', 'interrupted', 'error', 'missed', 'rejected']),
-  delivered: z.boolean(),
-  detail: z.string().nullable(),
-});
-const jobSchema = z.looseObject({
-  id: z.string(),
-  command: z.string(),
-  state: z.enum(JOB_STATES),
-  exit_code: z.number().nullable(),
-  summary: z.string().nullable(),
-});
-const jobsSchema = z.object({ jobs: z.array(jobSchema) });
-const killedJobSchema = z.object({ job: jobSchema });
-
-/** A background job as the terminal shows it (shapes: api/openapi.ts `Job`). */
+const stopSchema = api.stopResultSchema.loose();
+const schedulesSchema = api.scheduleListSchema.loose();
+const jobSchema = api.jobSchema.loose();
+const jobsSchema = api.jobListSchema.extend({ jobs: z.array(jobSchema) }).loose();
+const killedJobSchema = api.killedJobSchema.extend({ job: jobSchema }).loose();
+/** A background job as the terminal shows it (OpenAPI `Job`). */
 export type JobSummary = z.output<typeof jobSchema>;
-
-const schedulesSchema = z.object({
-  schedules: z.array(
-    z.object({
-      id: z.string(),
-      session_id: z.string(),
-      prompt: z.string(),
-      kind: z.enum(['cron', 'every', 'at', 'in']),
-      spec: z.string(),
-      timezone: z.string(),
-      paused: z.boolean(),
-      next_run_at: z.string().nullable(),
-      created_at: z.string(),
-      runs: z.array(scheduleRunSchema),
-    }),
-  ),
-});
-const deliveriesSchema = z.object({
-  revision: z.number(),
-  messages: z.array(z.object({ id: z.string(), status: z.enum(STATUSES) })),
-});
+const deliveriesSchema = api.deliveriesResultSchema.loose();
 /** OpenAPI `DeliveriesResult`: each acknowledged message's status after the call. */
 export type Deliveries = z.output<typeof deliveriesSchema>;
 
 /** The chatbots a REST client may create a session on (`channel` of the first message). */
 export type RestChannel = 'api' | 'cli';
-const approvalDecisionSchema = z.looseObject({ call_id: z.string(), decision: z.string() });
-const compactSchema = z.object({ message_id: z.string(), queued: z.boolean().optional() });
+const approvalDecisionSchema = api.approvalDecisionResultSchema.loose();
+const compactSchema = api.compactResultSchema.loose();
 
-/** `event: turn.committed` data (api/event-hub.ts TurnCommittedData). */
-export const turnCommittedSchema = z.object({
-  session_id: z.string(),
-  revision: z.number(),
-  previous_revision: z.number(),
-  messages: z.array(messageSchema),
-});
-export interface TurnCommitted {
-  session_id: string;
-  revision: number;
-  previous_revision: number;
-  messages: Message[];
-}
+/** `event: turn.committed` data (OpenAPI `TurnCommittedEvent`). */
+export const turnCommittedSchema = api.turnCommittedEventSchema
+  .extend({ messages: z.array(messageSchema) })
+  .loose();
+export type TurnCommitted = z.output<typeof turnCommittedSchema>;
 
-const toolProgressSchema = z.object({
-  call_id: z.string(),
-  name: z.string(),
-  status: z.enum(['running', 'ok', 'error']),
-  summary: z.string().optional(),
-  started_at: z.string().optional(),
-  finished_at: z.string().optional(),
-  output_tail: z.string().optional(),
-});
+const toolProgressSchema = api.toolProgressSchema.loose();
 /** One tool call of the running step, as `turn.updated` reports it. */
 export type ToolProgress = z.output<typeof toolProgressSchema>;
 
-/** `event: turn.updated` data (api/event-hub.ts TurnUpdatedData): a snapshot of the running turn. */
-export const turnUpdatedSchema = z.object({
-  session_id: z.string(),
-  turn_id: z.string(),
-  step: z.number(),
-  status: z.enum(['started', 'thinking', 'running_tools', 'finished']),
-  text: z.string(),
-  tools: z.array(toolProgressSchema),
-  /** The active plan as the turn last set it (older servers send none). */
-  plan: z
-    .object({
-      steps: z.array(z.object({ title: z.string(), status: z.enum(PLAN_STATUSES) })),
-      revision: z.number(),
-    })
-    .optional(),
-  outcome: z.enum(['processed', 'interrupted', 'error']).optional(),
-});
+/** `event: turn.updated` data (OpenAPI `TurnUpdatedEvent`): a snapshot of the running turn. */
+export const turnUpdatedSchema = api.turnUpdatedEventSchema
+  .extend({ tools: z.array(toolProgressSchema) })
+  .loose();
 export type TurnUpdated = z.output<typeof turnUpdatedSchema>;
 
-const problemSchema = z.looseObject({
-  type: z.string(),
-  title: z.string(),
-  status: z.number(),
-  detail: z.string(),
-});
 /** An RFC 9457 problem as the API sends it (api/problems.ts). */
-export type Problem = z.output<typeof problemSchema>;
+const problemSchema = api.problemSchema;
+export type Problem = api.ProblemBody;
 
 /**
  * - `unreachable`: no HTTP answer (connection refused, reset, DNS, or no answer within the time-out);
@@ -399,7 +263,7 @@ export class KesokuApi {
   }
 
   /** `GET /v1/sessions/{id}/schedules`: the session's scheduled prompts (shapes: api/openapi.ts `Schedule`). */
-  schedules(sessionId: string): Promise<{ schedules: ScheduleView[] }> {
+  schedules(sessionId: string): Promise<z.output<typeof schedulesSchema>> {
     return this.call('GET', `${this.sessionPath(sessionId)}/schedules`, schedulesSchema);
   }
 

@@ -4,18 +4,11 @@
  * next input line that is such an answer decides the oldest one (POST …/tool-calls/{callId}/approval). A call
  * decided elsewhere (another client, the Web UI, the timeout) leaves the queue when its record is committed.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { approvalRequestedEventSchema } from '../../api/responses.ts';
 
-/** `event: approval_requested` data (api/event-hub.ts ApprovalRequestedData). */
-export const approvalRequestedSchema = z.object({
-  session_id: z.string(),
-  turn_id: z.string(),
-  step: z.number(),
-  call_id: z.string(),
-  tool_name: z.string(),
-  subject: z.string(),
-  expires_at: z.string(),
-});
+/** `event: approval_requested` data (OpenAPI `ApprovalRequestedEvent`); extra keys pass (a newer server). */
+export const approvalRequestedSchema = approvalRequestedEventSchema.loose();
 export type ApprovalRequested = z.output<typeof approvalRequestedSchema>;
 
 export type PromptDecision = 'approve' | 'deny' | 'always';

@@ -393,7 +393,7 @@ describe('the /approval answer', () => {
   const session = {
     id: 's',
     title: null,
-    title_source: 'default',
+    title_source: 'default' as const,
     status: 'idle' as const,
     queue_length: 0,
     revision: 3,

@@ -7,6 +7,7 @@ import { PairingError, approvePairing, listPairings } from '../../db/pairings.ts
 import type { ResolvedDeps } from '../deps.ts';
 import { requireAdmin } from '../auth.ts';
 import { HttpProblem } from '../problems.ts';
+import type { PairingApproval, PairingListBody } from '../schemas.ts';
 
 /** Maps a refused pairing operation to a problem: unknown code 404, expired 409, malformed 400. */
 function pairingProblem(err: unknown): unknown {
@@ -28,7 +29,7 @@ export function adminRouter(d: ResolvedDeps): Router {
   router.use('/v1/admin', requireAdmin);
 
   router.get('/v1/admin/pairings', async (_req: Request, res: Response) => {
-    res.status(200).json(await listPairings(d.pool));
+    res.status(200).json((await listPairings(d.pool)) satisfies PairingListBody);
   });
 
   router.post(
@@ -36,7 +37,7 @@ export function adminRouter(d: ResolvedDeps): Router {
     async (req: Request<{ code: string }>, res: Response, next: NextFunction) => {
       try {
         const { user, already } = await approvePairing(d.pool, req.params.code, 'api');
-        res.status(200).json({ approved: user, already_approved: already });
+        res.status(200).json({ approved: user, already_approved: already } satisfies PairingApproval);
       } catch (err) {
         next(pairingProblem(err));
       }

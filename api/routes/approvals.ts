@@ -7,31 +7,32 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { SessionView } from '../../db/sessions.ts';
-import { getApprovalSettings, listPendingApprovals, type PendingApprovalRow } from '../../db/approvals.ts';
+import { getApprovalSettings, listPendingApprovals } from '../../db/approvals.ts';
 import { getMessage } from '../../db/messages.ts';
 import type { Pool } from '../../db/pool.ts';
 import { approvalDefaultOf } from '../../adapters/registry.ts';
-import { approvalPolicyInForce, type ApprovalPolicy, type ToolApproval } from '../../domain/tool-approval.ts';
+import { approvalPolicyInForce, type ToolApproval } from '../../domain/tool-approval.ts';
 import type { ApiApprovalSettings, ResolvedDeps } from '../deps.ts';
 import { callerOf, requireSessionFor } from '../access.ts';
 import { contextOf } from '../context.ts';
 import { HttpProblem } from '../problems.ts';
-import { approvalDecisionSchema, parseBody, requireJson } from '../schemas.ts';
+import {
+  approvalDecisionSchema,
+  parseBody,
+  requireJson,
+  type ApprovalDecisionResult,
+  type SessionBody,
+} from '../schemas.ts';
 import { answerAfterWait } from '../turn-wait.ts';
-import { checkSessionIdParam, presentSession, withTemporalDeadline, type SessionResponse } from './common.ts';
+import { checkSessionIdParam, presentSession, withTemporalDeadline } from './common.ts';
 
 /**
- * The session answer with its approvals: `approval` (its own policy, null: none set), `approval_in_force` (the
- * policy the next tool step applies: domain/tool-approval.ts `approvalPolicyInForce`), the patterns that approve
- * calls without asking — `session` (added by `always` decisions in this session) and `configured`
- * (`KESOKU_TOOL_AUTO_APPROVE`, every session) — and the calls waiting.
+ * The session answer with its approvals (api/schemas.ts `sessionSchema` less `plan`): `approval` (its own policy,
+ * null: none set), `approval_in_force` (the policy the next tool step applies: domain/tool-approval.ts
+ * `approvalPolicyInForce`), the patterns that approve calls without asking — `session` (added by `always`
+ * decisions in this session) and `configured` (`KESOKU_TOOL_AUTO_APPROVE`, every session) — and the calls waiting.
  */
-export interface SessionWithApprovals extends SessionResponse {
-  approval: ApprovalPolicy | null;
-  approval_in_force: ApprovalPolicy;
-  approve_patterns: { session: string[]; configured: string[] };
-  pending_approvals: PendingApprovalRow[];
-}
+export type SessionWithApprovals = Omit<SessionBody, 'plan'>;
 
 /** {@link presentSession} plus the approval fields. */
 export async function presentSessionWithApprovals(
@@ -98,7 +99,7 @@ export function approvalsRouter(d: ResolvedDeps): Router {
         await answerAfterWait(d, res, log, target);
         return;
       }
-      res.status(200).json({ call_id: r.callId, decision: r.decision, by });
+      res.status(200).json({ call_id: r.callId, decision: r.decision, by } satisfies ApprovalDecisionResult);
     },
   );
 

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { isEncrypted } from '../../infra/payload-codec.ts';
 import { bearerOf, tokenDigests, tokenMatch } from '../auth.ts';
 import { HttpProblem } from '../problems.ts';
-import { parseBody } from '../schemas.ts';
+import { parseBody, type CodecPayloads } from '../schemas.ts';
 
 /** Where the codec endpoint is mounted. */
 export const CODEC_PATH = '/codec';
@@ -117,7 +117,7 @@ export function codecRouter(opts: CodecOptions): Router {
     } catch (err) {
       throw new HttpProblem('validation', `a payload could not be ${direction}d: ${(err as Error).message}`);
     }
-    res.status(200).json({ payloads: out.map(toJson) });
+    res.status(200).json({ payloads: out.map(toJson) } satisfies CodecPayloads);
   };
 
   const json = express.json({ limit: '4mb', type: 'application/json' });

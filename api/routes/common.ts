@@ -7,7 +7,7 @@ import type { SessionRow, SessionView } from '../../db/sessions.ts';
 import type { SessionClient } from '../../infra/session-client.ts';
 import { ID_PATTERN } from '../../domain/inbound.ts';
 import { HttpProblem } from '../problems.ts';
-import type { SessionSummary } from '../schemas.ts';
+import type { SessionBody, SessionSummary } from '../schemas.ts';
 
 /** Rejects a `:sessionId` that does not match ID_PATTERN with 400 before any handler runs. */
 export function checkSessionIdParam(router: Router): void {
@@ -25,15 +25,13 @@ export function checkSessionIdParam(router: Router): void {
 }
 
 /**
- * The `Session` response shape (docs/architecture.md "REST API v1"): the summary (api/schemas.ts
- * `sessionSummarySchema`) and the live figures; `channel_context` stays internal.
+ * A session with its live figures, without its approval fields (api/routes/approvals.ts adds them) and plan:
+ * part of api/schemas.ts `sessionSchema`; `channel_context` stays internal.
  */
-export interface SessionResponse extends SessionSummary {
-  status: SessionView['status'];
-  queue_length: number;
-  /** Only in a `Session`: its own IANA zone, or null. */
-  timezone?: string | null;
-}
+export type SessionResponse = Pick<
+  SessionBody,
+  keyof SessionSummary | 'status' | 'queue_length' | 'timezone'
+>;
 
 /** The `Session` response shape of a session with its live figures. */
 export function presentSession(v: SessionView): SessionResponse {

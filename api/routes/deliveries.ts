@@ -10,7 +10,7 @@
  * a tool call that ended `interrupted` keeps its status, and the answer says so.
  */
 import { Router, type Request, type Response } from 'express';
-import type { Message, Status } from '../../domain/message.ts';
+import type { Message } from '../../domain/message.ts';
 import { presentationFor } from '../../domain/presentation.ts';
 import { IllegalTransitionError } from '../../domain/status-machine.ts';
 import { commit, getMessages } from '../../db/messages.ts';
@@ -19,16 +19,10 @@ import { CLI_CHATBOT, callerOf, requireSessionRowFor } from '../access.ts';
 import type { ResolvedDeps } from '../deps.ts';
 import { contextOf } from '../context.ts';
 import { HttpProblem } from '../problems.ts';
-import { deliveriesSchema, parseBody, requireJson } from '../schemas.ts';
+import { deliveriesSchema, parseBody, requireJson, type DeliveriesResult } from '../schemas.ts';
 import { checkSessionIdParam } from './common.ts';
 
 type SessionRequest = Request<{ sessionId: string }>;
-
-/** The answer: each acknowledged message's status after the call, in request order (duplicates once). */
-export interface DeliveriesResult {
-  revision: number;
-  messages: { id: string; status: Status }[];
-}
 
 /** How often a batch is re-read and re-tried when a message changed status between the read and the write. */
 const RACE_RETRIES = 3;

@@ -18,7 +18,12 @@ import type { ResolvedDeps } from '../deps.ts';
 import { contextOf } from '../context.ts';
 import type { EventSink, HubEvent, Subscription } from '../event-hub.ts';
 import { HttpProblem } from '../problems.ts';
-import { intQuery } from '../schemas.ts';
+import {
+  intQuery,
+  type ApprovalRequestedEvent,
+  type TurnCommittedEvent,
+  type TurnUpdatedEvent,
+} from '../schemas.ts';
 import { checkSessionIdParam } from './common.ts';
 import { trackSseClient } from '../../infra/metrics.ts';
 
@@ -60,7 +65,19 @@ export function backpressuredWriter(
 /** One SSE frame. `data` is single-line JSON, so it needs no splitting. */
 export function sseFrame(e: HubEvent): string {
   const id = e.event === 'turn.committed' ? `id: ${e.id}\n` : '';
-  return `event: ${e.event}\n${id}data: ${JSON.stringify(e.data)}\n\n`;
+  return `event: ${e.event}\n${id}data: ${JSON.stringify(documentedData(e))}\n\n`;
+}
+
+/** An event's data, held by the type checker to the payload the OpenAPI document describes (api/responses.ts). */
+function documentedData(e: HubEvent): TurnCommittedEvent | TurnUpdatedEvent | ApprovalRequestedEvent {
+  switch (e.event) {
+    case 'turn.committed':
+      return e.data satisfies TurnCommittedEvent;
+    case 'turn.updated':
+      return e.data satisfies TurnUpdatedEvent;
+    case 'approval_requested':
+      return e.data satisfies ApprovalRequestedEvent;
+  }
 }
 
 /**

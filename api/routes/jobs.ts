@@ -10,6 +10,7 @@ import { callerOf, requireSessionRowFor } from '../access.ts';
 import type { ResolvedDeps } from '../deps.ts';
 import { contextOf } from '../context.ts';
 import { HttpProblem } from '../problems.ts';
+import type { JobList, KilledJob } from '../schemas.ts';
 import { checkSessionIdParam } from './common.ts';
 
 /** Routes of the jobs resource. */
@@ -25,7 +26,7 @@ export function jobsRouter(d: ResolvedDeps): Router {
   router.get('/v1/sessions/:sessionId/jobs', async (req: Request<{ sessionId: string }>, res: Response) => {
     const { sessionId } = req.params;
     await requireSessionRowFor(d.pool, callerOf(res), sessionId);
-    res.status(200).json({ jobs: (await jobs.list(sessionId)).map(toJobView) });
+    res.status(200).json({ jobs: (await jobs.list(sessionId)).map(toJobView) } satisfies JobList);
   });
 
   router.delete(
@@ -36,7 +37,7 @@ export function jobsRouter(d: ResolvedDeps): Router {
       try {
         const job = await jobs.kill(sessionId, jobId);
         contextOf(res).log.info({ sessionId, jobId, state: job.state }, 'background job killed');
-        res.status(200).json({ job: toJobView(job) });
+        res.status(200).json({ job: toJobView(job) } satisfies KilledJob);
       } catch (err) {
         throw jobProblem(err);
       }

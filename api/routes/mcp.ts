@@ -7,12 +7,13 @@ import { Router, type Request, type Response } from 'express';
 import { readMcpServers } from '../../db/mcp-status.ts';
 import type { ResolvedDeps } from '../deps.ts';
 import { requireAdmin } from '../auth.ts';
+import type { McpServerList } from '../schemas.ts';
 
 /** Route: `GET /v1/mcp` → `200 {servers: [...]}`. */
 export function mcpRouter(d: ResolvedDeps): Router {
   const router = Router();
   router.get('/v1/mcp', requireAdmin, async (_req: Request, res: Response) => {
-    res.status(200).json({ servers: await readMcpServers(d.pool) });
+    res.status(200).json({ servers: await readMcpServers(d.pool) } satisfies McpServerList);
   });
   return router;
 }

@@ -8,7 +8,15 @@ import { contextOf } from '../context.ts';
 import type { ResolvedDeps } from '../deps.ts';
 import { readHistory } from '../history.ts';
 import { validationProblem } from '../problems.ts';
-import { API_LIMITS, intQuery, parseBody, postMessageSchema, requireJson } from '../schemas.ts';
+import {
+  API_LIMITS,
+  intQuery,
+  parseBody,
+  postMessageSchema,
+  requireJson,
+  type HistoryBody,
+  type MessageAccepted,
+} from '../schemas.ts';
 import { acceptMessage } from '../submit.ts';
 import { answerAfterWait } from '../turn-wait.ts';
 import { checkSessionIdParam } from './common.ts';
@@ -33,7 +41,7 @@ export function messagesRouter(d: ResolvedDeps): Router {
     log.info({ queuePosition: accepted.queue_position, duplicate: accepted.duplicate }, 'message accepted');
     if (!body.wait) {
       const { message, queue_position, duplicate } = accepted;
-      res.status(202).json({ message, queue_position, duplicate });
+      res.status(202).json({ message, queue_position, duplicate } satisfies MessageAccepted);
       return;
     }
     await answerAfterWait(d, res, log, {
@@ -57,7 +65,11 @@ export function messagesRouter(d: ResolvedDeps): Router {
       intQuery(req.query.limit, 'limit', 1, API_LIMITS.messagesPageMax) ?? API_LIMITS.messagesPageDefault;
     const session = await requireSessionRowFor(d.pool, callerOf(res), sessionId);
     const delta = await readHistory(d.pool, sessionId, session.revision, after, limit, { beforeSeq });
-    res.status(200).json({ revision: delta.revision, messages: delta.messages, has_more: !delta.complete });
+    res.status(200).json({
+      revision: delta.revision,
+      messages: delta.messages,
+      has_more: !delta.complete,
+    } satisfies HistoryBody);
   });
 
   return router;

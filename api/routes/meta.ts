@@ -9,6 +9,7 @@ import type { ResolvedDeps } from '../deps.ts';
 import { isHealthy, within } from '../../infra/health.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { HttpProblem } from '../problems.ts';
+import type { HealthBody, Liveness, Readiness } from '../schemas.ts';
 
 /** `/livez`, `/readyz`, `/healthz` (200, or 503 naming the failed dependencies and components) and `/openapi.json` (built once per app). */
 export function metaRouter(d: ResolvedDeps): Router {
@@ -16,13 +17,13 @@ export function metaRouter(d: ResolvedDeps): Router {
   const document = buildOpenApiDocument({ waitMaxS: d.waitMaxS });
 
   router.get('/livez', (_req: Request, res: Response) => {
-    res.status(200).json({ status: 'ok' });
+    res.status(200).json({ status: 'ok' } satisfies Liveness);
   });
 
   router.get('/readyz', async (_req: Request, res: Response) => {
     const h = await within(d.health(), d.healthTimeoutMs, { temporal: false, postgres: false });
     if (h.temporal && h.postgres) {
-      res.status(200).json({ status: 'ok', temporal: true, postgres: true });
+      res.status(200).json({ status: 'ok', temporal: true, postgres: true } satisfies Readiness);
       return;
     }
     const failed = [h.temporal ? null : 'Temporal', h.postgres ? null : 'Postgres']
@@ -41,7 +42,9 @@ export function metaRouter(d: ResolvedDeps): Router {
       ...(h.sandbox ? { sandbox: h.sandbox } : {}),
     };
     if (isHealthy(h)) {
-      res.status(200).json({ status: 'ok', temporal: true, postgres: true, ...components });
+      res
+        .status(200)
+        .json({ status: 'ok', temporal: true, postgres: true, ...components } satisfies HealthBody);
       return;
     }
     const down = Object.entries(h.components ?? {})

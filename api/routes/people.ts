@@ -22,7 +22,16 @@ import type { ResolvedDeps } from '../deps.ts';
 import { callerOf } from '../access.ts';
 import { requireAdmin } from '../auth.ts';
 import { HttpProblem } from '../problems.ts';
-import { intQuery, parseBody, requireJson } from '../schemas.ts';
+import {
+  intQuery,
+  parseBody,
+  requireJson,
+  type ForgottenMemory,
+  type MeBody,
+  type MemoryListBody,
+  type PersonLinkBody,
+  type SessionPromptBody,
+} from '../schemas.ts';
 
 const linkBodySchema = z.object({ code: z.string().min(1).max(64) }).strict();
 const meBodySchema = z.object({ timezone: z.string().max(64).nullable() }).strict();
@@ -57,7 +66,7 @@ export function peopleRouter(d: ResolvedDeps): Router {
       person: principalPerson(caller.name),
       timezone,
       links: links.map(({ chatbot_id, user_id, linked_at }) => ({ chatbot_id, user_id, linked_at })),
-    });
+    } satisfies MeBody);
   };
 
   router.get('/v1/me', async (_req: Request, res: Response) => me(res));
@@ -81,7 +90,11 @@ export function peopleRouter(d: ResolvedDeps): Router {
     const caller = callerOf(res);
     try {
       const link = await confirmLinkCode(d.pool, body.code, caller.name);
-      res.status(200).json({ chatbot_id: link.chatbot_id, user_id: link.user_id, linked_at: link.linked_at });
+      res.status(200).json({
+        chatbot_id: link.chatbot_id,
+        user_id: link.user_id,
+        linked_at: link.linked_at,
+      } satisfies PersonLinkBody);
     } catch (err) {
       throw linkProblem(err);
     }
@@ -97,7 +110,7 @@ export function peopleRouter(d: ResolvedDeps): Router {
     const limit = intQuery(req.query.limit, 'limit', 1, 200) ?? 50;
     const persons = await personKeysOfPrincipal(d.pool, caller.name);
     const entries = await searchEntries(d.pool, { persons, query: q ?? '', limit });
-    res.status(200).json({ entries });
+    res.status(200).json({ entries } satisfies MemoryListBody);
   });
 
   router.delete('/v1/memory/:entryId', async (req: Request<{ entryId: string }>, res: Response) => {
@@ -106,7 +119,7 @@ export function peopleRouter(d: ResolvedDeps): Router {
     const forgotten = await forgetEntry(d.pool, { id: req.params.entryId, persons, by: caller.name });
     if (!forgotten)
       throw new HttpProblem('not_found', `memory entry ${req.params.entryId} was not found for this token`);
-    res.status(200).json({ forgotten });
+    res.status(200).json({ forgotten } satisfies ForgottenMemory);
   });
 
   router.get(
@@ -125,7 +138,7 @@ export function peopleRouter(d: ResolvedDeps): Router {
         step: row.step,
         created_at: row.created_at.toISOString(),
         input: row.input,
-      });
+      } satisfies SessionPromptBody);
     },
   );
 

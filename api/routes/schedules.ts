@@ -8,7 +8,16 @@ import { Router, type Request, type Response } from 'express';
 import type { ResolvedDeps } from '../deps.ts';
 import { authorizeSubmit, callerOf, requireSessionRowFor } from '../access.ts';
 import { contextOf } from '../context.ts';
-import { createScheduleSchema, parseBody, patchScheduleSchema, requireJson } from '../schemas.ts';
+import {
+  createScheduleSchema,
+  parseBody,
+  patchScheduleSchema,
+  requireJson,
+  type ScheduleBody,
+  type ScheduleDeleted,
+  type ScheduleList,
+  type ScheduleTriggered,
+} from '../schemas.ts';
 import { checkSessionIdParam } from './common.ts';
 
 type SessionRequest = Request<{ sessionId: string }>;
@@ -37,13 +46,13 @@ export function schedulesRouter(d: ResolvedDeps): Router {
   router.get(base, async (req: SessionRequest, res: Response) => {
     const { sessionId } = req.params;
     await requireSessionRowFor(d.pool, callerOf(res), sessionId);
-    res.status(200).json({ schedules: await d.schedules.list(sessionId) });
+    res.status(200).json({ schedules: await d.schedules.list(sessionId) } satisfies ScheduleList);
   });
 
   router.get(`${base}/:scheduleId`, async (req: ScheduleRequest, res: Response) => {
     const { sessionId, scheduleId } = req.params;
     await requireSessionRowFor(d.pool, callerOf(res), sessionId);
-    res.status(200).json(await d.schedules.get(sessionId, scheduleId));
+    res.status(200).json((await d.schedules.get(sessionId, scheduleId)) satisfies ScheduleBody);
   });
 
   router.patch(`${base}/:scheduleId`, async (req: ScheduleRequest, res: Response) => {
@@ -51,21 +60,21 @@ export function schedulesRouter(d: ResolvedDeps): Router {
     requireJson(req);
     const body = parseBody(patchScheduleSchema, req.body);
     await requireSessionRowFor(d.pool, callerOf(res), sessionId);
-    res.status(200).json(await d.schedules.update(sessionId, scheduleId, body));
+    res.status(200).json((await d.schedules.update(sessionId, scheduleId, body)) satisfies ScheduleBody);
   });
 
   router.delete(`${base}/:scheduleId`, async (req: ScheduleRequest, res: Response) => {
     const { sessionId, scheduleId } = req.params;
     await requireSessionRowFor(d.pool, callerOf(res), sessionId);
     await d.schedules.delete(sessionId, scheduleId);
-    res.status(200).json({ deleted: true, schedule_id: scheduleId });
+    res.status(200).json({ deleted: true, schedule_id: scheduleId } satisfies ScheduleDeleted);
   });
 
   router.post(`${base}/:scheduleId/trigger`, async (req: ScheduleRequest, res: Response) => {
     const { sessionId, scheduleId } = req.params;
     await requireSessionRowFor(d.pool, callerOf(res), sessionId);
     await d.schedules.trigger(sessionId, scheduleId);
-    res.status(202).json({ triggered: true, schedule_id: scheduleId });
+    res.status(202).json({ triggered: true, schedule_id: scheduleId } satisfies ScheduleTriggered);
   });
 
   return router;

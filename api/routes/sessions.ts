@@ -12,7 +12,18 @@ import { presentSessionWithApprovals } from './approvals.ts';
 import type { ResolvedDeps } from '../deps.ts';
 import { getPlan } from '../../db/plans.ts';
 import { contextOf } from '../context.ts';
-import { API_LIMITS, cursorQuery, intQuery, parseBody, patchSessionSchema, requireJson } from '../schemas.ts';
+import {
+  API_LIMITS,
+  cursorQuery,
+  intQuery,
+  parseBody,
+  patchSessionSchema,
+  requireJson,
+  type CompactResult,
+  type SessionBody,
+  type SessionList,
+  type StopResult,
+} from '../schemas.ts';
 import {
   API_CHATBOT,
   authorizeSubmit,
@@ -42,9 +53,10 @@ export function sessionsRouter(d: ResolvedDeps): Router {
       cursor,
       ...(caller.admin ? {} : { owner: caller.name }),
     });
-    res
-      .status(200)
-      .json({ sessions: page.sessions.map(presentSessionSummary), next_cursor: page.next_cursor });
+    res.status(200).json({
+      sessions: page.sessions.map(presentSessionSummary),
+      next_cursor: page.next_cursor,
+    } satisfies SessionList);
   });
 
   router.get('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
@@ -53,7 +65,7 @@ export function sessionsRouter(d: ResolvedDeps): Router {
       presentSessionWithApprovals(d.pool, view, d.approvals),
       getPlan(d.pool, view.id),
     ]);
-    res.status(200).json({ ...presented, plan });
+    res.status(200).json({ ...presented, plan } satisfies SessionBody);
   });
 
   router.patch('/v1/sessions/:sessionId', async (req: SessionRequest, res: Response) => {
@@ -120,13 +132,13 @@ export function sessionsRouter(d: ResolvedDeps): Router {
       maxSessions: d.limits.sessionsPerPrincipal,
     });
     if (!row) {
-      res.status(200).json({ stopped: false });
+      res.status(200).json({ stopped: false } satisfies StopResult);
       return;
     }
     const address = addressOf(row);
     const { stopped } = await temporal(() => d.sessions.stop(address));
     contextOf(res).log.info({ sessionId, stopped }, 'stop requested');
-    res.status(200).json({ stopped });
+    res.status(200).json({ stopped } satisfies StopResult);
   });
 
   router.post('/v1/sessions/:sessionId/compact', async (req: SessionRequest, res: Response) => {
@@ -134,7 +146,7 @@ export function sessionsRouter(d: ResolvedDeps): Router {
     const address = addressOf(await requireSessionFor(d.pool, callerOf(res), sessionId));
     const r = await temporal(() => d.sessions.compact(address));
     contextOf(res).log.info({ sessionId, messageId: r.message_id }, 'compaction queued');
-    res.status(202).json({ message_id: r.message_id, queued: r.queued });
+    res.status(202).json({ message_id: r.message_id, queued: r.queued } satisfies CompactResult);
   });
 
   return router;
