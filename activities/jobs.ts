@@ -24,6 +24,7 @@ import type { Logger } from '../infra/logger.ts';
 import type { SessionClient } from '../infra/session-client.ts';
 import { SessionClientError } from '../infra/session-client.ts';
 import { sessionDirName, sessionWorkspaceDir } from '../infra/workspace.ts';
+import type { JobActivities } from '../workflows/activity-contracts.ts';
 import type { SessionAddress } from '../workflows/definitions.ts';
 import { isToolError } from './tools/errors.ts';
 import type { CgroupReport } from './tools/cgroup.ts';
@@ -40,26 +41,6 @@ import {
 import { killLeftover, spawnedProcessState, workerHostId, type SpawnedProcess } from './tools/runs.ts';
 import { limitExplanation, type Sandbox } from './tools/sandbox.ts';
 import { summarizeShellRun } from './tools/shell.ts';
-
-/** The activities of a background job's workflow. */
-export interface JobActivities {
-  /**
-   * Runs the job's command (at most once per job) and records how it ended.
-   * @returns the recorded end
-   * @throws ApplicationFailure `job_unknown` (non-retryable) when the job has no row; CancelledFailure when the
-   *   workflow killed it (the command's process group has been killed; the workflow records `killed`)
-   */
-  runBackgroundJob(input: { jobId: string }): Promise<JobEnd>;
-  /** Records an end decided by the workflow; a job that ended before keeps its end. @returns the recorded end */
-  endBackgroundJob(input: { jobId: string; end: JobEnd }): Promise<JobEnd>;
-  /**
-   * Submits the job's alert to its session (update-with-start: a session whose run ended is started again).
-   * Idempotent: the alert's id is derived from the job id.
-   * @throws a retryable failure while the session cannot take it (queue full, Temporal down), so the alert is
-   *   never dropped; `job_unknown` (non-retryable) when the job is gone (its session was deleted)
-   */
-  wakeSessionForJob(input: { jobId: string; address: SessionAddress }): Promise<{ messageId: string }>;
-}
 
 export interface JobDeps {
   pool: Pool;

@@ -9,6 +9,7 @@
 import type { Message } from '../domain/message.ts';
 import type { TurnFailureKind } from '../domain/failures.ts';
 import type { InboundMessage } from '../domain/inbound.ts';
+import type { JobEnd } from '../domain/jobs.ts';
 import type { SessionMode, TitleSource } from '../domain/session-settings.ts';
 import type { QueueItem, SeenCommand, SessionAddress } from './definitions.ts';
 
@@ -268,4 +269,24 @@ export interface ScheduleActivities {
     scheduleId: string;
     scheduledAt: string;
   }): Promise<ScheduleFireResult>;
+}
+
+/** The activities of a background job's workflow. */
+export interface JobActivities {
+  /**
+   * Runs the job's command (at most once per job) and records how it ended.
+   * @returns the recorded end
+   * @throws ApplicationFailure `job_unknown` (non-retryable) when the job has no row; CancelledFailure when the
+   *   workflow killed it (the command's process group has been killed; the workflow records `killed`)
+   */
+  runBackgroundJob(input: { jobId: string }): Promise<JobEnd>;
+  /** Records an end decided by the workflow; a job that ended before keeps its end. @returns the recorded end */
+  endBackgroundJob(input: { jobId: string; end: JobEnd }): Promise<JobEnd>;
+  /**
+   * Submits the job's alert to its session (update-with-start: a session whose run ended is started again).
+   * Idempotent: the alert's id is derived from the job id.
+   * @throws a retryable failure while the session cannot take it (queue full, Temporal down), so the alert is
+   *   never dropped; `job_unknown` (non-retryable) when the job is gone (its session was deleted)
+   */
+  wakeSessionForJob(input: { jobId: string; address: SessionAddress }): Promise<{ messageId: string }>;
 }

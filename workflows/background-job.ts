@@ -7,7 +7,7 @@
  * once. `killJob` cancels the command (its process group is killed) and answers once the job has ended.
  */
 import * as wf from '@temporalio/workflow';
-import type { JobActivities } from '../activities/jobs.ts';
+import type { JobActivities } from './activity-contracts.ts';
 import type { JobEnd, JobEndState } from '../domain/jobs.ts';
 import { TOOL_HEARTBEAT_TIMEOUT_S } from '../domain/tool-limits.ts';
 import { toolTaskQueueOf } from './definitions.ts';

@@ -15,7 +15,6 @@ import type { Message } from '../../domain/message.ts';
 import { commit, findToolResult, getMessage } from '../../db/messages.ts';
 import { publishTurnEvent } from '../../db/notify.ts';
 import { sessionDirName, sessionWorkspaceDir } from '../../infra/workspace.ts';
-import type { ToolDeps } from './activities.ts';
 import { checkpointOf, interruptedResult, type ToolCheckpoint } from './checkpoint.ts';
 import { isToolError, ToolExecutionError } from './errors.ts';
 import { runTool } from './registry.ts';
@@ -35,6 +34,50 @@ import {
 } from './runs.ts';
 import type { ToolResult } from './tool.ts';
 import { OutputFeed } from './output-feed.ts';
+import type { Pool } from '../../db/pool.ts';
+import type { BackgroundJobs } from '../../infra/jobs.ts';
+import type { Logger } from '../../infra/logger.ts';
+import type { ToolSource } from './registry.ts';
+import type { Sandbox } from './sandbox.ts';
+import type { ToolOutputPresenter } from '../delivery.ts';
+
+/** What the tool activities are built from (activities.ts `createToolActivities`). */
+export interface ToolDeps {
+  pool: Pool;
+  logger: Logger;
+  /** Root for per-session workspaces and full tool output (`<dataDir>/workspaces`, `<dataDir>/tool-output`). */
+  dataDir: string;
+  /** Timeout of a shell command when the model gives none, in ms. */
+  defaultTimeoutMs: number;
+  /** Bytes of output the model sees (head and tail). Default 16 KiB. */
+  maxModelOutputBytes?: number;
+  /** Bytes of output kept in the full-output file. Default 8 MiB. */
+  maxStoredOutputBytes?: number;
+  /** The sandbox shell commands run in (probed at worker start); none: scrubbed environment only. */
+  sandbox?: Sandbox;
+  /**
+   * Variables never passed to a command, whatever their names (the chat channels' secrets, adapters/registry.ts
+   * `channelSecretKeys`); see shell.ts `ShellContext.secretNames`.
+   */
+  secretNames?: readonly string[];
+  /** Tools besides the host's, run by this activity too (the MCP servers' tools, activities/mcp/tools.ts). */
+  extraTools?: ToolSource;
+  /** Starts `run_shell_command` calls with `background: true` as jobs (infra/jobs.ts); absent: refused. */
+  backgroundJobs?: BackgroundJobs;
+  /**
+   * Where a running command's output tail and elapsed time go besides `turn.updated` (the channel's live status,
+   * activities/delivery.ts `createToolOutputPresenter`): about once a second while it prints, every 5 s
+   * (tool-call.ts `TOOL_PROGRESS_TICK_MS`) while it is silent. Best effort.
+   */
+  presentToolOutput?: ToolOutputPresenter;
+  /** Interval between heartbeats while a tool runs, in ms. Default 1000. */
+  heartbeatIntervalMs?: number;
+  /**
+   * How long a finished run keeps trying to store its result before the attempt fails (the retry then commits
+   * the checkpointed result), in ms. Default 30 000.
+   */
+  storeResultForMs?: number;
+}
 
 /** How often a running tool's elapsed time goes to the channel's status while the command prints nothing, ms. */
 export const TOOL_PROGRESS_TICK_MS = 5000;
