@@ -467,7 +467,7 @@ const envSchema = z.object({
   KESOKU_MEMORY_SHARED_SCOPES: doc(list, {
     group: 'tools',
     description:
-      'Sessions and channels whose memory has a shared scope besides each person’s, comma-separated: `session:<session id>`, `channel:<chatbot>:<channel id>` (`channel:discord:123456789`). There everyone recalls the entries stored with `remember {shared: true}`; entries stay the person’s unless asked (docs/memory.md "Shared scope").',
+      'Sessions and channels whose memory has a shared scope besides each person’s, comma-separated: `session:<session id>`, `channel:<chatbot>:<channel id>` (`channel:<chatbot>:C0123`). There everyone recalls the entries stored with `remember {shared: true}`; entries stay the person’s unless asked (docs/memory.md "Shared scope").',
   }),
   KESOKU_WORKER_CACHED_SESSIONS: doc(intFrom(undefined, 2, 1_000_000), {
     group: 'worker',
