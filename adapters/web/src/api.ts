@@ -8,6 +8,7 @@
  * No DOM here (fetch and web streams only), so unit tests can run it under Node.
  */
 import type { Attachment, Message } from '../../../domain/message.ts';
+import type { JobBody } from '../../../api/responses.ts';
 import type { JobState } from '../../../domain/jobs.ts';
 import type { PlanView } from '../../../domain/plan-view.ts';
 import type { ScheduleRunView, ScheduleTimingInput, ScheduleView } from '../../../domain/schedules.ts';
@@ -119,21 +120,7 @@ export interface NewSchedule extends ScheduleTimingInput {
 }
 
 /** A background job of a session (OpenAPI `Job`, docs/tools.md "Background jobs"); times are ISO 8601. */
-export interface JobView {
-  id: string;
-  session_id: string;
-  command: string;
-  state: JobState;
-  /** The shell's exit code; null while running, and when killed, timed out or lost. */
-  exit_code: number | null;
-  /** One line saying how it ended; null while running. */
-  summary: string | null;
-  timeout_s: number;
-  started_at: string;
-  ended_at: string | null;
-  /** The end of stdout and stderr (`=== STDOUT ===` … `=== STDERR ===` …); null while running. */
-  output_tail: string | null;
-}
+export type JobView = JobBody;
 
 export type { Attachment, JobState, Message, ScheduleRunView, ScheduleView };
 
