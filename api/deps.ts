@@ -54,6 +54,12 @@ export interface AppDeps {
   schedules?: ScheduleService;
   /** Zone of schedules that name none when the session has none (KESOKU_TIMEZONE); default the server's. */
   defaultZone?: string;
+  /**
+   * Sessions and channels with a shared memory scope (KESOKU_MEMORY_SHARED_SCOPES, docs/memory.md "Shared scope"),
+   * whose entries `GET /v1/memory?session=` lists and `DELETE /v1/memory/{entryId}?session=` forgets; default none.
+   * They must be the workers' to match what the model recalls.
+   */
+  memorySharedScopes?: readonly string[];
 }
 
 /** What one API principal may hold. */

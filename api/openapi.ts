@@ -267,6 +267,15 @@ const RESPONSES: Record<string, Json> = {
 const r = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
 const SESSION_PARAM: Json = { $ref: '#/components/parameters/SessionId' };
 const SCHEDULE_PARAM: Json = { $ref: '#/components/parameters/ScheduleId' };
+/** `?session=` of the memory routes: adds that session's shared memory scope. */
+const MEMORY_SESSION_PARAM: Json = {
+  name: 'session',
+  in: 'query',
+  required: false,
+  description:
+    'A session the caller may see: its shared memory scope, when KESOKU_MEMORY_SHARED_SCOPES gives it one, is included (docs/memory.md "Shared scope"); a session the caller cannot see is a 404.',
+  schema: { type: 'string', maxLength: 200 },
+};
 
 /** Error responses every `/v1` operation may give. */
 /** Every route may answer these; 413 and 415 too, since any request may carry a (JSON) body. */
@@ -746,6 +755,7 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           summary:
             'The caller’s remembered entries (its own and its linked chat users’), newest first or searched',
           parameters: [
+            MEMORY_SESSION_PARAM,
             {
               name: 'q',
               in: 'query',
@@ -758,6 +768,7 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
           responses: {
             '200': { description: 'The entries.', content: json(ref('MemoryList')) },
             ...COMMON_ERRORS,
+            '404': problem('`session` names a session the caller cannot see (or one without messages yet).'),
           },
         },
       },
@@ -773,14 +784,18 @@ export function buildOpenApiDocument(opts: { waitMaxS?: number } = {}): Json {
         ],
         delete: {
           operationId: 'forgetMemory',
-          summary: 'Forget one of the caller’s entries (kept as forgotten for the audit, never shown again)',
+          summary:
+            'Forget one of the caller’s entries, or with `session` one of that session’s shared scope (kept as forgotten for the audit, never shown again)',
+          parameters: [MEMORY_SESSION_PARAM],
           responses: {
             '200': {
               description: 'The forgotten entry.',
               content: json(responseSchema(s.forgottenMemorySchema)),
             },
             ...COMMON_ERRORS,
-            '404': problem('The caller has no such entry (another person’s entry is the same 404).'),
+            '404': problem(
+              'The caller has no such entry (another person’s entry is the same 404), or `session` names a session the caller cannot see.',
+            ),
           },
         },
       },

@@ -275,6 +275,11 @@ export const memoryEntrySchema = z.strictObject({
   id: z.string(),
   text: z.string().max(2000),
   author: z.string().describe('Who was speaking when it was remembered.'),
+  shared: z
+    .boolean()
+    .describe(
+      'True for an entry of a shared scope (docs/memory.md "Shared scope"), which everyone there recalls; false for a person’s own.',
+    ),
   session_id: z.string().nullable().describe('The session it was remembered in.'),
   source_message_id: z.string().nullable().describe('The user message whose turn remembered it.'),
   revision: z.int().min(1).describe('Counts the entry’s writes.'),

@@ -34,7 +34,7 @@ export interface ApiServerOptions {
   /** States of the process's other components for `/healthz` (e.g. the Discord gateway where it runs). */
   components?: () => Promise<ComponentHealth>;
   /** Passed to createApp (waitTimeoutMaxS, temporalTimeoutMs, waitPollMs, healthTimeoutMs, dataDir, approvals,
-   * defaultLocale, limits). */
+   * defaultLocale, defaultZone, limits, memorySharedScopes). */
   app?: Pick<
     AppDeps,
     | 'waitTimeoutMaxS'
@@ -44,7 +44,9 @@ export interface ApiServerOptions {
     | 'dataDir'
     | 'approvals'
     | 'defaultLocale'
+    | 'defaultZone'
     | 'limits'
+    | 'memorySharedScopes'
   >;
   /** EventHub tuning, in ms (tests shorten the keep-alive). */
   events?: { throttleMs?: number; pingIntervalMs?: number };

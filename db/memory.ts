@@ -8,7 +8,7 @@
  * deleting it.
  */
 import { randomBytes } from 'node:crypto';
-import type { PersonKey } from '../domain/people.ts';
+import { sharedPerson, type PersonKey } from '../domain/people.ts';
 import type { Queryable } from './pool.ts';
 
 /** Longest entry, in characters (code points). */
@@ -21,6 +21,8 @@ export interface MemoryEntry {
   id: string;
   text: string;
   author: string;
+  /** Whether it is in a shared scope (domain/people.ts `sharedPerson`) rather than a person's own. */
+  shared: boolean;
   session_id: string | null;
   source_message_id: string | null;
   revision: number;
@@ -28,14 +30,17 @@ export interface MemoryEntry {
   updated_at: string;
 }
 
-interface Row extends Omit<MemoryEntry, 'created_at' | 'updated_at'> {
+interface Row extends Omit<MemoryEntry, 'shared' | 'created_at' | 'updated_at'> {
+  person: PersonKey;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, text, author, session_id, source_message_id, revision, created_at, updated_at';
-const toEntry = (r: Row): MemoryEntry => ({
+const SHARED_PREFIX = sharedPerson('');
+const COLUMNS = 'id, person, text, author, session_id, source_message_id, revision, created_at, updated_at';
+const toEntry = ({ person, ...r }: Row): MemoryEntry => ({
   ...r,
+  shared: person.startsWith(SHARED_PREFIX),
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
 });

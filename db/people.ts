@@ -4,7 +4,13 @@
  * clock, so every process agrees on expiry.
  */
 import { randomInt } from 'node:crypto';
-import { chatUserPerson, principalPerson, type PersonKey } from '../domain/people.ts';
+import {
+  chatUserPerson,
+  principalPerson,
+  sharedScopeOf,
+  type PersonKey,
+  type SharedScope,
+} from '../domain/people.ts';
 import { withTransaction, type Pool, type Queryable } from './pool.ts';
 
 /** Why a link code was refused. */
@@ -163,4 +169,24 @@ export async function setPrincipalZone(q: Queryable, principal: string, zone: st
      ON CONFLICT (principal) DO UPDATE SET timezone = EXCLUDED.timezone, updated_at = now()`,
     [principal, zone],
   );
+}
+
+/**
+ * The shared memory scope of session `sessionId` among the configured `scopes` (KESOKU_MEMORY_SHARED_SCOPES,
+ * domain/people.ts `sharedScopeOf`): the session's own, else that of the channel its row names.
+ * @returns the scope's person key, or null when none covers the session (also for a session with no row yet,
+ *   unless the session itself is configured)
+ */
+export async function sessionSharedScope(
+  q: Queryable,
+  scopes: ReadonlySet<SharedScope>,
+  sessionId: string,
+): Promise<PersonKey | null> {
+  if (scopes.size === 0) return null;
+  const r = await q.query<{ chatbot_id: string; channel_id: string }>(
+    'SELECT chatbot_id, channel_id FROM sessions WHERE id = $1',
+    [sessionId],
+  );
+  const row = r.rows[0];
+  return sharedScopeOf(scopes, sessionId, row?.chatbot_id ?? '', row?.channel_id ?? '');
 }

@@ -75,6 +75,7 @@ export async function startApiService(
       dataDir: cfg.KESOKU_DATA_DIR,
       defaultLocale: cfg.KESOKU_LOCALE,
       ...(cfg.KESOKU_TIMEZONE ? { defaultZone: cfg.KESOKU_TIMEZONE } : {}),
+      ...(cfg.KESOKU_MEMORY_SHARED_SCOPES ? { memorySharedScopes: cfg.KESOKU_MEMORY_SHARED_SCOPES } : {}),
       limits: {
         sessionsPerPrincipal: cfg.KESOKU_MAX_SESSIONS_PER_PRINCIPAL,
         streamsPerPrincipal: cfg.KESOKU_MAX_STREAMS_PER_PRINCIPAL,

@@ -35,7 +35,8 @@ export interface ChannelsService extends Service {
  */
 export async function startChannelsService(
   channels: readonly ConfiguredChannel[],
-  cfg: Pick<Config, 'KESOKU_DATA_DIR'> & Partial<Pick<Config, 'KESOKU_MAX_NEW_CONVERSATIONS_PER_DAY'>>,
+  cfg: Pick<Config, 'KESOKU_DATA_DIR'> &
+    Partial<Pick<Config, 'KESOKU_MAX_NEW_CONVERSATIONS_PER_DAY' | 'KESOKU_MEMORY_SHARED_SCOPES'>>,
   infra: Pick<Infrastructure, 'pool' | 'sessions'>,
   logger: Logger,
   opts: { required?: boolean } = {},
@@ -63,6 +64,7 @@ export async function startChannelsService(
           pool: infra.pool,
           sessions: infra.sessions,
           logger,
+          ...(cfg.KESOKU_MEMORY_SHARED_SCOPES ? { memorySharedScopes: cfg.KESOKU_MEMORY_SHARED_SCOPES } : {}),
           ...(cfg.KESOKU_MAX_NEW_CONVERSATIONS_PER_DAY === undefined
             ? {}
             : { newConversationsPerDay: cfg.KESOKU_MAX_NEW_CONVERSATIONS_PER_DAY }),

@@ -312,15 +312,26 @@ export class KesokuApi {
     return res;
   }
 
-  /** `GET /v1/memory`: the caller's remembered entries (`q`: search words). */
-  listMemory(q?: string): Promise<z.output<typeof memoryListSchema>> {
-    const query = q ? `?${new URLSearchParams({ q })}` : '';
+  /**
+   * `GET /v1/memory`: the caller's remembered entries (`q`: search words; `session`: also that session's shared
+   * scope, a 404 ApiError when the caller cannot see the session or it has no messages yet).
+   */
+  listMemory(o: { q?: string; session?: string } = {}): Promise<z.output<typeof memoryListSchema>> {
+    const params = new URLSearchParams({
+      ...(o.session ? { session: o.session } : {}),
+      ...(o.q ? { q: o.q } : {}),
+    });
+    const query = params.size > 0 ? `?${params}` : '';
     return this.call('GET', `/v1/memory${query}`, memoryListSchema);
   }
 
-  /** `DELETE /v1/memory/{entryId}`: forgets one of the caller's entries (404 ApiError when it has none). */
-  forgetMemory(entryId: string): Promise<unknown> {
-    return this.call('DELETE', `/v1/memory/${encodeURIComponent(entryId)}`, z.looseObject({}));
+  /**
+   * `DELETE /v1/memory/{entryId}`: forgets one of the caller's entries, or with `session` one of that session's
+   * shared scope (404 ApiError when there is no such entry).
+   */
+  forgetMemory(entryId: string, session?: string): Promise<unknown> {
+    const query = session ? `?${new URLSearchParams({ session })}` : '';
+    return this.call('DELETE', `/v1/memory/${encodeURIComponent(entryId)}${query}`, z.looseObject({}));
   }
 
   /** `GET /v1/admin/sessions/{id}/prompt`: the exact model input of the session's latest step (admins). */

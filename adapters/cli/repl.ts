@@ -649,14 +649,30 @@ class ChatRepl {
           return {};
         }
         case 'memory': {
+          // With the session: its shared scope too; a session without messages yet is a 404, then only the caller's.
+          const session = this.sessionId;
+          const orOwn = <T>(call: (s?: string) => Promise<T>) =>
+            call(session).catch((err: unknown) => {
+              if (
+                err instanceof ApiError &&
+                err.status === 404 &&
+                err.problem?.type === 'urn:kesoku:problem:session-not-found'
+              )
+                return call(undefined);
+              throw err;
+            });
           if (parsed.forget) {
-            await this.api.forgetMemory(parsed.forget);
-            this.note(`forgotten: ${parsed.forget}`);
+            const id = parsed.forget;
+            await orOwn((s) => this.api.forgetMemory(id, s));
+            this.note(`forgotten: ${id}`);
             return {};
           }
-          const { entries } = await this.api.listMemory();
+          const { entries } = await orOwn((s) => this.api.listMemory(s ? { session: s } : {}));
           if (entries.length === 0) this.note('memory: nothing remembered yet');
-          else this.screen.print(entries.map((e) => `  ${e.id}  ${e.text}`).join('\n'));
+          else
+            this.screen.print(
+              entries.map((e) => `  ${e.id}  ${e.shared ? '(shared here) ' : ''}${clean(e.text)}`).join('\n'),
+            );
           return {};
         }
         case 'link':

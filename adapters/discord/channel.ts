@@ -26,6 +26,7 @@ export const discordChannel: ChannelDescriptor<DiscordSettings> = {
       sessions: ctx.sessions,
       pool: ctx.pool,
       logger: ctx.logger,
+      ...(ctx.memorySharedScopes ? { memorySharedScopes: ctx.memorySharedScopes } : {}),
       ...(ctx.newConversationsPerDay === undefined
         ? {}
         : { newConversationsPerDay: ctx.newConversationsPerDay }),

@@ -64,6 +64,8 @@ export interface DiscordAdapterDeps {
   logger: Logger;
   /** New conversations (`/new`) one user may start per 24 hours (kit/conversations.ts); default 50. */
   newConversationsPerDay?: number;
+  /** Sessions and channels with a shared memory scope, which `/memory` lists too (KESOKU_MEMORY_SHARED_SCOPES). */
+  memorySharedScopes?: readonly string[];
   /** How long to wait for the gateway's READY, ms. Default 60 s. */
   readyTimeoutMs?: number;
   /** Called after each inbound message was handled (tests, metrics). */
@@ -121,6 +123,7 @@ export async function startDiscordAdapter(deps: DiscordAdapterDeps): Promise<Dis
       features: DISCORD_FEATURES,
       configured: config.KESOKU_TOOL_APPROVAL,
       chatbotId: DISCORD_CHATBOT_ID,
+      sharedMemoryScopes: deps.memorySharedScopes,
     }),
     ...(s.editQueued ? { editQueued: s.editQueued.bind(s) } : {}),
     ...(s.withdrawQueued ? { withdrawQueued: s.withdrawQueued.bind(s) } : {}),

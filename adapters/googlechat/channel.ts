@@ -100,6 +100,7 @@ export async function startGoogleChat(
       features: googleChatChannel.features,
       configured: config.KESOKU_TOOL_APPROVAL,
       chatbotId: GOOGLE_CHAT_CHATBOT_ID,
+      sharedMemoryScopes: ctx.memorySharedScopes,
     }),
     api,
     access,

@@ -57,6 +57,8 @@ export interface ChannelContext<C> {
   logger: Logger;
   /** New conversations (`/new`) one chat user may start per 24 hours (KESOKU_MAX_NEW_CONVERSATIONS_PER_DAY). */
   newConversationsPerDay?: number;
+  /** Sessions and channels with a shared memory scope, which `/memory` lists too (KESOKU_MEMORY_SHARED_SCOPES). */
+  memorySharedScopes?: readonly string[];
 }
 
 /**

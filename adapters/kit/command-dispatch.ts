@@ -184,11 +184,11 @@ export const SESSION_COMMAND_HANDLERS: SessionCommandHandlers = {
         ? '🔒 Approval: all (every tool call asks first).'
         : '🔒 Approval: writes (shell commands and file writes ask first).';
   },
-  async memory(cmd, { sessions, sender }) {
+  async memory(cmd, { sessions, sessionId, sender }) {
     if (!sessions.knowledge || sender === undefined) return '⚠️ `/memory` is not available here.';
     return cmd.forget === undefined
-      ? sessions.knowledge.list(sender)
-      : sessions.knowledge.forget(sender, cmd.forget);
+      ? sessions.knowledge.list(sender, sessionId)
+      : sessions.knowledge.forget(sender, cmd.forget, sessionId);
   },
   async link(_cmd, { sessions, sender }) {
     if (!sessions.knowledge || sender === undefined) return '⚠️ `/link` is not available here.';

@@ -7,6 +7,7 @@
 import { setApprovalPolicy } from '../../db/approvals.ts';
 import type { Pool } from '../../db/pool.ts';
 import { setLocale } from '../../db/sessions.ts';
+import type { SharedScope } from '../../domain/people.ts';
 import type { ApprovalPolicy } from '../../domain/tool-approval.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { SessionClientError, type SessionClient } from '../../infra/session-client.ts';
@@ -34,6 +35,7 @@ export type SessionCommandPort = Pick<SessionClient, 'submit'> &
  * @param o.features the channel's descriptor features (`decidesApprovals` gives its default policy)
  * @param o.configured `KESOKU_TOOL_APPROVAL` as the channel's configuration read it (undefined: not set)
  * @param o.chatbotId the channel's chatbot id: whose people `/memory` and `/link` speak for
+ * @param o.sharedMemoryScopes the shared memory scopes `/memory` also lists (KESOKU_MEMORY_SHARED_SCOPES); default none
  * @returns also `/memory` and `/link` (kit/knowledge-commands.ts), and `/jobs` and `/kill` (kit/jobs.ts) when
  *   the session client carries its Temporal client and task queue
  * @returns the port; `setLocale`, `setApproval` and `approvalPolicy` throw a SessionClientError `not_found`
@@ -46,6 +48,7 @@ export function sessionCommands(o: {
   features: Pick<ChannelFeatures, 'decidesApprovals'>;
   configured?: ApprovalPolicy | undefined;
   chatbotId: string;
+  sharedMemoryScopes?: readonly SharedScope[] | undefined;
 }): SessionCommandPort {
   const { sessions: s, pool } = o;
   return {
@@ -66,7 +69,7 @@ export function sessionCommands(o: {
         throw new SessionClientError('not_found', `no session ${sessionId}`);
     },
     approvalPolicy: (sessionId) => currentApprovalPolicy(pool, sessionId, o.features, o.configured),
-    knowledge: createKnowledgeCommands(pool, o.chatbotId),
+    knowledge: createKnowledgeCommands(pool, o.chatbotId, new Set(o.sharedMemoryScopes ?? [])),
     ...(s.client && s.taskQueue
       ? { jobs: jobCommands({ client: s.client, taskQueue: s.taskQueue }, pool) }
       : {}),

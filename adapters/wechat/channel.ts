@@ -88,6 +88,7 @@ export async function startWechat(
       logger,
       features: wechatChannel.features,
       chatbotId: WECHAT_CHATBOT_ID,
+      sharedMemoryScopes: ctx.memorySharedScopes,
     }),
     // `/new`: the user's current session moves to a new conversation; its running turn is stopped.
     async newConversation(sessionId, key, sender) {

@@ -2,7 +2,7 @@
  * What the agent knows about the caller (docs/memory.md): `GET /v1/me` (the principal, its time zone and its linked
  * chat users), `PATCH /v1/me` (`{"timezone": <IANA zone> | null}`, docs/schedules.md "Kinds and time zones"),
  * `POST /v1/me/links` (confirm a `/link` code from a chat), `GET /v1/memory` (the caller's remembered entries,
- * `q` to search), `DELETE /v1/memory/{entryId}`, and for admins `GET /v1/admin/sessions/{sessionId}/prompt` (the
+ * `q` to search, `session` to add that session's shared scope), `DELETE /v1/memory/{entryId}`, and for admins `GET /v1/admin/sessions/{sessionId}/prompt` (the
  * exact model input of the session's latest step).
  */
 import { Router, type Request, type Response } from 'express';
@@ -14,12 +14,13 @@ import {
   linksOf,
   personKeysOfPrincipal,
   principalZone,
+  sessionSharedScope,
   setPrincipalZone,
 } from '../../db/people.ts';
 import { canonicalZone } from '../../domain/schedules.ts';
-import { principalPerson } from '../../domain/people.ts';
+import { principalPerson, type PersonKey } from '../../domain/people.ts';
 import type { ResolvedDeps } from '../deps.ts';
-import { callerOf } from '../access.ts';
+import { callerOf, requireSessionRowFor } from '../access.ts';
 import { requireAdmin } from '../auth.ts';
 import { HttpProblem } from '../problems.ts';
 import {
@@ -100,23 +101,46 @@ export function peopleRouter(d: ResolvedDeps): Router {
     }
   });
 
-  router.get('/v1/memory', async (req: Request, res: Response) => {
+  const sharedScopes = new Set(d.memorySharedScopes ?? []);
+
+  /**
+   * The person keys the caller reaches: its own (and its linked chat users'), plus the shared scope of the session
+   * `?session=` names, when the caller may see that session and a scope covers it.
+   * @throws HttpProblem validation for a malformed `session`, session_not_found for one the caller cannot see
+   */
+  const reachable = async (req: Request, res: Response): Promise<PersonKey[]> => {
     const caller = callerOf(res);
+    const persons = await personKeysOfPrincipal(d.pool, caller.name);
+    const session = req.query.session;
+    if (session === undefined) return persons;
+    if (typeof session !== 'string' || session === '' || session.length > 200)
+      throw new HttpProblem('validation', 'session: must be one session id', {
+        extensions: { field: 'session' },
+      });
+    await requireSessionRowFor(d.pool, caller, session);
+    const shared = await sessionSharedScope(d.pool, sharedScopes, session);
+    return shared ? [...persons, shared] : persons;
+  };
+
+  router.get('/v1/memory', async (req: Request, res: Response) => {
     const q = req.query.q;
     if (q !== undefined && (typeof q !== 'string' || q.length > 500))
       throw new HttpProblem('validation', 'q: must be one text of at most 500 characters', {
         extensions: { field: 'q' },
       });
     const limit = intQuery(req.query.limit, 'limit', 1, 200) ?? 50;
-    const persons = await personKeysOfPrincipal(d.pool, caller.name);
+    const persons = await reachable(req, res);
     const entries = await searchEntries(d.pool, { persons, query: q ?? '', limit });
     res.status(200).json({ entries } satisfies MemoryListBody);
   });
 
   router.delete('/v1/memory/:entryId', async (req: Request<{ entryId: string }>, res: Response) => {
-    const caller = callerOf(res);
-    const persons = await personKeysOfPrincipal(d.pool, caller.name);
-    const forgotten = await forgetEntry(d.pool, { id: req.params.entryId, persons, by: caller.name });
+    const persons = await reachable(req, res);
+    const forgotten = await forgetEntry(d.pool, {
+      id: req.params.entryId,
+      persons,
+      by: callerOf(res).name,
+    });
     if (!forgotten)
       throw new HttpProblem('not_found', `memory entry ${req.params.entryId} was not found for this token`);
     res.status(200).json({ forgotten } satisfies ForgottenMemory);

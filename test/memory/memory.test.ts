@@ -115,6 +115,23 @@ describe('knowledge memory', () => {
     }
   });
 
+  it('the exact prompt of a session is for admins only: its owner and others get 403, an admin the input', async () => {
+    const s = uniqueId('s-prompt');
+    await say('alice', s, 'what is in my prompt?');
+    for (const who of ['alice', 'bob'] as const) {
+      const refused = expectProblem(
+        await h.client.get(`/v1/admin/sessions/${s}/prompt`, as(who)),
+        403,
+        'forbidden',
+      );
+      expect(JSON.stringify(refused)).not.toContain('what is in my prompt?');
+    }
+    const shown = await h.client.get(`/v1/admin/sessions/${s}/prompt`, as('admin'));
+    expect(shown.status, shown.text).toBe(200);
+    expect(shown.body.session_id).toBe(s);
+    expect(JSON.stringify(shown.body.input)).toContain('what is in my prompt?');
+  });
+
   it('two sessions of one person remembering 20 entries each at the same time keep all 40', async () => {
     const [a, b] = [uniqueId('s-cc-a'), uniqueId('s-cc-b')];
     const calls = (tag: string) =>

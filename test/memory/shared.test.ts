@@ -3,21 +3,41 @@
  * receives): in a session configured as shared (KESOKU_MEMORY_SHARED_SCOPES), what one person stores with
  * `remember {shared: true}` is recalled by a second person there, while each person's own entries stay theirs —
  * in the prompt and in `recall`. Where nothing is configured, `shared` is a tool error and nothing is shared.
+ * Over REST, `GET /v1/memory?session=` lists a session's shared entries (marked `shared`) for whoever may see the
+ * session, and `DELETE …?session=` forgets one; anyone else gets a 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiToken } from '../../api/auth.ts';
+import type { ApiServer } from '../../api/server.ts';
+import { ApiClient, expectProblem, startApiFor, type Json } from '../api/support.ts';
 import type { FakeRequest } from '../fakes/model-server.ts';
 import { startStack, uniqueId, type Stack } from '../support/stack.ts';
 
 const shared = uniqueId('s-shared');
 const channel = uniqueId('s-chan');
+const restShared = uniqueId('s-rest-shared');
+const scopes = [`session:${shared}`, `channel:api:${channel}`, `session:${restShared}`];
+
+const TOKENS: ApiToken[] = [
+  { name: 'alice', token: 'a'.repeat(40), admin: false },
+  { name: 'bob', token: 'b'.repeat(40), admin: false },
+];
+const as = (name: 'alice' | 'bob') => ({
+  authorization: `Bearer ${TOKENS.find((t) => t.name === name)!.token}`,
+});
 
 let stack: Stack;
+let api: ApiServer;
+let client: ApiClient;
 beforeAll(async () => {
-  stack = await startStack({
-    memorySharedScopes: [`session:${shared}`, `channel:api:${channel}`],
-  });
+  stack = await startStack({ memorySharedScopes: scopes });
+  api = await startApiFor(stack, { tokens: TOKENS, app: { memorySharedScopes: scopes } });
+  client = new ApiClient(api.url);
 });
-afterAll(async () => stack?.stop());
+afterAll(async () => {
+  await api?.close();
+  await stack?.stop();
+});
 
 const ann = { senderId: 'u-ann', sender: 'Ann' };
 const ben = { senderId: 'u-ben', sender: 'Ben' };
@@ -113,5 +133,59 @@ describe('the shared memory scope', () => {
     expect(prompt).toContain('- Speaking: Ben');
     expect(prompt).not.toContain('standup is at 9:30');
     expect(prompt).not.toContain('moved to 10:00');
+  });
+
+  it('GET /v1/memory?session= lists the session’s shared entries for who may see it; DELETE …?session= forgets one', async () => {
+    stack.script(
+      restShared,
+      {
+        kind: 'tool_calls',
+        calls: [
+          { name: 'remember', arguments: { text: 'The release train leaves on Thursdays.', shared: true } },
+          { name: 'remember', arguments: { text: 'Alice parks in bay 12.' } },
+        ],
+      },
+      { kind: 'text', text: 'Noted.' },
+    );
+    const posted = await client.post(
+      `/v1/sessions/${restShared}/messages`,
+      { content: 'remember the release day for everyone, and my parking bay', wait: 60 },
+      as('alice'),
+    );
+    expect(posted.status, posted.text).toBe(200);
+
+    // Without `session`: only alice's own. With it: hers and the shared one, each marked.
+    const own = (await client.get('/v1/memory', as('alice'))).body.entries as Json[];
+    expect(own.map((e) => [e.text, e.shared])).toEqual([['Alice parks in bay 12.', false]]);
+    const withShared = await client.get(`/v1/memory?session=${restShared}`, as('alice'));
+    expect(withShared.status, withShared.text).toBe(200);
+    const entries = withShared.body.entries as Json[];
+    expect(entries.map((e) => [e.text, e.shared]).sort()).toEqual([
+      ['Alice parks in bay 12.', false],
+      ['The release train leaves on Thursdays.', true],
+    ]);
+
+    // bob may not see the session: its shared scope is a 404 to him, like the session itself.
+    expectProblem(await client.get(`/v1/memory?session=${restShared}`, as('bob')), 404, 'session-not-found');
+    const sharedId = entries.find((e) => e.shared)?.id as string;
+    expectProblem(
+      await client.request('DELETE', `/v1/memory/${sharedId}?session=${restShared}`, { headers: as('bob') }),
+      404,
+      'session-not-found',
+    );
+    // alice cannot forget it without naming the session; with it she can.
+    expectProblem(
+      await client.request('DELETE', `/v1/memory/${sharedId}`, { headers: as('alice') }),
+      404,
+      'not-found',
+    );
+    const del = await client.request('DELETE', `/v1/memory/${sharedId}?session=${restShared}`, {
+      headers: as('alice'),
+    });
+    expect(del.status, del.text).toBe(200);
+    expect((del.body.forgotten as Json).shared).toBe(true);
+    const after = (await client.get(`/v1/memory?session=${restShared}`, as('alice'))).body.entries as Json[];
+    expect(after.map((e) => e.text)).toEqual(['Alice parks in bay 12.']);
+    expectProblem(await client.get('/v1/memory?session=', as('alice')), 400, 'validation');
   });
 });

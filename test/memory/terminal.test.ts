@@ -70,5 +70,14 @@ describe('terminal /plan, /prompt, /memory', () => {
     expect(prompt.indexOf('── system')).toBeLessThan(prompt.indexOf('── user ──'));
     expect(prompt.indexOf('── user ──')).toBeLessThan(prompt.indexOf('── assistant ──'));
     expect(out).toMatch(/ {2}m[0-9a-f]{12} {2}The operator prefers tabs over spaces\./);
+
+    // In a session without messages yet (the API's `?session=` is a 404 there), /memory still lists the caller's.
+    const fresh = runCli(['--session', uniqueId('cli-mem-new'), '--url', api.url, '--timeout', '30'], {
+      stdin: '/memory\n/quit\n',
+    });
+    const freshCode = await fresh.exit();
+    const freshOut = stripVTControlCharacters(fresh.output());
+    expect(freshCode, freshOut).toBe(0);
+    expect(freshOut).toMatch(/ {2}m[0-9a-f]{12} {2}The operator prefers tabs over spaces\./);
   });
 });
