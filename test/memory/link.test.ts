@@ -12,7 +12,9 @@ import { startDiscordBench, type DiscordBench } from '../../adapters/discord/tes
 import { uniqueId } from '../support/stack.ts';
 import { ApiClient, expectProblem, startApiFor, type Json } from '../api/support.ts';
 
-const TOKENS: ApiToken[] = [{ name: 'alice', token: 'a'.repeat(40), admin: false }];
+// A principal of this file only: the database is shared with the other test files, whose `alice` has memory too.
+const ALICE = uniqueId('alice');
+const TOKENS: ApiToken[] = [{ name: ALICE, token: 'a'.repeat(40), admin: false }];
 const asAlice = { authorization: `Bearer ${'a'.repeat(40)}` };
 const bob: InjectOptions['author'] = { id: snowflake(), username: 'bob', global_name: 'Bob' };
 
@@ -71,7 +73,7 @@ describe('/link', () => {
     expectProblem(await client.post('/v1/me/links', { code: 'nonsense' }, asAlice), 400, 'validation');
     const me = await client.get('/v1/me', asAlice);
     expect(me.body).toMatchObject({
-      principal: 'alice',
+      principal: ALICE,
       links: [{ chatbot_id: 'discord', user_id: bench.alice.id }],
     });
 

@@ -18,12 +18,14 @@ const channel = uniqueId('s-chan');
 const restShared = uniqueId('s-rest-shared');
 const scopes = [`session:${shared}`, `channel:api:${channel}`, `session:${restShared}`];
 
+// Principals of this file only: the database is shared with the other test files, whose principals have memory.
+const PRINCIPALS = { alice: uniqueId('alice'), bob: uniqueId('bob') };
 const TOKENS: ApiToken[] = [
-  { name: 'alice', token: 'a'.repeat(40), admin: false },
-  { name: 'bob', token: 'b'.repeat(40), admin: false },
+  { name: PRINCIPALS.alice, token: 'c'.repeat(40), admin: false },
+  { name: PRINCIPALS.bob, token: 'd'.repeat(40), admin: false },
 ];
-const as = (name: 'alice' | 'bob') => ({
-  authorization: `Bearer ${TOKENS.find((t) => t.name === name)!.token}`,
+const as = (who: 'alice' | 'bob') => ({
+  authorization: `Bearer ${TOKENS.find((t) => t.name === PRINCIPALS[who])!.token}`,
 });
 
 let stack: Stack;
