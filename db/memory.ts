@@ -180,10 +180,8 @@ export async function forgetEntry(
   return r.rows[0] ? toEntry(r.rows[0]) : null;
 }
 
-/** Lexemes of `query` as a tsquery text matching any of them (each quoted, so no operator can be injected). */
-function anyWordQuery(words: readonly string[]): string {
-  return words.map((w) => `'${w.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(' | ');
-}
+/** Most words of a query searched for. */
+const MAX_QUERY_WORDS = 64;
 
 /**
  * Live entries of `persons`: all of them newest first when `query` is empty, else those matching any word of
@@ -204,22 +202,27 @@ export async function searchEntries(
     );
     return r.rows.map(toEntry);
   }
-  const lex = await q.query<{ w: string }>(
-    `SELECT unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w`,
-    [query.slice(0, 4000)],
-  );
-  const words = lex.rows.map((r) => r.w).slice(0, 64);
-  const tsq = words.length > 0 ? anyWordQuery(words) : null;
   // A substring match only for short queries (a word or a name typed without spaces), never a whole message.
   const like = [...query].length <= 40 ? `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  // One statement: the query's lexemes (the first 64, each quoted so no operator can be injected) OR-ed into a
+  // tsquery, then the match.
   const r = await q.query<Row>(
-    `SELECT ${COLUMNS} FROM (
-       SELECT *, CASE WHEN $2::text IS NULL THEN 0 ELSE ts_rank(tsv, to_tsquery('simple', $2)) END AS rank
-         FROM memory_entries
-        WHERE person = ANY($1) AND forgotten_at IS NULL
-          AND (($2::text IS NOT NULL AND tsv @@ to_tsquery('simple', $2)) OR ($3::text IS NOT NULL AND text ILIKE $3))
+    `WITH words AS (
+       SELECT array(SELECT unnest(tsvector_to_array(to_tsvector('simple', $2)))
+                     LIMIT ${MAX_QUERY_WORDS}) AS w
+     ), tsq AS (
+       SELECT CASE WHEN cardinality(w) = 0 THEN NULL ELSE to_tsquery('simple', array_to_string(array(
+                SELECT '''' || replace(replace(x, E'\\\\', E'\\\\\\\\'), '''', '''''') || '''' FROM unnest(w) AS x
+              ), ' | ')) END AS tsq
+         FROM words
+     )
+     SELECT ${COLUMNS} FROM (
+       SELECT m.*, CASE WHEN tsq.tsq IS NULL THEN 0 ELSE ts_rank(m.tsv, tsq.tsq) END AS rank
+         FROM memory_entries m, tsq
+        WHERE m.person = ANY($1) AND m.forgotten_at IS NULL
+          AND ((tsq.tsq IS NOT NULL AND m.tsv @@ tsq.tsq) OR ($3::text IS NOT NULL AND m.text ILIKE $3))
      ) m ORDER BY rank DESC, updated_at DESC, id LIMIT $4`,
-    [s.persons, tsq, like, limit],
+    [s.persons, query.slice(0, 4000), like, limit],
   );
   return r.rows.map(toEntry);
 }

@@ -127,6 +127,28 @@ export async function linksOf(q: Queryable, principal: string): Promise<PersonLi
   return r.rows.map((l) => ({ ...l, linked_at: l.linked_at.toISOString() }));
 }
 
+/**
+ * The principal owning session `sessionId` (`session_owners`) with every person key of it, in one round trip.
+ * @returns null when no principal owns the session (a chat session)
+ */
+export async function sessionPrincipal(
+  q: Queryable,
+  sessionId: string,
+): Promise<{ principal: string; persons: PersonKey[] } | null> {
+  const r = await q.query<{ principal: string; chatbot_id: string | null; user_id: string | null }>(
+    `SELECT o.principal, l.chatbot_id, l.user_id FROM session_owners o
+       LEFT JOIN person_links l ON l.principal = o.principal
+      WHERE o.session_id = $1 ORDER BY l.linked_at`,
+    [sessionId],
+  );
+  const principal = r.rows[0]?.principal;
+  if (principal === undefined) return null;
+  const linked = r.rows.flatMap((l) =>
+    l.chatbot_id !== null && l.user_id !== null ? [chatUserPerson(l.chatbot_id, l.user_id)] : [],
+  );
+  return { principal, persons: [principalPerson(principal), ...linked] };
+}
+
 /** Every person key of `principal`: its own and those of the chat users linked to it. */
 export async function personKeysOfPrincipal(q: Queryable, principal: string): Promise<PersonKey[]> {
   const links = await linksOf(q, principal);

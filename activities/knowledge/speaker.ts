@@ -10,7 +10,7 @@ import {
   type SharedScope,
   type Speaker,
 } from '../../domain/people.ts';
-import { personKeysOfPrincipal, personOfChatUser } from '../../db/people.ts';
+import { personOfChatUser, sessionPrincipal } from '../../db/people.ts';
 import type { Queryable } from '../../db/pool.ts';
 
 /**
@@ -35,12 +35,11 @@ export async function speakerOf(
 }
 
 async function personOf(q: Queryable, sessionId: string, trigger: Message | null): Promise<Speaker> {
-  const owner = await q.query<{ principal: string }>(
-    'SELECT principal FROM session_owners WHERE session_id = $1',
-    [sessionId],
-  );
-  const principal = owner.rows[0]?.principal;
-  if (principal) return principalSpeaker(q, principal, principal);
+  const owner = await sessionPrincipal(q, sessionId);
+  if (owner) {
+    const { principal, persons } = owner;
+    return { person: principalPerson(principal), persons, name: principal, principal };
+  }
   const userId = trigger?.metadata?.sender_id;
   if (trigger && typeof userId === 'string' && userId !== '') {
     const who = await personOfChatUser(q, trigger.chatbot_id, userId);
@@ -48,13 +47,4 @@ async function personOf(q: Queryable, sessionId: string, trigger: Message | null
   }
   const person = sessionPerson(sessionId);
   return { person, persons: [person], name: trigger?.sender ?? 'user', principal: null };
-}
-
-async function principalSpeaker(q: Queryable, principal: string, name: string): Promise<Speaker> {
-  return {
-    person: principalPerson(principal),
-    persons: await personKeysOfPrincipal(q, principal),
-    name,
-    principal,
-  };
 }

@@ -27,6 +27,11 @@ export interface PreparedInput {
   contextTokens: number;
   /** Notification ids the workflow must deliver (automatic compaction). */
   noticeIds: string[];
+  /**
+   * Settles once the input is kept as the session's latest prompt (`/prompt`); it runs beside the model call
+   * instead of before it, never rejects (a failure is logged), and the step awaits it before it ends.
+   */
+  recorded: Promise<void>;
 }
 
 /**
@@ -34,11 +39,14 @@ export interface PreparedInput {
  * - `recovery`: compact first whatever the size (overflow recovery).
  * - `inline`: the channel's sink delivers by commit, so a compaction notice is stored as delivered.
  * - `plain`: past tool flows as plain text and no images, for providers that refuse the richer form.
+ * - `trigger`: the turn's trigger message, read once by the step.
  */
 export interface PrepareOptions {
   recovery: boolean;
   inline: boolean;
   plain: boolean;
+  /** The turn's trigger as the step read it (null: a turn without a stored trigger): the runtime context's source. */
+  trigger: Message | null;
 }
 
 /**
@@ -53,7 +61,7 @@ export async function prepareInput(
   step: number,
   opts: PrepareOptions,
 ): Promise<PreparedInput> {
-  let prepared = await readInput(deps, sessionId, turnId, opts.plain);
+  let prepared = await readInput(deps, sessionId, turnId, opts);
   const noticeIds: string[] = [];
   if (opts.recovery || prepared.contextTokens > deps.compactTokens) {
     const compacted = await compact(
@@ -72,10 +80,10 @@ export async function prepareInput(
     if (compacted === 'compacted')
       noticeIds.push(await storeCompactionNotice(deps, sessionId, turnId, step, opts.inline));
     // Overtaken: another compaction changed the history read above, so the input is assembled again too.
-    if (compacted !== 'nothing') prepared = await readInput(deps, sessionId, turnId, opts.plain);
+    if (compacted !== 'nothing') prepared = await readInput(deps, sessionId, turnId, opts);
   }
-  await recordPrompt(deps, sessionId, turnId, step, prepared.input);
-  return { input: prepared.input, contextTokens: prepared.contextTokens, noticeIds };
+  const recorded = recordPrompt(deps, sessionId, turnId, step, prepared.input);
+  return { input: prepared.input, contextTokens: prepared.contextTokens, noticeIds, recorded };
 }
 
 /** Keeps `input` as the latest prompt of the session (best effort: a failure is logged, the step goes on). */
@@ -103,15 +111,13 @@ async function readInput(
   deps: ModelDeps,
   sessionId: string,
   turnId: string,
-  plain: boolean,
+  { plain, trigger }: Pick<PrepareOptions, 'plain' | 'trigger'>,
 ): Promise<{ history: Message[]; input: ProviderInput; contextTokens: number }> {
   const workspaceDir = deps.workspaceDirFor(sessionId);
   try {
     const [history, context] = await Promise.all([
       loadModelHistory(deps.pool, sessionId),
-      getMessage(deps.pool, turnId).then((trigger) =>
-        runtimeContext(deps.pool, sessionId, trigger, new Date(), deps.sharedMemoryScopes),
-      ),
+      runtimeContext(deps.pool, sessionId, trigger, new Date(), deps.sharedMemoryScopes),
     ]);
     const clean = buildCleanHistory(history, { currentTurnId: turnId });
     const transpiled = toProviderInput(

@@ -50,15 +50,20 @@ function answeredCheckpoint(details: unknown, step: number): AnsweredCheckpoint[
 /** Runs one model step; see ModelActivities.runModelStep for the contract. */
 export async function runModelStep(deps: ModelDeps, input: StepInput): Promise<StepOutcome> {
   const { sessionId, turnId, step } = input;
-  const done = await getStep(deps.pool, turnId, step);
+  // The step record and the trigger in one round trip: the trigger is read once for the claim, the address and
+  // the runtime context (none of which depends on its status).
+  const [done, trigger] = await Promise.all([
+    getStep(deps.pool, turnId, step),
+    getMessage(deps.pool, turnId),
+  ]);
   if (done) return done.result as StepOutcome; // idempotent per (turn, step)
   requireLlm(deps);
-  if (input.claim && !(await claimTrigger(deps, sessionId, turnId))) return { kind: 'skipped' };
+  if (input.claim && !(await claimTrigger(deps, sessionId, turnId, trigger))) return { kind: 'skipped' };
 
   const ctx = Context.current();
-  const trigger = await getMessage(deps.pool, turnId);
   const pos: StepPosition = { ...turnAddress(trigger, sessionId), turn_id: turnId, step };
-  const answered = answeredCheckpoint(ctx.info.heartbeatDetails, step) ?? (await askModel(deps, input, pos));
+  const answered =
+    answeredCheckpoint(ctx.info.heartbeatDetails, step) ?? (await askModel(deps, input, pos, trigger));
   const checkpoint: AnsweredCheckpoint = { step, answered };
   ctx.heartbeat(checkpoint);
   const beat = setInterval(() => ctx.heartbeat(checkpoint), 1000);
@@ -94,12 +99,13 @@ async function askModel(
   deps: ModelDeps,
   input: StepInput,
   pos: StepPosition,
+  trigger: Message | null,
 ): Promise<AnsweredCheckpoint['answered']> {
   const { sessionId, turnId, step, completeInline } = input;
   const plainFirst = prefersPlainHistory(requireLlm(deps));
   const inline = completeInline === true;
   const prepareWith = (plain: boolean, recovery: boolean) =>
-    prepareInput(deps, sessionId, turnId, step, { recovery, inline, plain });
+    prepareInput(deps, sessionId, turnId, step, { recovery, inline, plain, trigger });
   const prepared = await prepareWith(plainFirst, input.recovery);
   const lastStep = step >= deps.maxSteps - 1;
   const result = await callModel(
@@ -113,6 +119,8 @@ async function askModel(
       fallback: plainFirst
         ? undefined
         : async () => {
+            // The first input's record lands before the plainer one's, so `/prompt` shows what was sent last.
+            await prepared.recorded;
             const plainer = await prepareWith(true, false);
             const same =
               JSON.stringify(plainer.input, imageSize) === JSON.stringify(prepared.input, imageSize);
@@ -126,16 +134,22 @@ async function askModel(
     },
   );
   recordModelTokens(result.usage.inputTokens, result.usage.outputTokens);
+  await prepared.recorded;
   return { result, contextTokens: prepared.contextTokens, noticeIds: prepared.noticeIds };
 }
 
 /**
- * Moves the trigger from `pending_agent` to `processing` (a no-op when it is already processing).
+ * Moves the trigger `trigger` (as read at the step's start) from `pending_agent` to `processing` (a no-op when it
+ * is already processing). A trigger that moved on since it was read is refused by the commit's state machine.
  * @returns false when the trigger ended before its turn began (the step is then skipped)
  * @throws ApplicationFailure `context_preparation` (non-retryable) for an unknown trigger
  */
-async function claimTrigger(deps: ModelDeps, sessionId: string, turnId: string): Promise<boolean> {
-  const trigger = await getMessage(deps.pool, turnId);
+async function claimTrigger(
+  deps: ModelDeps,
+  sessionId: string,
+  turnId: string,
+  trigger: Message | null,
+): Promise<boolean> {
   if (!trigger || trigger.session_id !== sessionId) {
     throw ApplicationFailure.nonRetryable(`unknown message ${turnId}`, failureType('context_preparation'));
   }
