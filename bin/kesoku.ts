@@ -208,7 +208,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return 0;
   }
   if (group !== 'pairing' || !command || rest.length > 0) {
-    process.stderr.write(`${USAGE}\n`);
+    const unknown = group !== undefined && group !== 'pairing' ? `kesoku: unknown command "${group}"\n` : '';
+    process.stderr.write(`${unknown}${USAGE}\n`);
     return 2;
   }
   const databaseUrl = env.DATABASE_URL?.trim();
@@ -238,7 +239,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return 0;
       }
       default:
-        throw new CliError(2, USAGE);
+        throw new CliError(2, `unknown pairing command "${command}"\n${USAGE}`);
     }
   } catch (err) {
     if (!(err instanceof CliError)) throw err;

@@ -130,6 +130,8 @@ class ChatRepl {
   private waiters = new Map<string, () => void>();
   /** Tool calls of this session waiting for this terminal's y/n/a. */
   private approvals = new ApprovalPrompts();
+  /** Who waits for the next approval request ({@link approvalAsked}). */
+  private approvalListeners: (() => void)[] = [];
   private streamLost = false;
   private rl: readline.Interface | null = null;
   private quitting = false;
@@ -327,6 +329,7 @@ class ChatRepl {
   private onApprovalRequested(a: ApprovalRequested): void {
     if (a.session_id !== this.sessionId) return;
     if (this.approvals.add(a)) this.note(approvalPromptText(a), 'warn');
+    for (const resolve of this.approvalListeners.splice(0)) resolve();
   }
 
   private onCommitted(messages: Message[]): void {
@@ -429,23 +432,59 @@ class ChatRepl {
     this.o.errors.write(`${renderNotice(clean(text), 'error', this.o.render)}\n`);
   }
 
+  /**
+   * Piped input: one line at a time, each message waited for until its turn ends. While a tool call of the turn
+   * waits for this terminal's approval, the next input line answers it (y / n / a); a line that is no answer, or
+   * the end of the input, leaves the call waiting (another client or the web page may decide it) and the script
+   * goes on without waiting for that turn.
+   */
   private async scriptLoop(lines: AsyncIterator<string>): Promise<number> {
     let failed = false;
-    for await (const line of { [Symbol.asyncIterator]: () => lines }) {
-      if (this.quitting) break;
-      const r = await this.handleLine(line, false);
+    let carried: IteratorResult<string> | undefined;
+    const next = (): Promise<IteratorResult<string>> => {
+      const c = carried;
+      carried = undefined;
+      return c ? Promise.resolve(c) : lines.next();
+    };
+    for (;;) {
+      const item = await next();
+      if (item.done || this.quitting) break;
+      const r = await this.handleLine(item.value, false);
       failed ||= r.failed === true;
       if (r.quit) break;
-      if (r.waitFor) {
-        const ended = await this.waitForTurn(r.waitFor, this.o.turnTimeoutMs);
-        if (!ended && !this.quitting) {
+      if (!r.waitFor) continue;
+      const turn = this.waitForTurn(r.waitFor, this.o.turnTimeoutMs);
+      for (;;) {
+        const ended = await Promise.race([turn, this.approvalAsked().then(() => 'asked' as const)]);
+        if (ended === false && !this.quitting) {
           this.note(`no answer within ${Math.round(this.o.turnTimeoutMs / 1000)} s; going on`, 'error');
           failed = true;
         }
+        if (ended !== 'asked') break;
+        const answer = await next();
+        if (!answer.done && parseApprovalAnswer(answer.value)) {
+          await this.handleLine(answer.value, false);
+          continue;
+        }
+        carried = answer;
+        this.note(
+          answer.done
+            ? 'a tool call waits for approval and the input has ended: it stays waiting (answer it with y/n/a in an interactive client or on the web page)'
+            : `a tool call waits for approval and the next input line is not y/n/a: it stays waiting, going on with “${clean(answer.value)}”`,
+          'error',
+        );
+        failed = true;
+        break;
       }
     }
     this.quit();
     return failed ? EXIT.failed : EXIT.ok;
+  }
+
+  /** Resolves once a tool call waits for this terminal's answer (at once when one already does). */
+  private approvalAsked(): Promise<void> {
+    if (this.approvals.current()) return Promise.resolve();
+    return new Promise<void>((resolve) => this.approvalListeners.push(resolve));
   }
 
   /**

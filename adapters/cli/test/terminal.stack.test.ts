@@ -221,6 +221,30 @@ describe('npm run chat', () => {
     expect(row).toMatchObject({ chatbot_id: 'cli', mode: 'queue', turn_count: 1 });
   });
 
+  it('piped input answers an approval with its next line; a line that is no answer leaves the call waiting at once', async () => {
+    const session = uniqueId('cli');
+    const cli = runCli(['--session', session, '--url', api.url, '--timeout', '60'], {
+      stdin: '/approval writes\nrun: echo piped-approved\ny\n/quit\n',
+    });
+    const code = await cli.exit();
+    const out = stripVTControlCharacters(cli.output());
+    expect(code, out).toBe(0);
+    expect(out).toContain('approve: run');
+    expect(out).toContain('✓ approved');
+    expect(out).toContain('piped-approved');
+    expect(out).not.toContain('no answer within');
+
+    const started = Date.now();
+    const other = runCli(['--session', session, '--url', api.url, '--timeout', '60'], {
+      stdin: 'run: echo never-approved\n/quit\n',
+    });
+    const otherCode = await other.exit();
+    const otherOut = stripVTControlCharacters(other.output());
+    expect(otherCode, otherOut).toBe(1);
+    expect(otherOut).toContain('a tool call waits for approval and the next input line is not y/n/a');
+    expect(Date.now() - started).toBeLessThan(30_000); // not the 60 s turn timeout
+  });
+
   it('on a terminal, lines typed before the client is connected are sent in order once it is', async () => {
     const port = await closedPort();
     const url = `http://127.0.0.1:${port}`;
