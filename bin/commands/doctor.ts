@@ -172,37 +172,71 @@ async function sandboxCheck(cfg: Config): Promise<Finding> {
   );
 }
 
-async function portChecks(cfg: Config, runningPid: number | null): Promise<Finding[]> {
+/**
+ * The configured ports that are taken. A port of a server this data dir left running (`leftovers`: the Temporal
+ * dev server's and the embedded Postgres's pids, see {@link leftoverChecks}) is a warning pointing at that
+ * leftover, whose fix (`npm start`) frees it, not a problem asking to change the port.
+ */
+async function portChecks(
+  cfg: Config,
+  runningPid: number | null,
+  leftovers: { temporal: number | null; postgres: number | null },
+): Promise<Finding[]> {
   const embeddedTemporal = !resolveTemporalSettings().address;
-  const ports: [string, number][] = [];
-  if (cfg.KESOKU_API_PORT !== 0) ports.push(['KESOKU_API_PORT', cfg.KESOKU_API_PORT]);
+  // Each port with the leftover server of this data dir that would hold it (a description), if there is one.
+  const ports: [string, number, string | null][] = [];
+  const devServer =
+    leftovers.temporal !== null ? `the leftover Temporal dev server (pid ${leftovers.temporal})` : null;
+  if (cfg.KESOKU_API_PORT !== 0) ports.push(['KESOKU_API_PORT', cfg.KESOKU_API_PORT, null]);
   if (embeddedTemporal)
     ports.push(
-      ['KESOKU_TEMPORAL_PORT', cfg.KESOKU_TEMPORAL_PORT],
-      ['KESOKU_TEMPORAL_UI_PORT', cfg.KESOKU_TEMPORAL_UI_PORT],
+      ['KESOKU_TEMPORAL_PORT', cfg.KESOKU_TEMPORAL_PORT, devServer],
+      ['KESOKU_TEMPORAL_UI_PORT', cfg.KESOKU_TEMPORAL_UI_PORT, devServer],
     );
-  if (!cfg.DATABASE_URL) ports.push(['KESOKU_POSTGRES_PORT', cfg.KESOKU_POSTGRES_PORT]);
-  if (cfg.KESOKU_METRICS_PORT) ports.push(['KESOKU_METRICS_PORT', cfg.KESOKU_METRICS_PORT]);
+  if (!cfg.DATABASE_URL)
+    ports.push([
+      'KESOKU_POSTGRES_PORT',
+      cfg.KESOKU_POSTGRES_PORT,
+      leftovers.postgres !== null ? `the leftover embedded Postgres (pid ${leftovers.postgres})` : null,
+    ]);
+  if (cfg.KESOKU_METRICS_PORT) ports.push(['KESOKU_METRICS_PORT', cfg.KESOKU_METRICS_PORT, null]);
   const taken: Finding[] = [];
-  for (const [name, port] of ports) {
+  for (const [name, port, leftover] of ports) {
     if (!(await portInUse(port))) continue;
     taken.push(
       runningPid !== null
         ? ok(`port ${port}`, `in use by the running Kesoku (pid ${runningPid})`)
-        : problem(
-            `port ${port}`,
-            `${name}=${port} is in use by another program`,
-            `stop that program, or set ${name} to a free port in .env`,
-          ),
+        : leftover !== null
+          ? warn(
+              `port ${port}`,
+              `${name}=${port} is in use, most likely by ${leftover} of this data dir (see "leftover server")`,
+              'npm start stops the leftover, which frees the port',
+            )
+          : problem(
+              `port ${port}`,
+              `${name}=${port} is in use by another program`,
+              `stop that program, or set ${name} to a free port in .env`,
+            ),
     );
   }
   return taken.length > 0 ? taken : [ok('ports', `free: ${ports.map(([, p]) => p).join(', ')}`)];
 }
 
-function leftoverChecks(cfg: Config, runningPid: number | null): Finding[] {
+/** The pids of the servers a killed Kesoku of this data dir left running (null: none). */
+function leftoversOf(cfg: Config): { temporal: number | null; postgres: number | null } {
+  return {
+    temporal: leftoverDevServer(path.join(cfg.KESOKU_DATA_DIR, 'temporal.db')),
+    postgres: leftoverPostgres(path.join(cfg.KESOKU_DATA_DIR, 'postgres')),
+  };
+}
+
+function leftoverChecks(
+  cfg: Config,
+  runningPid: number | null,
+  { temporal, postgres }: { temporal: number | null; postgres: number | null },
+): Finding[] {
   if (runningPid !== null) return [ok('Kesoku', `running from ${cfg.KESOKU_DATA_DIR} (pid ${runningPid})`)];
   const findings: Finding[] = [];
-  const temporal = leftoverDevServer(path.join(cfg.KESOKU_DATA_DIR, 'temporal.db'));
   if (temporal !== null)
     findings.push(
       problem(
@@ -211,7 +245,6 @@ function leftoverChecks(cfg: Config, runningPid: number | null): Finding[] {
         `npm start stops it and starts afresh; or stop it yourself: kill ${temporal}`,
       ),
     );
-  const postgres = leftoverPostgres(path.join(cfg.KESOKU_DATA_DIR, 'postgres'));
   if (postgres !== null)
     findings.push(
       problem(
@@ -322,8 +355,9 @@ export async function runChecks(env: NodeJS.ProcessEnv, opts: { callModel: boole
   const runningPid = instance?.live ? instance.info.pid : null;
   findings.push(...(await temporalChecks(cfg)));
   findings.push(await sandboxCheck(cfg));
-  findings.push(...(await portChecks(cfg, runningPid)));
-  findings.push(...leftoverChecks(cfg, runningPid));
+  const leftovers = runningPid === null ? leftoversOf(cfg) : { temporal: null, postgres: null };
+  findings.push(...(await portChecks(cfg, runningPid, leftovers)));
+  findings.push(...leftoverChecks(cfg, runningPid, leftovers));
   findings.push(await modelCheck(cfg, opts.callModel));
   findings.push(...channelChecks(env));
   return findings;

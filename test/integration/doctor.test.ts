@@ -67,9 +67,11 @@ describe('npx kesoku doctor', () => {
       cliPath: process.env.KESOKU_TEMPORAL_CLI,
       allowDownload: false,
     });
+    // It holds the configured Temporal port, as a killed Kesoku's server would.
+    const temporalPort = await freePort();
     const leftover: TemporalServer = await startDevServer(
       binary!.path,
-      { port: await freePort(), uiPort: null, dbFilename: path.join(dataDir, 'temporal.db') },
+      { port: temporalPort, uiPort: null, dbFilename: path.join(dataDir, 'temporal.db') },
       binary!.source,
     );
     stops.push(() => leftover.stop());
@@ -80,7 +82,7 @@ describe('npx kesoku doctor', () => {
       ...cleanEnv(),
       KESOKU_ENV_FILE: '',
       KESOKU_DATA_DIR: dataDir,
-      KESOKU_TEMPORAL_PORT: String(await freePort()),
+      KESOKU_TEMPORAL_PORT: String(temporalPort),
       KESOKU_TEMPORAL_UI_PORT: String(await freePort()),
       KESOKU_POSTGRES_PORT: String(await freePort()),
       KESOKU_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
@@ -99,7 +101,12 @@ describe('npx kesoku doctor', () => {
       `a Temporal dev server (pid ${pid}) of ${dataDir} is still running, left by a Kesoku that was killed`,
     );
     expect(sick.out).toContain(`fix: npm start stops it and starts afresh; or stop it yourself: kill ${pid}`);
-    expect(sick.out).toMatch(/\n3 problems\.\n/);
+    // The port the leftover holds points at it, not at changing the port.
+    expect(sick.out).toContain(
+      `KESOKU_TEMPORAL_PORT=${temporalPort} is in use, most likely by the leftover Temporal dev server (pid ${pid})`,
+    );
+    expect(sick.out).not.toContain(`set KESOKU_TEMPORAL_PORT to a free port`);
+    expect(sick.out).toMatch(/\n3 problems, 1 warning\.\n/);
 
     // The same machine with bubblewrap, a free port and the leftover gone: no problem.
     await leftover.stop();
