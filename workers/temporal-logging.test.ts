@@ -31,6 +31,15 @@ describe('sdkLogLine', () => {
     });
   });
 
+  it('writes the tool worker’s expected “no workflows registered” at info, other warnings at warn', () => {
+    const msg = 'No workflows registered, not polling for workflow tasks';
+    expect(sdkLogLine('WARN', msg, { taskQueue: 'kesoku-tools' })).toEqual({
+      method: 'info',
+      fields: { taskQueue: 'kesoku-tools' },
+    });
+    expect(sdkLogLine('WARN', 'Workflow task failed', { taskQueue: 'kesoku' }).method).toBe('warn');
+  });
+
   it("leaves out an activity's task token (an opaque blob of no use to a reader)", () => {
     const line = sdkLogLine('WARN', 'Activity failed', {
       attempt: 2,

@@ -15,9 +15,17 @@ import { noteSdkLog } from '../infra/workflow-health.ts';
 export const EXPECTED_ACTIVITY_FAILURE_TYPES: ReadonlySet<string> = new Set(['StaleTurnError']);
 
 /**
+ * SDK warnings that describe Kesoku's design, not a fault: the tool worker (`<queue>-tools`) runs activities only,
+ * so the SDK's "no workflows registered" is expected there. Written at info (not shown at `npm start`'s level).
+ */
+export const EXPECTED_SDK_WARNINGS: ReadonlySet<string> = new Set([
+  'No workflows registered, not polling for workflow tasks',
+]);
+
+/**
  * How one Temporal SDK log entry is written: the pino method and fields. An `error` in the metadata becomes
  * pino's `err` (message and stack), but an "Activity failed" of an {@link EXPECTED_ACTIVITY_FAILURE_TYPES} type
- * is written at info as `failure: {type, message}` (no stack).
+ * is written at info as `failure: {type, message}` (no stack), and an {@link EXPECTED_SDK_WARNINGS} warning at info.
  * @param level the SDK's level name (TRACE, DEBUG, INFO, WARN, ERROR)
  */
 export function sdkLogLine(
@@ -34,6 +42,7 @@ export function sdkLogLine(
     return { method: 'info', fields: { ...rest, failure: { type: failure.type, message: failure.message } } };
   }
   const fields = error === undefined ? rest : { ...rest, err: error };
+  if (level === 'WARN' && EXPECTED_SDK_WARNINGS.has(message)) return { method: 'info', fields };
   const method =
     level === 'TRACE'
       ? 'trace'
