@@ -53,6 +53,9 @@ describe('a terminated session workflow', () => {
     expect((await stack.waitForStatus(next.message.id, ['processed', 'error', 'interrupted'])).status).toBe(
       'processed',
     );
+    // The reply's row is processed inside the model step; the workflow counts the turn once the step's result
+    // reaches it, a moment later.
+    await expect.poll(async () => (await stack.sessions.state(session)).turnCount).toBe(2);
     const state = await stack.sessions.state(session);
     expect(state).toMatchObject({ mode: 'queue', title: 'Kept title', titleSource: 'user', turnCount: 2 });
     expect((await getSession(stack.pool, session))?.mode).toBe('queue');
