@@ -31,7 +31,8 @@ export function contextOf(res: Response): RequestContext {
 export function loggedPath(path: string | undefined): string | undefined {
   // Express gives no path for a request the server dropped while it was routed (a shutdown).
   if (typeof path !== 'string') return path;
-  return path.replace(/^\/codec\/[^/]+\/(encode|decode)\/?$/, '/codec/<token>/$1');
+  // Case-insensitive, as Express routes are (`/codec/<token>/DECODE` reaches the endpoint too).
+  return path.replace(/^\/codec\/[^/]+\/(encode|decode)\/?$/i, '/codec/<token>/$1');
 }
 
 /**

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { randomInt } from 'node:crypto';
 import type { Logger } from './logger.ts';
 import { loopbackRefusal } from './loopback.ts';
+import { canSeePeerUid, peerUid } from './peer-uid.ts';
 
 /** A running proxy. */
 export interface WebUiProxy {
@@ -109,6 +110,17 @@ export async function startWebUiProxy(opts: {
     }
     const codecOp = /^\/kesoku-codec\/(encode|decode)$/.exec((req.url ?? '').split('?')[0] ?? '')?.[1];
     if (opts.codec && codecOp !== undefined && req.method === 'POST') {
+      // The proxy adds the codec token: only this user's own processes (the operator's browser) get it used for
+      // them. Another local user can reach the port (TCP loopback has no uid check) but must not decrypt
+      // payloads or encrypt forged ones. Where the platform cannot tell (not Linux), the codec is served.
+      const uid = peerUid(req.socket);
+      const own = process.getuid?.();
+      if (canSeePeerUid() && own !== undefined && uid !== own) {
+        opts.logger?.warn({ peerUid: uid }, 'Temporal Web UI codec refused to another local user');
+        res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('the codec decodes payloads only for the user Kesoku runs as\n');
+        return;
+      }
       forwardCodec(req, res, opts.codec, codecOp);
       return;
     }

@@ -4,7 +4,9 @@
  * real Web UI behind Kesoku's proxy, and a real embedded Postgres. A DNS-rebinding page names its own host in
  * `Host`; a cross-site page sends its `Origin`. The servers' environments are read from /proc.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { promisify } from 'node:util';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -197,6 +199,47 @@ describe('the Temporal Web UI under npm start', () => {
       (await call('encode', { payloads: [json(plain)] }, { origin: 'https://attacker.example' })).status,
     ).toBe(403);
   });
+
+  // TCP loopback carries no uid: the proxy asks the kernel whose socket the client's is (infra/peer-uid.ts).
+  it.runIf(process.platform === 'linux' && process.getuid?.() === 0)(
+    'serves the codec only to the user Kesoku runs as: another local user gets 403, nothing decoded',
+    async () => {
+      const body = JSON.stringify({ payloads: [] });
+      const request = [
+        'POST /kesoku-codec/decode HTTP/1.1',
+        `Host: 127.0.0.1:${uiPort}`,
+        'Content-Type: application/json',
+        'X-Namespace: default',
+        `Content-Length: ${body.length}`,
+        'Connection: close',
+        '',
+        body,
+      ].join('\r\n');
+      // bash's /dev/tcp as uid 1000: a client every machine has, whoever may read the checkout.
+      const { stdout } = await promisify(execFile)('setpriv', [
+        '--reuid=1000',
+        '--regid=1000',
+        '--clear-groups',
+        '/bin/bash',
+        '-c',
+        `exec 3<>/dev/tcp/127.0.0.1/${uiPort}; printf '%s' "$0" >&3; cat <&3`,
+        request,
+      ]);
+      expect(stdout).toMatch(/^HTTP\/1\.1 403 /);
+      expect(stdout).toContain('the codec decodes payloads only for the user Kesoku runs as');
+      const own = await raw(uiPort, {
+        method: 'POST',
+        path: '/kesoku-codec/decode',
+        headers: {
+          host: `127.0.0.1:${uiPort}`,
+          'content-type': 'application/json',
+          'x-namespace': 'default',
+        },
+        body,
+      });
+      expect(own.status, own.body).toBe(200);
+    },
+  );
 
   it('the frontend’s HTTP API refuses a foreign Host too', async () => {
     const port = temporal.httpPort as number;
