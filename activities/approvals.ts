@@ -20,6 +20,7 @@ import {
   approvalPolicyInForce,
   approvalSubject,
   refusedToolResult,
+  type ApprovalNeed,
   type ApprovalPolicy,
   type ToolApproval,
 } from '../domain/tool-approval.ts';
@@ -115,12 +116,101 @@ export const OUTCOME_SHOW_WAIT_MS = 2000;
 /** Default of `KESOKU_APPROVAL_TIMEOUT_S`, in seconds. */
 export const DEFAULT_APPROVAL_TIMEOUT_S = 600;
 
-export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities {
-  const { pool, logger } = deps;
-  const timeoutS = deps.settings?.timeoutS ?? DEFAULT_APPROVAL_TIMEOUT_S;
+/** A tool call to judge: its tool's name, its arguments and the chatbot it was made in. */
+export interface JudgedCall {
+  name: string;
+  args: unknown;
+  chatbotId: string;
+}
+
+/** How a judged call stands before anyone is asked, and what a person would be asked about. */
+export interface CallVerdict {
+  subject: string;
+  need: ApprovalNeed;
+}
+
+/**
+ * The worker's approval rules without the channel: the policy in force for a session (its own, the worker's,
+ * the channel's default), the approve patterns (the worker's and the session's) and the tools' own approval.
+ * Used by `requestApprovals`, and by the model step, which judges a step's calls as it stores them so that a
+ * step none of whose calls waits for a person needs no approval activity.
+ */
+export interface ApprovalJudge {
+  /** Seconds a pending call waits before it counts as denied (`KESOKU_APPROVAL_TIMEOUT_S`). */
+  readonly timeoutS: number;
+  /**
+   * Judges `calls` of session `sessionId` (one Postgres query for the session's settings; none when `calls` is
+   * empty and the session is known). @returns one verdict per call, in order; null for an unknown session
+   */
+  judge(sessionId: string, calls: readonly JudgedCall[]): Promise<CallVerdict[] | null>;
+}
+
+/** The approval rules of `deps`, see {@link ApprovalJudge}. */
+export function createApprovalJudge(
+  deps: Pick<ApprovalDeps, 'pool' | 'settings' | 'approvalDefaultOf' | 'toolApproval'>,
+): ApprovalJudge {
   const globalPatterns = deps.settings?.autoApprove ?? [];
   const approvalDefaultOf =
     deps.approvalDefaultOf ?? ((chatbotId: string) => defaultApprovalPolicy(chatbotId === 'api'));
+  return {
+    timeoutS: deps.settings?.timeoutS ?? DEFAULT_APPROVAL_TIMEOUT_S,
+    async judge(sessionId, calls) {
+      const settings = await getApprovalSettings(deps.pool, sessionId);
+      if (!settings) return null;
+      const verdicts: CallVerdict[] = [];
+      for (const { name, args, chatbotId } of calls) {
+        const own = await deps.toolApproval?.(name);
+        const subject = own ? extraToolSubject(name, args) : approvalSubject(name, args);
+        const policy = approvalPolicyInForce(
+          settings.policy,
+          deps.settings?.policy,
+          approvalDefaultOf(chatbotId, settings.owner),
+        );
+        const need = approvalNeed(
+          policyForTool(policy, own),
+          [...globalPatterns, ...settings.patterns],
+          name,
+          subject,
+        );
+        verdicts.push({ subject, need });
+      }
+      return verdicts;
+    },
+  };
+}
+
+/**
+ * The approval record a call is stored with for its verdict `need`, at `now`: approved by the pattern, or pending
+ * until `timeoutS` from now; null when the call needs no approval (it gets no record).
+ */
+export function approvalRecordFor(
+  need: ApprovalNeed,
+  subject: string,
+  timeoutS: number,
+  now: Date,
+): ToolApproval | null {
+  if (need.kind === 'not_required') return null;
+  return need.kind === 'auto_approved'
+    ? {
+        state: 'approved',
+        subject,
+        requested_at: now.toISOString(),
+        at: now.toISOString(),
+        by: 'pattern',
+        pattern: need.pattern,
+      }
+    : {
+        state: 'pending',
+        subject,
+        requested_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + timeoutS * 1000).toISOString(),
+      };
+}
+
+export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities {
+  const { pool, logger } = deps;
+  const judge = createApprovalJudge(deps);
+  const timeoutS = judge.timeoutS;
 
   /**
    * Posts the approval request of each waiting call in its channel (ChannelSink.askApproval). Why here, in the
@@ -182,14 +272,24 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
 
   return {
     async requestApprovals({ sessionId, turnId, step, callIds }) {
-      const settings = await getApprovalSettings(pool, sessionId);
-      if (!settings)
+      const calls = (await getMessages(pool, callIds)).filter(
+        (c) => c.type === 'tool_call' && c.session_id === sessionId,
+      );
+      const unjudged = calls.filter((c) => !(c.metadata as { approval?: ToolApproval } | null)?.approval);
+      const verdicts = await judge.judge(
+        sessionId,
+        unjudged.map((c) => ({
+          name: c.metadata?.tool_name ?? c.sender,
+          args: c.metadata?.tool_arguments ?? {},
+          chatbotId: c.chatbot_id,
+        })),
+      );
+      if (!verdicts)
         throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, failureType('tool'));
-      const calls = await getMessages(pool, callIds);
+      const verdictOf = new Map(unjudged.map((c, i) => [c.id, verdicts[i]!]));
       const checks: ApprovalCheck[] = [];
       const asked: { call: Message; approval: ToolApproval }[] = [];
       for (const call of calls) {
-        if (call.type !== 'tool_call' || call.session_id !== sessionId) continue;
         const name = call.metadata?.tool_name ?? call.sender;
         const existing = (call.metadata as { approval?: ToolApproval } | null)?.approval;
         if (existing) {
@@ -203,37 +303,12 @@ export function createApprovalActivities(deps: ApprovalDeps): ApprovalActivities
           });
           continue;
         }
-        const own = await deps.toolApproval?.(name);
-        const args = call.metadata?.tool_arguments ?? {};
-        const subject = own ? extraToolSubject(name, args) : approvalSubject(name, args);
-        const policy = approvalPolicyInForce(
-          settings.policy,
-          deps.settings?.policy,
-          approvalDefaultOf(call.chatbot_id, settings.owner),
-        );
-        const toolPolicy = policyForTool(policy, own);
-        const need = approvalNeed(toolPolicy, [...globalPatterns, ...settings.patterns], name, subject);
-        if (need.kind === 'not_required') {
+        const { subject, need } = verdictOf.get(call.id)!;
+        const record = approvalRecordFor(need, subject, timeoutS, new Date());
+        if (!record) {
           checks.push({ callId: call.id, name, subject, state: 'not_required' });
           continue;
         }
-        const now = new Date();
-        const record: ToolApproval =
-          need.kind === 'auto_approved'
-            ? {
-                state: 'approved',
-                subject,
-                requested_at: now.toISOString(),
-                at: now.toISOString(),
-                by: 'pattern',
-                pattern: need.pattern,
-              }
-            : {
-                state: 'pending',
-                subject,
-                requested_at: now.toISOString(),
-                expires_at: new Date(now.getTime() + timeoutS * 1000).toISOString(),
-              };
         const { message } = await writeApproval(pool, sessionId, call.id, record, [null]);
         // A concurrent attempt may have written first: its record stands.
         const stored = (message?.metadata as { approval?: ToolApproval } | null)?.approval ?? record;

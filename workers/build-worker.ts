@@ -23,7 +23,11 @@ import { createModelActivities } from '../activities/llm/activities.ts';
 import type { LlmConfig } from '../activities/llm/provider.ts';
 import { createPersistenceActivities } from '../activities/persistence.ts';
 import { approvalDefaultOf, channelSecretKeys, platformMessageIdKeys } from '../adapters/registry.ts';
-import { createApprovalActivities, type ApprovalSettings } from '../activities/approvals.ts';
+import {
+  createApprovalActivities,
+  createApprovalJudge,
+  type ApprovalSettings,
+} from '../activities/approvals.ts';
 import type { Config } from '../infra/config.ts';
 import { createToolActivities, workspaceDirFor } from '../activities/tools/activities.ts';
 import { combineToolSources, toolSpecs } from '../activities/tools/registry.ts';
@@ -312,6 +316,12 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
       capabilities: capabilitiesOf,
     }),
   };
+  const approvalRules = {
+    pool: s.pool,
+    settings: s.approvals,
+    approvalDefaultOf,
+    ...(mcp ? { toolApproval: (name: string) => mcp.tools.approvalOf(name) } : {}),
+  };
   const activities = {
     ...createScheduleActivities({ pool: s.pool, logger: s.logger, sessions }),
     // runBackgroundJob stays here too, for job runs started before patch `job-on-tool-queue`.
@@ -338,16 +348,10 @@ export async function createKesokuWorker(s: WorkerSettings): Promise<KesokuWorke
       compactTokens: s.compactTokens,
       workspaceDirFor: (sessionId) => workspaceDirFor(s.dataDir, sessionId),
       deltaIntervalMs: s.deltaIntervalMs,
+      approvals: createApprovalJudge(approvalRules),
     }),
     ...createDeliveryActivities({ pool: s.pool, logger: s.logger, sinks: s.sinks ?? {} }),
-    ...createApprovalActivities({
-      pool: s.pool,
-      logger: s.logger,
-      settings: s.approvals,
-      sinks: s.sinks ?? {},
-      approvalDefaultOf,
-      ...(mcp ? { toolApproval: (name: string) => mcp.tools.approvalOf(name) } : {}),
-    }),
+    ...createApprovalActivities({ ...approvalRules, logger: s.logger, sinks: s.sinks ?? {} }),
   };
   const toolActivities = {
     // A background job's command: hours long, so on the tool queue's own slots (workflows/background-job.ts).

@@ -122,6 +122,12 @@ export type StepOutcome = (
       kind: 'tool_calls';
       thoughtId?: string;
       calls: { messageId: string; toolCallId: string; name: string }[];
+      /**
+       * The approval check of the step's calls, set when the step judged them as it stored them and none waits
+       * for a person (each `not_required`, or `approved` by a pattern, its record stored with the call): the
+       * workflow then runs them without activity `requestApprovals`. Absent: that activity checks them.
+       */
+      approvals?: { calls: ApprovalCheck[]; timeoutS: number };
     }
   | { kind: 'empty'; nudgeId: string | null }
 ) & {

@@ -1,6 +1,7 @@
 /**
  * The approval gate of a step's tool calls, in the workflow: before any tool activity is scheduled, the calls
- * that need a person (activity `requestApprovals`, policy in domain/tool-approval.ts) wait for a decision —
+ * that need a person (activity `requestApprovals`, or the model step's own check when none waits, see
+ * {@link APPROVAL_IN_STEP_PATCH}; policy in domain/tool-approval.ts) wait for a decision —
  * `approve`, `deny` or `always` (approve, and the session approves matching calls from now on) — each on its
  * own, with a timeout that counts as deny. The wait is durable: it is a workflow condition, so it survives worker
  * crashes and deploys, and a run that should continue-as-new while waiting throws {@link TurnSuspended} so the
@@ -15,6 +16,13 @@ import { approvalWrites } from './activity-options.ts';
 import { TurnSuspended, type ApprovalDesk, type ArrivedDecision } from './approval-desk.ts';
 import { call } from './turn-failure.ts';
 
+/**
+ * Patch: a step whose calls the model step already judged, none of them waiting for a person (StepOutcome
+ * `approvals`), runs them without activity `requestApprovals` — one activity and one workflow task less per tool
+ * step.
+ */
+export const APPROVAL_IN_STEP_PATCH = 'approval-check-in-step';
+
 /** What the gate needs from the turn. */
 export interface GateInput {
   sessionId: string;
@@ -27,6 +35,11 @@ export interface GateInput {
   /** Where the turn is, for a suspension. */
   position: { turnStartedAt: number; nudges: number };
   onWaiting(activity: string): void;
+  /**
+   * The check the model step made as it stored the calls (StepOutcome `approvals`, none waiting), taken instead of
+   * activity `requestApprovals`.
+   */
+  checked?: { calls: ApprovalCheck[]; timeoutS: number };
 }
 
 /** The gate's answer: the calls that may run, and the results stored for the calls that were refused. */
@@ -41,7 +54,7 @@ export interface GateResult {
  * @throws CancelledFailure when the turn is stopped while waiting (open approvals are recorded `cancelled`)
  */
 export async function gateToolCalls(g: GateInput): Promise<GateResult> {
-  const { calls, timeoutS } = await checkCalls(g);
+  const { calls, timeoutS } = g.checked ?? (await checkCalls(g));
   const gate = new StepApprovals(g, calls, timeoutS);
   gate.ask();
   await gate.waitForDecisions();

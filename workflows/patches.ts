@@ -13,6 +13,7 @@ export const PATCHES_SINCE_PREVIOUS_RELEASE = [
   'restore-retried',
   'seen-commands-kept',
   'title-attempts-bounded',
+  'approval-check-in-step',
   // The background job workflow (workflows/background-job.ts), which the previous release does not have at all.
   'job-on-tool-queue',
 ] as const;

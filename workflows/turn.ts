@@ -14,7 +14,7 @@ import {
   turnWrites,
 } from './activity-options.ts';
 import { TurnFailure, call } from './turn-failure.ts';
-import { gateToolCalls } from './approvals.ts';
+import { APPROVAL_IN_STEP_PATCH, gateToolCalls } from './approvals.ts';
 import type { ApprovalDesk } from './approval-desk.ts';
 import { toolLabel } from '../domain/tool-label.ts';
 import type { ModelStepLimits } from '../domain/model-limits.ts';
@@ -228,6 +228,8 @@ async function runTools(
       shouldSuspend: t.approvals.shouldSuspend,
       position,
       onWaiting: (waiting) => t.onProgress({ step, activity: waiting }),
+      // A history whose step result carries the check but whose run did not take it replays without the patch.
+      ...(outcome.approvals && wf.patched(APPROVAL_IN_STEP_PATCH) ? { checked: outcome.approvals } : {}),
     });
     toRun = outcome.calls.filter((c) => gate.run.includes(c.messageId));
     refused.push(...gate.refused);

@@ -9,6 +9,7 @@ import { failureType } from '../../domain/failures.ts';
 import type { Message } from '../../domain/message.ts';
 import type { SharedScope } from '../../domain/people.ts';
 import type { SkillSummary } from '../../domain/prompts.ts';
+import type { ApprovalJudge } from '../approvals.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { ModelCallError } from './errors.ts';
@@ -42,6 +43,12 @@ export interface ModelDeps {
   skills?: readonly SkillSummary[];
   /** Sessions and channels with a shared memory scope (KESOKU_MEMORY_SHARED_SCOPES, domain/people.ts); none by default. */
   sharedMemoryScopes?: ReadonlySet<SharedScope>;
+  /**
+   * The worker's approval rules (activities/approvals.ts): a step judges its tool calls as it stores them, so a
+   * step none of whose calls waits for a person needs no `requestApprovals` activity. Absent: the workflow's
+   * approval activity checks every tool step.
+   */
+  approvals?: ApprovalJudge;
 }
 
 /** The tools a step of `sessionId` offers: `tools`, then `extraTools`. */

@@ -27,6 +27,7 @@ import {
 import { prepareInput, type PreparedInput } from './prepare.ts';
 import type { ModelStepResult } from './provider.ts';
 import { turnMetrics } from './turn-metrics.ts';
+import { approvalRecordFor } from '../approvals.ts';
 
 type StepInput = Parameters<ModelActivities['runModelStep']>[0];
 
@@ -192,7 +193,13 @@ async function stepMessages(
       insert.push(m);
       return { messageId: m.id, toolCallId: c.id, name: c.name };
     });
-    outcome = thoughtId ? { kind: 'tool_calls', thoughtId, calls } : { kind: 'tool_calls', calls };
+    const approvals = await judgeCalls(deps, sessionId, pos.chatbot_id, result.toolCalls, insert);
+    outcome = {
+      kind: 'tool_calls',
+      ...(thoughtId ? { thoughtId } : {}),
+      calls,
+      ...(approvals ? { approvals } : {}),
+    };
   } else if (text) {
     const metrics = await turnMetrics(
       deps.pool,
@@ -221,6 +228,41 @@ async function stepMessages(
   }
   if (prepared.noticeIds.length > 0) outcome = { ...outcome, noticeIds: prepared.noticeIds };
   return { insert, outcome };
+}
+
+/**
+ * The approval check of a step's tool calls (`insert`'s tool_call messages, in the order of `toolCalls`), done as
+ * they are stored: when none of them waits for a person, a call approved by a pattern gets its approval record in
+ * `insert` and the check is returned for the workflow; otherwise (or without approval rules) null, and activity
+ * `requestApprovals` checks them as before.
+ */
+async function judgeCalls(
+  deps: ModelDeps,
+  sessionId: string,
+  chatbotId: string,
+  toolCalls: ModelStepResult['toolCalls'],
+  insert: NewMessage[],
+): Promise<Extract<StepOutcome, { kind: 'tool_calls' }>['approvals'] | null> {
+  if (!deps.approvals) return null;
+  const verdicts = await deps.approvals.judge(
+    sessionId,
+    toolCalls.map((c) => ({ name: c.name, args: c.arguments, chatbotId })),
+  );
+  if (!verdicts || verdicts.some((v) => v.need.kind === 'required')) return null;
+  const messages = insert.filter((m) => m.type === 'tool_call');
+  const now = new Date();
+  const checks = verdicts.map(({ subject, need }, i) => {
+    const m = messages[i]!;
+    const record = approvalRecordFor(need, subject, deps.approvals!.timeoutS, now);
+    if (record) m.metadata = { ...m.metadata, approval: record };
+    return {
+      callId: m.id,
+      name: toolCalls[i]!.name,
+      subject,
+      state: record ? record.state : ('not_required' as const),
+    };
+  });
+  return { calls: checks, timeoutS: deps.approvals.timeoutS };
 }
 
 /**

@@ -54,6 +54,14 @@ const toolRunCount = async (s: Stack, session: string) =>
     ])
   ).rows[0]?.n ?? 0;
 
+/** How many activities of type `name` the session's current run scheduled. */
+async function scheduledActivities(s: Stack, session: string, name: string): Promise<number> {
+  const history = await s.client.workflow.getHandle(sessionWorkflowId(session)).fetchHistory();
+  return (history.events ?? []).filter(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name,
+  ).length;
+}
+
 describe('tool-call approval', () => {
   it('approve: the command waits, runs once approved, and the record says who approved it', async () => {
     const session = uniqueId('s');
@@ -155,6 +163,9 @@ describe('tool-call approval', () => {
     await waitPending(stack, session);
     await stack.sessions.stop(session);
     await stack.waitForStatus(third.message.id, ['interrupted']);
+    // The pattern-approved step was judged by its model step: only the two steps that asked ran the approval
+    // activity (patch approval-check-in-step).
+    expect(await scheduledActivities(stack, session, 'requestApprovals')).toBe(2);
     await recordHistory('approval-always', stack.client, sessionWorkflowId(session));
   }, 60_000);
 

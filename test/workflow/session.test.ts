@@ -167,7 +167,8 @@ const tools: ToolActivities = {
 
 /** Approvals as with the policy `off`: no call asks (workflows/approvals.ts passes every call through). */
 const approvals: ApprovalActivities = {
-  async requestApprovals({ callIds }) {
+  async requestApprovals({ turnId, step, callIds }) {
+    stub.calls.push(`approvals ${turnId} ${step}`);
     return {
       calls: callIds.map((callId) => ({
         callId,
@@ -312,6 +313,40 @@ describe('session workflow with stub activities', () => {
     const finishAt = stub.calls.indexOf('finish t error');
     expect(stub.toolCancelled).toContain('t:call-b');
     expect(stub.calls.indexOf('tool t:call-b')).toBeLessThan(finishAt);
+    await s.handle.terminate();
+  });
+
+  it('a tool step whose calls the model step judged (none waiting) runs them without the approval activity; an unjudged one still asks it', async () => {
+    const s = newSession();
+    await s.start();
+    const call = (id: string) => ({ messageId: `${id}:call`, toolCallId: id, name: 'run_shell_command' });
+    stub.model.set('judged', async (step) =>
+      step === 0
+        ? {
+            kind: 'tool_calls',
+            calls: [call('judged')],
+            approvals: {
+              calls: [
+                { callId: 'judged:call', name: 'run_shell_command', subject: 'ls', state: 'not_required' },
+              ],
+              timeoutS: 600,
+            },
+          }
+        : { kind: 'final', replyId: 'judged:reply' },
+    );
+    stub.model.set('unjudged', async (step) =>
+      step === 0
+        ? { kind: 'tool_calls', calls: [call('unjudged')] }
+        : { kind: 'final', replyId: 'unjudged:reply' },
+    );
+    await s.submit('judged');
+    await until(() => stub.calls.includes('deliver judged:reply'), 'the judged turn to end');
+    await s.submit('unjudged');
+    await until(() => stub.calls.includes('deliver unjudged:reply'), 'the unjudged turn to end');
+    expect(stub.calls).toContain('tool judged:call');
+    expect(stub.calls).not.toContain('approvals judged 0');
+    expect(stub.calls).toContain('approvals unjudged 0');
+    expect(stub.calls.indexOf('approvals unjudged 0')).toBeLessThan(stub.calls.indexOf('tool unjudged:call'));
     await s.handle.terminate();
   });
 
