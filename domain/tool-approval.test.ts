@@ -61,6 +61,25 @@ describe('auto-approve patterns', () => {
     expect(alwaysPatternFor('write_file', 'write_file notes.md')).toBe('write_file *');
   });
 
+  it('always remembers launchers, interpreters, runners and compilers beyond the common ones exactly; a wildcard never approves them', () => {
+    const launchers = [
+      ['unbuffer ls', "unbuffer sh -c 'rm -rf ~'"],
+      ['watchexec --version', "watchexec -- sh -c 'rm -rf ~'"],
+      ['nodemon --version', "nodemon --exec 'sh -c id' x.js"],
+      ['elixir --version', 'elixir -e System.halt'],
+      ['ansible --version', "ansible localhost -m shell -a 'rm -rf ~'"],
+      ['gcc --version', 'gcc -wrapper sh,-c,id x.c'],
+      ['less README.md', 'less +!id README.md'],
+      ['tox --version', 'tox -e py'],
+      ['terraform version', 'terraform apply -auto-approve'],
+    ] as const;
+    for (const [approved, next] of launchers) {
+      expect(alwaysPatternFor('run_shell_command', approved), approved).toBe(approved);
+      const program = approved.split(' ')[0]!;
+      expect(matchesPattern(`${program} *`, next), next).toBe(false);
+    }
+  });
+
   it('a matching pattern approves a call the policy would ask about', () => {
     expect(approvalNeed('writes', ['git status'], 'run_shell_command', 'git status')).toEqual({
       kind: 'auto_approved',

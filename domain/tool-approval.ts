@@ -166,7 +166,7 @@ export const EXACT_ONLY_PROGRAMS: readonly ExactOnlyClass[] = [
     reason:
       'an interpreter or scripting tool runs code given inline (`-c`, `-e`, a sed `e` command) or in any file',
     programs: names(
-      'python pypy ipython node nodejs deno bun tsx ts-node perl ruby irb php lua luajit tclsh wish expect rscript r julia ghci runghc scala groovy jshell java osascript awk gawk mawk nawk sed gsed ed ex vi vim nvim emacs m4 dc sqlite3 psql mysql mariadb gdb lldb',
+      'python pypy ipython node nodejs deno bun tsx ts-node perl ruby irb php lua luajit tclsh wish expect rscript r julia ghci runghc scala groovy jshell java osascript awk gawk mawk nawk sed gsed ed ex vi vim nvim emacs nano pico micro less more most m4 dc sqlite3 psql mysql mariadb mongosh mongo redis-cli gdb lldb erl iex elixir escript guile racket sbcl clojure kotlin swift',
     ),
   },
   {
@@ -174,7 +174,7 @@ export const EXACT_ONLY_PROGRAMS: readonly ExactOnlyClass[] = [
     reason:
       'a launcher runs the command in its arguments (`env sh -c …`, `xargs rm`, `find -exec`, `timeout 5 bash`)',
     programs: names(
-      'env xargs find exec command builtin eval source . time coproc nice nohup setsid timeout stdbuf chroot nsenter unshare chrt ionice taskset flock watch strace ltrace valgrind script parallel systemd-run firejail bwrap fakeroot proot setpriv capsh start-stop-daemon at batch crontab tmux screen entr xdg-open if then else elif while until for do case select function trap',
+      'env xargs find exec command builtin eval source . time coproc nice nohup setsid timeout stdbuf unbuffer chroot nsenter unshare chrt ionice taskset flock watch watchexec nodemon perf strace ltrace valgrind script parallel systemd-run firejail bwrap fakeroot proot setpriv capsh start-stop-daemon at batch crontab tmux screen entr xdg-open if then else elif while until for do case select function trap',
     ),
   },
   {
@@ -193,14 +193,14 @@ export const EXACT_ONLY_PROGRAMS: readonly ExactOnlyClass[] = [
     reason:
       'it runs project-defined or downloaded code (`npx <package>`, `npm run <script>`, `make <target>`, `pip install`, build scripts)',
     programs: names(
-      'make gmake cmake ninja just task rake npm npx pnpm pnpx yarn bunx corepack pip pipx uv uvx poetry pdm conda gem bundle cargo go gradle gradlew mvn ant composer dotnet docker podman helm',
+      'make gmake cmake meson ninja bazel bazelisk just task invoke rake npm npx pnpm pnpx yarn bunx corepack pip pipx uv uvx poetry pdm hatch tox nox conda gem bundle cargo go gradle gradlew mvn ant composer dotnet docker podman helm terraform tofu ansible ansible-playbook dpkg apt apt-get aptitude',
     ),
   },
   {
     kind: 'program with an option that runs another',
     reason:
-      'an option makes it run a command (`tar --to-command`, `tar -I`, `rg --pre`, `sort --compress-program`, `zip -TT`, `man -P`)',
-    programs: names('tar zip rg sort man tcpdump'),
+      'an option makes it run a command (`tar --to-command`, `tar -I`, `rg --pre`, `sort --compress-program`, `zip -TT`, `man -P`, `gcc -wrapper`, a compiler plugin)',
+    programs: names('tar zip rg sort man tcpdump gcc cc clang g++ c++ rustc'),
   },
 ];
 
