@@ -25,14 +25,16 @@ export function contextOf(res: Response): RequestContext {
 }
 
 /**
- * `path` as it may be logged: the codec token of a `/codec/<token>/encode|decode` path (the form for a Web UI
- * that cannot send a header) is replaced by `<token>`.
+ * `path` as it may be logged: the segment after any `codec` segment (the codec token of the path form a Web UI
+ * that cannot send a header uses, `/codec/<token>/decode`) is replaced by `<token>`, whatever the rest of the
+ * path — a mistyped or doubled-slash path (`/codec/<token>//decode` from an endpoint set with a trailing slash)
+ * carries the real token as well. `encode` and `decode` right after `codec` (the header form) are kept.
  */
 export function loggedPath(path: string | undefined): string | undefined {
   // Express gives no path for a request the server dropped while it was routed (a shutdown).
   if (typeof path !== 'string') return path;
-  // Case-insensitive, as Express routes are (`/codec/<token>/DECODE` reaches the endpoint too).
-  return path.replace(/^\/codec\/[^/]+\/(encode|decode)\/?$/i, '/codec/<token>/$1');
+  // Case-insensitive, as Express routes are (`/CODEC/<token>/DECODE` reaches the endpoint too).
+  return path.replace(/(^|\/)codec\/+(?!(?:encode|decode)\/*$)[^/]+/gi, '$1codec/<token>');
 }
 
 /**
