@@ -365,15 +365,33 @@ export class ScheduleService {
     return { at: row.run_at ?? row.spec };
   }
 
-  private async view(row: ScheduleRow, runs: Map<string, ScheduleRunView[]>): Promise<ScheduleView> {
-    let next: Date | null = null;
-    try {
-      const d = await this.o.client.schedule.getHandle(temporalScheduleId(row.session_id, row.id)).describe();
-      const done = d.state.remainingActions === 0;
-      if (!d.state.paused && !done) next = d.info.nextActionTimes[0] ?? null;
-    } catch (err) {
-      this.o.logger.warn({ scheduleId: row.id, err: String(err) }, 'schedule not described');
+  /**
+   * When a schedule fires next, as Temporal describes it; null when it is paused, used up or has no next time.
+   * Temporal computes a schedule's future action times in a task of its own, so right after a create (longer on
+   * a busy server) a describe can come back without them: a cron or interval schedule is described again for up
+   * to about 1 s, and a one-time schedule that has not run takes its instant from its row.
+   */
+  private async nextRun(row: ScheduleRow, ran: boolean): Promise<Date | null> {
+    const oneTime = row.kind === 'at' || row.kind === 'in';
+    const handle = this.o.client.schedule.getHandle(temporalScheduleId(row.session_id, row.id));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const d = await handle.describe();
+        if (d.state.paused || d.state.remainingActions === 0) return null;
+        const next = d.info.nextActionTimes[0];
+        if (next) return next;
+      } catch (err) {
+        this.o.logger.warn({ scheduleId: row.id, err: String(err) }, 'schedule not described');
+        break;
+      }
+      if (oneTime || attempt === 5) break;
+      await new Promise((r) => setTimeout(r, 200));
     }
+    return oneTime && !row.paused && !ran && row.run_at ? new Date(row.run_at) : null;
+  }
+
+  private async view(row: ScheduleRow, runs: Map<string, ScheduleRunView[]>): Promise<ScheduleView> {
+    const next = await this.nextRun(row, (runs.get(row.id) ?? []).length > 0);
     return {
       id: row.id,
       session_id: row.session_id,

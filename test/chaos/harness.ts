@@ -14,12 +14,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../db/migrate.ts';
 import { ensureDatabase, resolvePostgres, type PostgresServer } from '../../infra/postgres-server.ts';
-import {
-  freePort,
-  resolveTemporalBinary,
-  startDevServer,
-  type TemporalServer,
-} from '../../infra/temporal-server.ts';
+import { resolveTemporalBinary, startDevServer, type TemporalServer } from '../../infra/temporal-server.ts';
+import { unusedPort } from '../support/ports.ts';
 import { startPart, type ChildPart } from '../support/processes.ts';
 
 export interface ChaosOptions {
@@ -115,7 +111,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
   try {
     // Infrastructure of the run's own.
-    const pgPort = await freePort();
+    const pgPort = await unusedPort();
     postgres = await resolvePostgres({ dataDir: path.join(dir, 'pg'), port: pgPort, database: 'postgres' });
     const adminUrl = postgres.url;
     await ensureDatabase(adminUrl, 'chaos');
@@ -123,7 +119,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await migrate(databaseUrl);
     const binary = await resolveTemporalBinary({ cliPath: process.env.KESOKU_TEMPORAL_CLI });
     if (!binary) throw new Error('no Temporal CLI for the chaos run');
-    const temporalPort = await freePort();
+    const temporalPort = await unusedPort();
     const temporalOpts = {
       port: temporalPort,
       uiPort: null,
@@ -132,12 +128,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     };
     temporal = await startDevServer(binary.path, temporalOpts, binary.source);
 
-    const modelPort = await freePort();
+    const modelPort = await unusedPort();
     const fake = startPart('test/fakes/model-server.ts', process.env, ['--port', String(modelPort)]);
     parts.push(fake);
     await fake.waitFor('http://');
 
-    const apiPort = await freePort();
+    const apiPort = await unusedPort();
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: databaseUrl,

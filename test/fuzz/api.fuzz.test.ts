@@ -120,6 +120,26 @@ interface Call {
   stream?: boolean;
 }
 
+/**
+ * What a session's history says about workflow tasks that did not complete (failed or timed out): their count and
+ * the last failure's cause and message, so a wedge found here names its reason.
+ */
+async function workflowTaskTrouble(sessionId: string): Promise<string> {
+  try {
+    const events =
+      (await h.stack.client.workflow.getHandle(`session:${sessionId}`).fetchHistory()).events ?? [];
+    const failed = events.filter((e) => e.workflowTaskFailedEventAttributes);
+    const timedOut = events.filter((e) => e.workflowTaskTimedOutEventAttributes).length;
+    const last = failed.at(-1)?.workflowTaskFailedEventAttributes;
+    return (
+      `${events.length} events, ${failed.length} workflow tasks failed, ${timedOut} timed out` +
+      (last ? `; last failure: cause ${String(last.cause)}, ${last.failure?.message ?? ''}` : '')
+    );
+  } catch (err) {
+    return `history not read: ${String(err)}`;
+  }
+}
+
 async function send(c: Call): Promise<RawResponse> {
   let body = c.body;
   const headers: Record<string, string> = { ...c.headers };
@@ -1132,7 +1152,10 @@ describe('known bugs found by the fuzz run (minimal failing tests)', () => {
           new Promise<string>((r) => setTimeout(() => r('no answer within 5 s'), 5000)),
         ]).catch((err: unknown) => `query failed: ${String(err)}`);
         expect
-          .soft({ api: (view.json as Json).status, workflow: state }, sessionId)
+          .soft(
+            { api: (view.json as Json).status, workflow: state },
+            state === 'idle' ? sessionId : `${sessionId}: ${await workflowTaskTrouble(sessionId)}`,
+          )
           .toEqual({ api: 'idle', workflow: 'idle' });
       }
     } finally {

@@ -9,12 +9,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  resolveTemporalBinary,
-  startDevServer,
-  type TemporalServer,
-} from '../../infra/temporal-server.ts';
+import { resolveTemporalBinary, startDevServer, type TemporalServer } from '../../infra/temporal-server.ts';
+import { unusedPort } from '../support/ports.ts';
 import { ROOT } from '../support/processes.ts';
 import { cleanEnv } from '../support/clean-env.ts';
 
@@ -68,7 +64,7 @@ describe('npx kesoku doctor', () => {
       allowDownload: false,
     });
     // It holds the configured Temporal port, as a killed Kesoku's server would.
-    const temporalPort = await freePort();
+    const temporalPort = await unusedPort();
     const leftover: TemporalServer = await startDevServer(
       binary!.path,
       { port: temporalPort, uiPort: null, dbFilename: path.join(dataDir, 'temporal.db') },
@@ -83,8 +79,8 @@ describe('npx kesoku doctor', () => {
       KESOKU_ENV_FILE: '',
       KESOKU_DATA_DIR: dataDir,
       KESOKU_TEMPORAL_PORT: String(temporalPort),
-      KESOKU_TEMPORAL_UI_PORT: String(await freePort()),
-      KESOKU_POSTGRES_PORT: String(await freePort()),
+      KESOKU_TEMPORAL_UI_PORT: String(await unusedPort()),
+      KESOKU_POSTGRES_PORT: String(await unusedPort()),
       KESOKU_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
       KESOKU_LLM_MODEL: 'm',
       ...(process.env.KESOKU_TEMPORAL_CLI ? { KESOKU_TEMPORAL_CLI: process.env.KESOKU_TEMPORAL_CLI } : {}),
@@ -110,7 +106,7 @@ describe('npx kesoku doctor', () => {
 
     // The same machine with bubblewrap, a free port and the leftover gone: no problem.
     await leftover.stop();
-    const healthy = await doctor({ ...base, KESOKU_API_PORT: String(await freePort()) });
+    const healthy = await doctor({ ...base, KESOKU_API_PORT: String(await unusedPort()) });
     expect(healthy.out).toContain('✓ sandbox');
     expect(healthy.out).toContain('✓ leftover servers  none');
     expect(healthy.code, healthy.out).toBe(0);

@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../infra/temporal-server.ts';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/model-server.ts';
+import { unusedPort } from '../support/ports.ts';
 import { ROOT } from '../support/processes.ts';
 import { cleanEnv } from '../support/clean-env.ts';
 
@@ -94,10 +94,10 @@ describe('a fresh checkout with a provider key in the environment', () => {
     // Only the machine's own parts: this test's ports (so it never meets another Kesoku) and the cached CLI.
     const machine = {
       ...cleanEnv(),
-      KESOKU_API_PORT: String(await freePort()),
-      KESOKU_TEMPORAL_PORT: String(await freePort()),
-      KESOKU_TEMPORAL_UI_PORT: String(await freePort()),
-      KESOKU_POSTGRES_PORT: String(await freePort()),
+      KESOKU_API_PORT: String(await unusedPort()),
+      KESOKU_TEMPORAL_PORT: String(await unusedPort()),
+      KESOKU_TEMPORAL_UI_PORT: String(await unusedPort()),
+      KESOKU_POSTGRES_PORT: String(await unusedPort()),
       ...(process.env.KESOKU_TEMPORAL_CLI ? { KESOKU_TEMPORAL_CLI: process.env.KESOKU_TEMPORAL_CLI } : {}),
     };
     const api = `http://127.0.0.1:${machine.KESOKU_API_PORT}`;

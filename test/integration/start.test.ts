@@ -10,8 +10,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../infra/temporal-server.ts';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/model-server.ts';
+import { unusedPort } from '../support/ports.ts';
 import { pids, ROOT } from '../support/processes.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-start-'));
@@ -140,9 +140,9 @@ describe('npm start refuses a bad configuration at once', () => {
         const { code, out } = await npmRun('start', {
           ...cleanEnv(),
           KESOKU_DATA_DIR: dir,
-          KESOKU_TEMPORAL_PORT: String(await freePort()),
-          KESOKU_TEMPORAL_UI_PORT: String(await freePort()),
-          KESOKU_POSTGRES_PORT: String(await freePort()),
+          KESOKU_TEMPORAL_PORT: String(await unusedPort()),
+          KESOKU_TEMPORAL_UI_PORT: String(await unusedPort()),
+          KESOKU_POSTGRES_PORT: String(await unusedPort()),
           ...vars,
         });
         expect(code, out).toBe(1);
@@ -164,10 +164,10 @@ describe('npm start', () => {
   it('answers, stops every part on Ctrl-C and on SIGTERM, and a second start finds the session again', async () => {
     fake = await startFakeModelServer();
     const ports = {
-      api: await freePort(),
-      temporal: await freePort(),
-      ui: await freePort(),
-      postgres: await freePort(),
+      api: await unusedPort(),
+      temporal: await unusedPort(),
+      ui: await unusedPort(),
+      postgres: await unusedPort(),
     };
     const env = cleanEnv();
     Object.assign(env, {
