@@ -26,7 +26,9 @@ import type { DeliveryActivities } from '../workflows/activity-contracts.ts';
 import { apiSink, cliSink, isPermanentSinkError, isUnreachableSinkError, type ChannelSink } from './sink.ts';
 import { failureType } from '../domain/failures.ts';
 import type { Message } from '../domain/message.ts';
-import { commit, getMessage, getMessages } from '../db/messages.ts';
+import { commit, getMessage, getMessages, listTurnMessages } from '../db/messages.ts';
+import { indexToolFlows } from '../domain/tool-flow.ts';
+import { recordTurn } from '../infra/metrics.ts';
 import {
   claimFallback,
   getDeliveryRecord,
@@ -36,7 +38,7 @@ import {
   type FallbackOutcome,
 } from '../db/deliveries.ts';
 import type { Pool } from '../db/pool.ts';
-import { getSession, type SessionRow } from '../db/sessions.ts';
+import { getSession, incrementTurnCount, type SessionRow } from '../db/sessions.ts';
 import type { Logger } from '../infra/logger.ts';
 
 /** The sink interface, for the workers that register channel sinks with the delivery activities. */
@@ -126,7 +128,8 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
   async function deliveredByFallback(
     message: Message,
     failure: Omit<DeliveryFailure, 'at'> | null,
-  ): Promise<{ delivered: boolean }> {
+    endsTurn: string | undefined,
+  ): Promise<{ delivered: boolean; turnCount?: number }> {
     if (failure !== null)
       await recordDeliveryFailure(pool, message.session_id, message.id, {
         ...failure,
@@ -136,8 +139,7 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       { sessionId: message.session_id, messageId: message.id },
       'message delivered through the fallback',
     );
-    await commit(pool, message.session_id, { transitions: [{ id: message.id, to: 'delivered' }] });
-    return { delivered: true };
+    return { delivered: true, ...(await markDelivered(message, endsTurn)) };
   }
 
   /** The one fallback send: claimed before it is attempted; a claim found from an earlier attempt is not repeated. */
@@ -166,13 +168,61 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
     return outcome;
   }
 
+  /**
+   * Marks `message` delivered; with `endsTurn`, ends that turn processed in the same transaction (see
+   * DeliveryActivities.deliverMessage). @returns the turn count when the turn is processed after the commit
+   */
+  async function markDelivered(
+    message: Message,
+    endsTurn: string | undefined,
+  ): Promise<{ turnCount?: number }> {
+    const sessionId = message.session_id;
+    if (endsTurn === undefined) {
+      await commit(pool, sessionId, { transitions: [{ id: message.id, to: 'delivered' }] });
+      return {};
+    }
+    const turn = await listTurnMessages(pool, endsTurn);
+    const trigger = turn.find((m) => m.id === endsTurn);
+    const ending = trigger?.status === 'processing';
+    const { resultOf } = indexToolFlows(turn);
+    const dangling = ending
+      ? turn.filter((m) => m.type === 'tool_call' && !resultOf.has(m.id) && m.status === 'responded')
+      : [];
+    let turnCount: number | undefined;
+    await commit(pool, sessionId, {
+      transitions: [
+        { id: message.id, to: 'delivered' },
+        ...dangling.map((m) => ({ id: m.id, to: 'interrupted' as const })),
+        ...(ending ? [{ id: endsTurn, to: 'processed' as const }] : []),
+      ],
+      // Counted in the transaction of the final status, so a retry cannot count the turn twice.
+      alsoInTransaction: async (client, { updated }) => {
+        if (updated.some((m) => m.id === endsTurn)) turnCount = await incrementTurnCount(client, sessionId);
+      },
+    });
+    if (turnCount !== undefined) recordTurn('processed', trigger?.created_at ?? new Date().toISOString());
+    else if (trigger?.status === 'processed') turnCount = await turnCountOf(sessionId);
+    return turnCount === undefined ? {} : { turnCount };
+  }
+
+  /** A processed turn's count for a retry that finds its reply delivered (the first attempt ended the turn). */
+  async function turnCountOf(sessionId: string): Promise<number | undefined> {
+    return (await getSession(pool, sessionId))?.turn_count;
+  }
+
   return {
-    async deliverMessage({ sessionId, messageId }) {
+    async deliverMessage({ sessionId, messageId, endsTurn }) {
       const message = await getMessage(pool, messageId);
       if (!message || message.session_id !== sessionId) {
         throw ApplicationFailure.nonRetryable(`unknown message ${messageId}`, failureType('delivery'));
       }
-      if (message.status === 'delivered') return { delivered: false };
+      if (message.status === 'delivered') {
+        if (endsTurn === undefined) return { delivered: false };
+        // An earlier attempt committed; the turn ended with it unless it was ended otherwise.
+        const trigger = await getMessage(pool, endsTurn);
+        const turnCount = trigger?.status === 'processed' ? await turnCountOf(sessionId) : undefined;
+        return turnCount === undefined ? { delivered: false } : { delivered: false, turnCount };
+      }
       if (message.status !== 'pending') {
         throw ApplicationFailure.nonRetryable(
           `message ${messageId} is ${message.status}, not pending`,
@@ -184,7 +234,7 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
         throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, failureType('delivery'));
 
       const record = await getDeliveryRecord(pool, messageId);
-      if (record?.failure?.fallback === 'sent') return deliveredByFallback(message, null);
+      if (record?.failure?.fallback === 'sent') return deliveredByFallback(message, null, endsTurn);
       if (record?.failure) {
         // An earlier attempt already gave up and recorded why: never send again.
         throw ApplicationFailure.nonRetryable(
@@ -208,7 +258,7 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
           fallback: record.fallbackOutcome ?? ('failed' as const),
           error: 'the fallback had been started by an earlier attempt',
         };
-        if (failure.fallback === 'sent') return deliveredByFallback(message, failure);
+        if (failure.fallback === 'sent') return deliveredByFallback(message, failure, endsTurn);
         throw await fail(message, failure);
       }
       try {
@@ -236,13 +286,12 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
           fallback: outcome,
           error,
         };
-        if (outcome === 'sent') return deliveredByFallback(message, failure);
+        if (outcome === 'sent') return deliveredByFallback(message, failure, endsTurn);
         throw await fail(message, failure);
       }
       // A client-acknowledged channel marks the message itself once it printed it.
       if (sink.acknowledgedByClient) return { delivered: false };
-      await commit(pool, sessionId, { transitions: [{ id: messageId, to: 'delivered' }] });
-      return { delivered: true };
+      return { delivered: true, ...(await markDelivered(message, endsTurn)) };
     },
 
     async presentProgress({ sessionId, messageIds }) {

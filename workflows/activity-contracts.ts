@@ -187,9 +187,20 @@ export interface DeliveryActivities {
   /**
    * Delivers a `pending` message to its session's channel sink and marks it `delivered` (docs/message-model.md §4.2).
    * Idempotent: an already delivered message is not sent again. On a client-acknowledged channel (`cli`) the
-   * message stays `pending` until its client printed it. @returns `delivered`: whether this call marked it
+   * message stays `pending` until its client printed it.
+   *
+   * `endsTurn`: the id of the turn whose final reply this is. The transaction that marks the reply `delivered`
+   * then also ends the turn as an inline completion does (§4.1-§4.2): the trigger `processing → processed`, its
+   * tool calls left without a result `interrupted`, the session's turn counted.
+   * @returns `delivered`: whether this call marked it; `turnCount`: with `endsTurn`, once the reply is `delivered`
+   *   and the turn `processed` (by this call or an earlier attempt), the session's turn count; absent when the
+   *   turn is still to be ended (a client-acknowledged channel, a turn that had ended otherwise)
    */
-  deliverMessage(input: { sessionId: string; messageId: string }): Promise<{ delivered: boolean }>;
+  deliverMessage(input: {
+    sessionId: string;
+    messageId: string;
+    endsTurn?: string;
+  }): Promise<{ delivered: boolean; turnCount?: number }>;
   /** Presents intermediate messages (thought/tool_call/tool_result) on channels that render them live. */
   presentProgress(input: { sessionId: string; messageIds: string[] }): Promise<void>;
   /** Tells the channel that a turn started or ended (typing indicators). Best effort. */

@@ -14,6 +14,7 @@ export const PATCHES_SINCE_PREVIOUS_RELEASE = [
   'seen-commands-kept',
   'title-attempts-bounded',
   'approval-check-in-step',
+  'delivery-ends-turn',
   // The background job workflow (workflows/background-job.ts), which the previous release does not have at all.
   'job-on-tool-queue',
 ] as const;

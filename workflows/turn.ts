@@ -27,6 +27,13 @@ import { MAX_PARALLEL_TOOL_CALLS } from '../domain/tool-limits.ts';
  */
 export const SIDE_WORK_PATCH = 'side-work-off-critical-path';
 
+/**
+ * Patch: a final reply delivered by activity (a live channel) ends its turn in the delivery's own transaction
+ * (DeliveryActivities.deliverMessage `endsTurn`), so the session runs no `finishTurn` after it. A delivery whose
+ * result carries no turn count (a client-acknowledged channel) still ends the turn with `finishTurn`.
+ */
+export const DELIVERY_ENDS_TURN_PATCH = 'delivery-ends-turn';
+
 /** Hard ceiling on steps inside the workflow; the model activity applies the configured bound below it. */
 const MAX_STEPS_HARD = 256;
 /** Empty-reply nudges per turn before the turn fails: at most twice. */
@@ -95,7 +102,10 @@ class SideWork {
 /** How a turn that was not cancelled and did not fail ended. */
 export interface TurnEnd {
   ended: 'processed' | 'skipped';
-  /** Set when the model step already finished the turn (inline completion): the session's new turn count. */
+  /**
+   * Set when the turn is already ended in Postgres (the model step's inline completion, or the final reply's
+   * delivery with {@link DELIVERY_ENDS_TURN_PATCH}): the session's new turn count.
+   */
   turnCount?: number;
 }
 
@@ -139,8 +149,9 @@ async function runSteps(t: TurnInput, side: SideWork): Promise<TurnEnd> {
     for (const noticeId of outcome.noticeIds ?? []) await deliverReply(t, noticeId);
     if (outcome.kind === 'final') {
       if (outcome.finished) return { ended: 'processed', turnCount: outcome.finished.turnCount };
-      await deliverReply(t, outcome.replyId);
-      return { ended: 'processed' };
+      const endsTurn = wf.patched(DELIVERY_ENDS_TURN_PATCH) ? t.turnId : undefined;
+      const { turnCount } = await deliverReply(t, outcome.replyId, endsTurn);
+      return turnCount === undefined ? { ended: 'processed' } : { ended: 'processed', turnCount };
     }
     if (outcome.kind === 'empty') {
       if (++nudges > MAX_NUDGES) throw new TurnFailure('provider', 'empty');
@@ -348,16 +359,27 @@ async function runCompaction(t: TurnInput, side: SideWork): Promise<TurnEnd> {
 /**
  * Delivers a committed reply. Once the answer exists and the turn was not stopped, it is delivered whatever
  * happens next, so this runs outside the turn's cancellation: cancelled turns never drop or duplicate a
- * committed body.
+ * committed body. `endsTurn`: the turn this final reply ends in the delivery's transaction.
+ * @returns the session's turn count when the delivery ended the turn
  */
 export async function deliverReply(
   t: Pick<TurnInput, 'sessionId' | 'inlineDelivery'>,
   replyId: string,
-): Promise<void> {
+  endsTurn?: string,
+): Promise<{ turnCount?: number }> {
   const d = t.inlineDelivery ? inlineReplyDelivery : replyDelivery;
-  await wf.CancellationScope.nonCancellable(() =>
-    call(() => d.deliverMessage({ sessionId: t.sessionId, messageId: replyId }), 'delivery'),
+  const r = await wf.CancellationScope.nonCancellable(() =>
+    call(
+      () =>
+        d.deliverMessage({
+          sessionId: t.sessionId,
+          messageId: replyId,
+          ...(endsTurn === undefined ? {} : { endsTurn }),
+        }),
+      'delivery',
+    ),
   );
+  return r.turnCount === undefined ? {} : { turnCount: r.turnCount };
 }
 
 /** Pushes intermediate messages to a live channel; best effort (a failure is logged, the turn goes on). */

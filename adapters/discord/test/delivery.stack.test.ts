@@ -15,6 +15,7 @@ import { createLogger } from '../../../infra/logger.ts';
 import { nonceFor } from '../rest.ts';
 import { snowflake } from './fake-server.ts';
 import { startDiscordBench, type DiscordBench } from './harness.ts';
+import { sessionWorkflowId } from '../../../workflows/definitions.ts';
 
 let bench: DiscordBench;
 beforeAll(async () => {
@@ -112,6 +113,45 @@ describe('Discord delivery', () => {
     expect(
       bench.fake.calls.filter((c) => c.route === CREATE && c.path === `/channels/${channel}/messages`),
     ).toHaveLength(1);
+  });
+
+  it("a final reply's delivery ends its turn in the same transaction: no finishTurn after it, counted once, a repeat answers the same count", async () => {
+    const channel = bench.channels[0] as string;
+    const sessionId = `discord:${channel}`;
+    const { id } = await bench.say({ channelId: channel, content: 'one transaction', mentionBot: true });
+    const trigger = await bench.waitInbound(id);
+    expect(trigger.status).toBe('processed');
+    await bench.fake.waitFor(() => bench.repliesTo(channel, id)[0]);
+    const reply = (await bench.stack.messages(sessionId)).find(
+      (m) => m.role === 'assistant' && m.type === 'text',
+    );
+    expect(reply?.status).toBe('delivered');
+    expect((await getSession(bench.stack.pool, sessionId))?.turn_count).toBe(1);
+    // The turn's history: the reply's delivery, and no finishTurn local activity after it.
+    const events =
+      (await bench.stack.client.workflow.getHandle(sessionWorkflowId(sessionId)).fetchHistory()).events ?? [];
+    const localActivities = events
+      .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+      .map((e) =>
+        Buffer.from(e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data ?? []).toString(
+          'utf8',
+        ),
+      );
+    expect(localActivities.filter((d) => d.includes('finishTurn'))).toEqual([]);
+    expect(
+      events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverMessage'),
+    ).toHaveLength(1);
+
+    // A retried delivery (its first attempt committed, then the worker died) posts nothing and counts nothing.
+    const activities = createDeliveryActivities({
+      pool: bench.stack.pool,
+      logger: createLogger('delivery-ends-turn-test', process.env.KESOKU_TEST_LOG ?? 'silent'),
+      sinks: { discord: bench.adapter.sink },
+    });
+    const again = await activities.deliverMessage({ sessionId, messageId: reply!.id, endsTurn: trigger.id });
+    expect(again).toEqual({ delivered: false, turnCount: 1 });
+    expect((await getSession(bench.stack.pool, sessionId))?.turn_count).toBe(1);
+    expect(bench.fake.botMessages(channel)).toHaveLength(1);
   });
 
   it('still sends the final reply exactly once when the live status can no longer be edited', async () => {
