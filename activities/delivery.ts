@@ -139,7 +139,20 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       { sessionId: message.session_id, messageId: message.id },
       'message delivered through the fallback',
     );
-    return { delivered: true, ...(await markDelivered(message, endsTurn)) };
+    const ended = await markDelivered(message, endsTurn);
+    if (ended.turnCount !== undefined) await endTyping(message.chatbot_id, message.session_id);
+    return { delivered: true, ...ended };
+  }
+
+  /** Ends the typing indicator of a turn its delivery ended (best effort, as `signalActivity` is). */
+  async function endTyping(chatbotId: string, sessionId: string): Promise<void> {
+    const sink = sinkFor(chatbotId);
+    if (!sink?.setActivity) return;
+    const session = await getSession(pool, sessionId);
+    if (!session) return;
+    await sink
+      .setActivity(session, false)
+      .catch((err: unknown) => logger.debug({ err: String(err) }, 'typing not ended'));
   }
 
   /** The one fallback send: claimed before it is attempted; a claim found from an earlier attempt is not repeated. */
@@ -221,7 +234,9 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
         // An earlier attempt committed; the turn ended with it unless it was ended otherwise.
         const trigger = await getMessage(pool, endsTurn);
         const turnCount = trigger?.status === 'processed' ? await turnCountOf(sessionId) : undefined;
-        return turnCount === undefined ? { delivered: false } : { delivered: false, turnCount };
+        if (turnCount === undefined) return { delivered: false };
+        await endTyping(message.chatbot_id, sessionId);
+        return { delivered: false, turnCount };
       }
       if (message.status !== 'pending') {
         throw ApplicationFailure.nonRetryable(
@@ -291,7 +306,9 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       }
       // A client-acknowledged channel marks the message itself once it printed it.
       if (sink.acknowledgedByClient) return { delivered: false };
-      return { delivered: true, ...(await markDelivered(message, endsTurn)) };
+      const ended = await markDelivered(message, endsTurn);
+      if (ended.turnCount !== undefined) await endTyping(message.chatbot_id, sessionId);
+      return { delivered: true, ...ended };
     },
 
     async presentProgress({ sessionId, messageIds }) {

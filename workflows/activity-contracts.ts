@@ -191,7 +191,8 @@ export interface DeliveryActivities {
    *
    * `endsTurn`: the id of the turn whose final reply this is. The transaction that marks the reply `delivered`
    * then also ends the turn as an inline completion does (§4.1-§4.2): the trigger `processing → processed`, its
-   * tool calls left without a result `interrupted`, the session's turn counted.
+   * tool calls left without a result `interrupted`, the session's turn counted; then the channel's typing
+   * indicator is ended (as `signalActivity` with `active: false`).
    * @returns `delivered`: whether this call marked it; `turnCount`: with `endsTurn`, once the reply is `delivered`
    *   and the turn `processed` (by this call or an earlier attempt), the session's turn count; absent when the
    *   turn is still to be ended (a client-acknowledged channel, a turn that had ended otherwise)

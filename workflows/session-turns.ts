@@ -111,8 +111,10 @@ export class TurnLifecycle {
     );
     this.current = { item, step: 0, activity: 'starting', cancel: () => turn.cancel() };
     this.session.showBusy();
+    let typingEnded = false;
     try {
       const end = await turn.result;
+      typingEnded = end.typingEnded === true;
       if (end.ended === 'processed' && end.turnCount !== undefined) this.session.turnCount = end.turnCount;
       else if (end.ended === 'processed') await this.finish(item, { outcome: 'processed' });
       return end.ended;
@@ -130,7 +132,8 @@ export class TurnLifecycle {
       await this.ports.nonCancellable(() => this.finish(item, outcome));
       return outcome.outcome === 'interrupted' ? 'interrupted' : 'error';
     } finally {
-      if (this.session.liveProgress) {
+      if (typingEnded) this.typingOff = null;
+      else if (this.session.liveProgress) {
         const off = this.ports.nonCancellable(() => this.ports.endTyping());
         // Beside the next turn (whose typing-on waits for it), not before it.
         if (this.ports.patched(SIDE_WORK_PATCH)) this.typingOff = off.catch(() => undefined);

@@ -29,8 +29,9 @@ export const SIDE_WORK_PATCH = 'side-work-off-critical-path';
 
 /**
  * Patch: a final reply delivered by activity (a live channel) ends its turn in the delivery's own transaction
- * (DeliveryActivities.deliverMessage `endsTurn`), so the session runs no `finishTurn` after it. A delivery whose
- * result carries no turn count (a client-acknowledged channel) still ends the turn with `finishTurn`.
+ * and then ends the typing indicator (DeliveryActivities.deliverMessage `endsTurn`), so the session runs neither
+ * `finishTurn` nor `signalActivity` after it. A delivery whose result carries no turn count (a
+ * client-acknowledged channel) leaves both to the session as before.
  */
 export const DELIVERY_ENDS_TURN_PATCH = 'delivery-ends-turn';
 
@@ -107,6 +108,8 @@ export interface TurnEnd {
    * delivery with {@link DELIVERY_ENDS_TURN_PATCH}): the session's new turn count.
    */
   turnCount?: number;
+  /** True when the delivery that ended the turn also ended the channel's typing indicator. */
+  typingEnded?: boolean;
 }
 
 /**
@@ -151,7 +154,9 @@ async function runSteps(t: TurnInput, side: SideWork): Promise<TurnEnd> {
       if (outcome.finished) return { ended: 'processed', turnCount: outcome.finished.turnCount };
       const endsTurn = wf.patched(DELIVERY_ENDS_TURN_PATCH) ? t.turnId : undefined;
       const { turnCount } = await deliverReply(t, outcome.replyId, endsTurn);
-      return turnCount === undefined ? { ended: 'processed' } : { ended: 'processed', turnCount };
+      return turnCount === undefined
+        ? { ended: 'processed' }
+        : { ended: 'processed', turnCount, typingEnded: true };
     }
     if (outcome.kind === 'empty') {
       if (++nudges > MAX_NUDGES) throw new TurnFailure('provider', 'empty');

@@ -115,7 +115,7 @@ describe('Discord delivery', () => {
     ).toHaveLength(1);
   });
 
-  it("a final reply's delivery ends its turn in the same transaction: no finishTurn after it, counted once, a repeat answers the same count", async () => {
+  it("a final reply's delivery ends its turn in the same transaction and its typing: no finishTurn or typing-off after it, counted once, a repeat answers the same count", async () => {
     const channel = bench.channels[0] as string;
     const sessionId = `discord:${channel}`;
     const { id } = await bench.say({ channelId: channel, content: 'one transaction', mentionBot: true });
@@ -138,9 +138,11 @@ describe('Discord delivery', () => {
         ),
       );
     expect(localActivities.filter((d) => d.includes('finishTurn'))).toEqual([]);
-    expect(
-      events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverMessage'),
-    ).toHaveLength(1);
+    const scheduled = (name: string) =>
+      events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name).length;
+    expect(scheduled('deliverMessage')).toBe(1);
+    // Typing on beside the model step; off inside the delivery, not by an activity of its own afterwards.
+    expect(scheduled('signalActivity')).toBe(1);
 
     // A retried delivery (its first attempt committed, then the worker died) posts nothing and counts nothing.
     const activities = createDeliveryActivities({

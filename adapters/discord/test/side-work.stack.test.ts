@@ -1,8 +1,8 @@
 /**
  * The turn's side work is off its critical path on a live channel (Discord, the real adapter, the dev server),
  * read from the session workflow's history: the first model step is scheduled without waiting for the typing
- * indicator, the next model step without waiting for the tool results' progress, and a queued turn's model step
- * without waiting for the previous turn's typing-off or title start.
+ * indicator, the next model step without waiting for the tool results' progress, a queued turn's model step
+ * without waiting for the title start; a turn's typing ends inside its final reply's delivery.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { temporal } from '@temporalio/proto';
@@ -35,7 +35,7 @@ function activities(events: HistoryEvent[]): { name: string; scheduled: number; 
 }
 
 describe('side work beside the turn', () => {
-  it('schedules model steps without waiting for typing, progress, typing-off or the title', async () => {
+  it('schedules model steps without waiting for typing, progress or the title; typing ends inside the delivery', async () => {
     const channel = bench.channels[0] as string;
     const sessionId = `discord:${channel}`;
     const first = await bench.say({ channelId: channel, content: 'run: sleep 2', mentionBot: true });
@@ -58,9 +58,11 @@ describe('side work beside the turn', () => {
     const steps = acts.filter((a) => a.name === 'runModelStep');
     const typing = acts.filter((a) => a.name === 'signalActivity');
     const shown = acts.filter((a) => a.name === 'presentProgress');
+    const deliveries = acts.filter((a) => a.name === 'deliverMessage');
     expect(steps).toHaveLength(3); // tool call, answer after the tool, the queued turn
-    expect(typing.length).toBeGreaterThanOrEqual(3); // on, off, on (and off)
-    const [on1, off1, on2] = typing as [(typeof typing)[0], (typeof typing)[0], (typeof typing)[0]];
+    // Typing on for each turn; off inside each final reply's delivery, never an activity of its own.
+    expect(typing).toHaveLength(2);
+    const [on1, on2] = typing as [(typeof typing)[0], (typeof typing)[0]];
     const [step0, step1, step2] = steps as [(typeof steps)[0], (typeof steps)[0], (typeof steps)[0]];
     // Typing on beside the first model step.
     expect(step0.scheduled).toBeLessThan(on1.completed);
@@ -70,9 +72,12 @@ describe('side work beside the turn', () => {
       .at(-1);
     expect(results).toBeDefined();
     expect(step1.scheduled).toBeLessThan(results?.completed ?? 0);
-    // The queued turn starts beside the first turn's typing-off; its typing-on follows the typing-off.
-    expect(step2.scheduled).toBeLessThan(off1.completed);
-    expect(on2.scheduled).toBeGreaterThan(off1.completed);
+    // The queued turn starts once the first turn's reply is delivered (which ended its typing), beside its own
+    // typing-on.
+    const reply1 = deliveries.find((d) => d.scheduled > step1.completed && d.scheduled < step2.scheduled);
+    expect(reply1).toBeDefined();
+    expect(on2.scheduled).toBeGreaterThan(reply1?.completed ?? Infinity);
+    expect(step2.scheduled).toBeLessThan(on2.completed);
     // The title child is started without holding up the next turn.
     const title = (history.events ?? []).find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
     const titleStarted = (history.events ?? []).find((e) => e.childWorkflowExecutionStartedEventAttributes);
