@@ -68,6 +68,7 @@ const { cfg, channels, level, logger, lock, apiBind, settingsFile } = prepareOrE
   const lock = acquireInstanceLock(
     cfg.KESOKU_DATA_DIR,
     cfg.KESOKU_API_PORT === 0 ? undefined : `http://${displayHost(apiBind.host)}:${cfg.KESOKU_API_PORT}`,
+    { fakeModel: args['fake-model'] === true },
   );
   return { cfg, channels, level, logger, lock, apiBind, settingsFile };
 });

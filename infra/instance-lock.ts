@@ -1,5 +1,5 @@
 /**
- * One `npm start` per data dir: a pid file (`<data dir>/kesoku.pid`, JSON `{pid, apiUrl, startTicks}`) created
+ * One `npm start` per data dir: a pid file (`<data dir>/kesoku.pid`, JSON `{pid, apiUrl, startTicks, fakeModel}`) created
  * exclusively at start-up and removed at exit. A second start finds it, checks that its pid is still the process
  * that wrote it (same start time, infra/pid-files.ts) and refuses with a line naming that pid and its API,
  * instead of failing later on a port of the first one. A file left behind by a killed process (its pid gone, or
@@ -19,6 +19,8 @@ export interface InstanceInfo {
   apiUrl?: string;
   /** The process's start time in clock ticks since boot, when known (tells a reused pid apart). */
   startTicks?: number;
+  /** True when it runs with the fake model (`npm run demo`), whatever the settings name. */
+  fakeModel?: boolean;
 }
 
 /** Another live Kesoku already runs from this data dir. */
@@ -75,21 +77,34 @@ export function instanceOf(dataDir: string): { info: InstanceInfo; live: boolean
 function readInfo(file: string): InstanceInfo | null {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<InstanceInfo>;
-    return typeof v.pid === 'number' ? { pid: v.pid, apiUrl: v.apiUrl, startTicks: v.startTicks } : null;
+    if (typeof v.pid !== 'number') return null;
+    return {
+      pid: v.pid,
+      apiUrl: v.apiUrl,
+      startTicks: v.startTicks,
+      ...(v.fakeModel === true ? { fakeModel: true } : {}),
+    };
   } catch {
     return null;
   }
 }
 
 /**
- * Takes the pid file of `dataDir` (which must exist) for this process, with `apiUrl` as the URL so far. The file
- * is removed when this process exits, however it exits short of SIGKILL.
+ * Takes the pid file of `dataDir` (which must exist) for this process, with `apiUrl` as the URL so far and
+ * `fakeModel` when it answers with the fake model. The file is removed when this process exits, however it exits
+ * short of SIGKILL.
  * @throws AlreadyRunningError when a live Kesoku holds it
  */
-export function acquireInstanceLock(dataDir: string, apiUrl?: string): InstanceLock {
+export function acquireInstanceLock(
+  dataDir: string,
+  apiUrl?: string,
+  opts: { fakeModel?: boolean } = {},
+): InstanceLock {
   const file = path.join(dataDir, PID_FILE);
   const startTicks = processStartTicks(process.pid) ?? undefined;
-  const mine = (url?: string) => JSON.stringify({ pid: process.pid, apiUrl: url, startTicks }) + '\n';
+  const fake = opts.fakeModel === true ? { fakeModel: true } : {};
+  const mine = (url?: string) =>
+    JSON.stringify({ pid: process.pid, apiUrl: url, startTicks, ...fake }) + '\n';
   for (let attempt = 0; ; attempt++) {
     try {
       fs.writeFileSync(file, mine(apiUrl), { flag: 'wx', mode: 0o600 });

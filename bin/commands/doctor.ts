@@ -256,11 +256,16 @@ function leftoverChecks(
   return findings.length > 0 ? findings : [ok('leftover servers', 'none')];
 }
 
-async function modelCheck(cfg: Config, call: boolean): Promise<Finding> {
+async function modelCheck(cfg: Config, call: boolean, demoPid: number | null): Promise<Finding> {
   let llm;
   try {
     llm = requireLlmConfig(cfg);
   } catch (err) {
+    if (demoPid !== null)
+      return ok(
+        'model',
+        `the running Kesoku (pid ${demoPid}) answers with the fake model (npm run demo); for a real one: npx kesoku onboard`,
+      );
     return problem(
       'model',
       (err as Error).message,
@@ -358,7 +363,8 @@ export async function runChecks(env: NodeJS.ProcessEnv, opts: { callModel: boole
   const leftovers = runningPid === null ? leftoversOf(cfg) : { temporal: null, postgres: null };
   findings.push(...(await portChecks(cfg, runningPid, leftovers)));
   findings.push(...leftoverChecks(cfg, runningPid, leftovers));
-  findings.push(await modelCheck(cfg, opts.callModel));
+  const demoPid = instance?.live && instance.info.fakeModel === true ? instance.info.pid : null;
+  findings.push(await modelCheck(cfg, opts.callModel, demoPid));
   findings.push(...channelChecks(env));
   return findings;
 }

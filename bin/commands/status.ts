@@ -115,9 +115,14 @@ export async function status(argv: string[]): Promise<number> {
   const h = (health.body ?? {}) as Record<string, unknown>;
   const yes = (v: unknown) => (v === true ? 'answers' : 'NOT answering');
   out(`API       ${api.url}: ${health.status === 200 ? 'healthy' : `unhealthy (${health.status})`}\n`);
-  out(`Temporal  ${yes(h.temporal)}\nPostgres  ${yes(h.postgres)}\n`);
-  for (const [name, c] of Object.entries((h.components ?? {}) as Record<string, { ok?: boolean }>))
-    out(`${name.padEnd(9)} ${c.ok ? 'ok' : 'NOT ok'}\n`);
+  const components = Object.entries(
+    (h.components ?? {}) as Record<string, { ok?: boolean; state?: unknown }>,
+  );
+  const width = Math.max(9, ...components.map(([name]) => name.length));
+  out(`${'Temporal'.padEnd(width)} ${yes(h.temporal)}\n${'Postgres'.padEnd(width)} ${yes(h.postgres)}\n`);
+  // A channel its configuration leaves off answers ok with state `off`: say off, not ok.
+  for (const [name, c] of components)
+    out(`${name.padEnd(width)} ${c.state === 'off' ? 'off' : c.ok ? 'ok' : 'NOT ok'}\n`);
   const list = await getJson(`${api.url}/v1/sessions?limit=${limit}`, { token: api.token });
   if (list?.status === 200) {
     const sessions = ((list.body as { sessions?: SessionJson[] }).sessions ?? []) as SessionJson[];

@@ -3,13 +3,14 @@
  * API port taken by another program, and with a Temporal dev server left running on the data dir by a Kesoku
  * that was killed (its pid file in the data dir, no live Kesoku).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveTemporalBinary, startDevServer, type TemporalServer } from '../../infra/temporal-server.ts';
+import { processStartTicks } from '../../infra/process-start.ts';
 import { unusedPort } from '../support/ports.ts';
 import { ROOT } from '../support/processes.ts';
 import { cleanEnv } from '../support/clean-env.ts';
@@ -110,5 +111,40 @@ describe('npx kesoku doctor', () => {
     expect(healthy.out).toContain('✓ sandbox');
     expect(healthy.out).toContain('✓ leftover servers  none');
     expect(healthy.code, healthy.out).toBe(0);
+  }, 240_000);
+  it('takes the fake model of a running npm run demo for the model, and names onboard otherwise', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kesoku-doctor-demo-'));
+    dirs.push(dataDir);
+    // A live process standing for the running Kesoku, its pid file as `npm run demo` writes it.
+    const running = spawn('sleep', ['120'], { stdio: 'ignore' });
+    stops.push(async () => void running.kill('SIGKILL'));
+    const pid = running.pid!;
+    const pidFile = (fakeModel: boolean) =>
+      fs.writeFileSync(
+        path.join(dataDir, 'kesoku.pid'),
+        JSON.stringify({ pid, startTicks: processStartTicks(pid), ...(fakeModel ? { fakeModel } : {}) }),
+      );
+    const env = {
+      ...cleanEnv(),
+      KESOKU_ENV_FILE: '',
+      KESOKU_DATA_DIR: dataDir,
+      KESOKU_API_PORT: String(await unusedPort()),
+      KESOKU_TEMPORAL_PORT: String(await unusedPort()),
+      KESOKU_TEMPORAL_UI_PORT: String(await unusedPort()),
+      KESOKU_POSTGRES_PORT: String(await unusedPort()),
+      ...(process.env.KESOKU_TEMPORAL_CLI ? { KESOKU_TEMPORAL_CLI: process.env.KESOKU_TEMPORAL_CLI } : {}),
+    };
+    pidFile(true);
+    const demo = await doctor(env);
+    expect(demo.out).toMatch(
+      new RegExp(
+        `✓ model +the running Kesoku \\(pid ${pid}\\) answers with the fake model \\(npm run demo\\)`,
+      ),
+    );
+    pidFile(false);
+    const real = await doctor(env);
+    expect(real.out).toMatch(/✗ model +the model is not configured/);
+    expect(real.out).toContain('fix: npx kesoku onboard (or npm run demo to try the fake model)');
+    expect(real.code).toBe(1);
   }, 240_000);
 });

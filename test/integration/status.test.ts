@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,6 +80,43 @@ describe('npx kesoku status', () => {
     expect(out).toMatch(/^Last errors: $/m);
     expect(out).toMatch(/^ {2}\d{4}-\d\d-\d\dT\S+Z {2}\S+ {2}turn failed: \S/m);
     expect(code).toBe(0);
+  });
+
+  it('names a channel its configuration leaves off as off, one that fails as NOT ok, aligned to the longest name', async () => {
+    // An API whose /healthz reports the components of an `npm start` with Google Chat off and Discord failing.
+    const api = http.createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url !== '/healthz') {
+        res.statusCode = 404;
+        return res.end('{}');
+      }
+      res.end(
+        JSON.stringify({
+          temporal: true,
+          postgres: true,
+          components: {
+            google_chat: { ok: true, state: 'off' },
+            discord: { ok: false },
+            wechat: { ok: true },
+          },
+        }),
+      );
+    });
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', () => r()));
+    try {
+      const { port } = api.address() as { port: number };
+      const { out } = await status({
+        ...cleanEnv(),
+        KESOKU_DATA_DIR: freshDataDir(),
+        KESOKU_API_URL: `http://127.0.0.1:${port}`,
+      });
+      expect(out).toMatch(/^Temporal {4}answers$/m);
+      expect(out).toMatch(/^google_chat off$/m);
+      expect(out).toMatch(/^discord {5}NOT ok$/m);
+      expect(out).toMatch(/^wechat {6}ok$/m);
+    } finally {
+      await new Promise((r) => api.close(r));
+    }
   });
 
   it('says when the API does not answer and exits 1', async () => {
