@@ -73,8 +73,15 @@ describe('tool-call approval', () => {
     });
     // Nothing ran while it waited, and the Web UI's current details say what it waits for.
     expect(linesOf(stack, session)).toEqual([]);
+    // The record is stored by the approval check before the workflow hears its answer: the workflow's state shows
+    // the wait one workflow task later (a decision sent in between is taken: the desk expects the call).
+    await expect
+      .poll(async () => (await stack.sessions.state(session)).pendingApprovals.map((p) => p.callId), {
+        timeout: 10_000,
+        interval: 50,
+      })
+      .toEqual([pending!.call_id]);
     const state = await stack.sessions.state(session);
-    expect(state.pendingApprovals.map((p) => p.callId)).toEqual([pending!.call_id]);
     expect(state.currentTurn?.activity).toMatch(/^waiting for approval: run_shell_command: echo ran/);
     const { currentDetails } = await stack.sessions.handle(session).query(workflowMetadataQuery);
     expect(currentDetails).toContain('waiting for approval: run_shell_command: echo ran');
