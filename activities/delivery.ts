@@ -129,6 +129,7 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
     message: Message,
     failure: Omit<DeliveryFailure, 'at'> | null,
     endsTurn: string | undefined,
+    session: SessionRow,
   ): Promise<{ delivered: boolean; turnCount?: number }> {
     if (failure !== null)
       await recordDeliveryFailure(pool, message.session_id, message.id, {
@@ -139,17 +140,13 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       { sessionId: message.session_id, messageId: message.id },
       'message delivered through the fallback',
     );
-    const ended = await markDelivered(message, endsTurn);
-    if (ended.turnCount !== undefined) await endTyping(message.chatbot_id, message.session_id);
-    return { delivered: true, ...ended };
+    return { delivered: true, ...(await markDelivered(message, endsTurn, session)) };
   }
 
   /** Ends the typing indicator of a turn its delivery ended (best effort, as `signalActivity` is). */
-  async function endTyping(chatbotId: string, sessionId: string): Promise<void> {
+  async function endTyping(chatbotId: string, session: SessionRow): Promise<void> {
     const sink = sinkFor(chatbotId);
     if (!sink?.setActivity) return;
-    const session = await getSession(pool, sessionId);
-    if (!session) return;
     await sink
       .setActivity(session, false)
       .catch((err: unknown) => logger.debug({ err: String(err) }, 'typing not ended'));
@@ -182,12 +179,13 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
   }
 
   /**
-   * Marks `message` delivered; with `endsTurn`, ends that turn processed in the same transaction (see
-   * DeliveryActivities.deliverMessage). @returns the turn count when the turn is processed after the commit
+   * Marks `message` delivered; with `endsTurn`, ends that turn processed in the same transaction, then its typing
+   * (see DeliveryActivities.deliverMessage). @returns the turn count when the turn is processed after the commit
    */
   async function markDelivered(
     message: Message,
     endsTurn: string | undefined,
+    session: SessionRow,
   ): Promise<{ turnCount?: number }> {
     const sessionId = message.session_id;
     if (endsTurn === undefined) {
@@ -214,13 +212,10 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       },
     });
     if (turnCount !== undefined) recordTurn('processed', trigger?.created_at ?? new Date().toISOString());
-    else if (trigger?.status === 'processed') turnCount = await turnCountOf(sessionId);
-    return turnCount === undefined ? {} : { turnCount };
-  }
-
-  /** A processed turn's count for a retry that finds its reply delivered (the first attempt ended the turn). */
-  async function turnCountOf(sessionId: string): Promise<number | undefined> {
-    return (await getSession(pool, sessionId))?.turn_count;
+    else if (trigger?.status === 'processed') turnCount = session.turn_count;
+    if (turnCount === undefined) return {};
+    await endTyping(message.chatbot_id, session);
+    return { turnCount };
   }
 
   return {
@@ -232,11 +227,13 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       if (message.status === 'delivered') {
         if (endsTurn === undefined) return { delivered: false };
         // An earlier attempt committed; the turn ended with it unless it was ended otherwise.
-        const trigger = await getMessage(pool, endsTurn);
-        const turnCount = trigger?.status === 'processed' ? await turnCountOf(sessionId) : undefined;
-        if (turnCount === undefined) return { delivered: false };
-        await endTyping(message.chatbot_id, sessionId);
-        return { delivered: false, turnCount };
+        const [trigger, session] = await Promise.all([
+          getMessage(pool, endsTurn),
+          getSession(pool, sessionId),
+        ]);
+        if (trigger?.status !== 'processed' || !session) return { delivered: false };
+        await endTyping(message.chatbot_id, session);
+        return { delivered: false, turnCount: session.turn_count };
       }
       if (message.status !== 'pending') {
         throw ApplicationFailure.nonRetryable(
@@ -249,7 +246,7 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
         throw ApplicationFailure.nonRetryable(`unknown session ${sessionId}`, failureType('delivery'));
 
       const record = await getDeliveryRecord(pool, messageId);
-      if (record?.failure?.fallback === 'sent') return deliveredByFallback(message, null, endsTurn);
+      if (record?.failure?.fallback === 'sent') return deliveredByFallback(message, null, endsTurn, session);
       if (record?.failure) {
         // An earlier attempt already gave up and recorded why: never send again.
         throw ApplicationFailure.nonRetryable(
@@ -273,7 +270,7 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
           fallback: record.fallbackOutcome ?? ('failed' as const),
           error: 'the fallback had been started by an earlier attempt',
         };
-        if (failure.fallback === 'sent') return deliveredByFallback(message, failure, endsTurn);
+        if (failure.fallback === 'sent') return deliveredByFallback(message, failure, endsTurn, session);
         throw await fail(message, failure);
       }
       try {
@@ -301,14 +298,12 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
           fallback: outcome,
           error,
         };
-        if (outcome === 'sent') return deliveredByFallback(message, failure, endsTurn);
+        if (outcome === 'sent') return deliveredByFallback(message, failure, endsTurn, session);
         throw await fail(message, failure);
       }
       // A client-acknowledged channel marks the message itself once it printed it.
       if (sink.acknowledgedByClient) return { delivered: false };
-      const ended = await markDelivered(message, endsTurn);
-      if (ended.turnCount !== undefined) await endTyping(message.chatbot_id, sessionId);
-      return { delivered: true, ...ended };
+      return { delivered: true, ...(await markDelivered(message, endsTurn, session)) };
     },
 
     async presentProgress({ sessionId, messageIds }) {
