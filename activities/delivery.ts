@@ -152,6 +152,20 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       .catch((err: unknown) => logger.debug({ err: String(err) }, 'typing not ended'));
   }
 
+  /** The sink's `settleProgress` of `message`'s turn, when it has one (best effort: never throws). */
+  async function settleProgress(
+    sink: ChannelSink | undefined,
+    message: Message,
+    session: SessionRow,
+  ): Promise<void> {
+    if (!sink?.settleProgress) return;
+    await sink
+      .settleProgress(message, session)
+      .catch((err: unknown) =>
+        logger.warn({ messageId: message.id, err: String(err) }, 'live status not settled'),
+      );
+  }
+
   /** The one fallback send: claimed before it is attempted; a claim found from an earlier attempt is not repeated. */
   async function fallback(
     sink: ChannelSink,
@@ -225,13 +239,14 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
         throw ApplicationFailure.nonRetryable(`unknown message ${messageId}`, failureType('delivery'));
       }
       if (message.status === 'delivered') {
-        if (endsTurn === undefined) return { delivered: false };
         // An earlier attempt committed; the turn ended with it unless it was ended otherwise.
         const [trigger, session] = await Promise.all([
-          getMessage(pool, endsTurn),
+          endsTurn === undefined ? null : getMessage(pool, endsTurn),
           getSession(pool, sessionId),
         ]);
-        if (trigger?.status !== 'processed' || !session) return { delivered: false };
+        if (session) await settleProgress(sinkFor(message.chatbot_id), message, session);
+        if (endsTurn === undefined || trigger?.status !== 'processed' || !session)
+          return { delivered: false };
         await endTyping(message.chatbot_id, session);
         return { delivered: false, turnCount: session.turn_count };
       }
@@ -288,6 +303,7 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
             failureType('delivery'),
           );
         }
+        await settleProgress(sink, message, session);
         const error = err instanceof Error ? err.message : String(err);
         // Nothing else gets through to a recipient the channel cannot reach: no fallback send.
         if (isUnreachableSinkError(err))
@@ -303,7 +319,9 @@ export function createDeliveryActivities({ pool, logger, sinks }: DeliveryDeps):
       }
       // A client-acknowledged channel marks the message itself once it printed it.
       if (sink.acknowledgedByClient) return { delivered: false };
-      return { delivered: true, ...(await markDelivered(message, endsTurn, session)) };
+      const delivered = { delivered: true, ...(await markDelivered(message, endsTurn, session)) };
+      await settleProgress(sink, message, session);
+      return delivered;
     },
 
     async presentProgress({ sessionId, messageIds }) {

@@ -84,6 +84,14 @@ export interface ChannelSink {
     toolCallMessageId: string,
     progress: { tail: string; elapsedMs: number },
   ): Promise<void>;
+  /**
+   * Brings the live status of `message`'s turn to its final state once `message` has gone out or failed for
+   * good: after a final reply no tool line is left running, a crash notice ends the running ones ❌. Delivery
+   * calls it after the message is marked delivered (so a reply never waits for the status's edit throttle), after
+   * a send that failed for good, and on a retry that finds the message already delivered. Idempotent; best
+   * effort: never throws.
+   */
+  settleProgress?(message: Message, session: SessionRow): Promise<void>;
   /** Typing indicator on/off. Best effort. */
   setActivity?(session: SessionRow, active: boolean): Promise<void>;
   /**

@@ -227,7 +227,6 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
         );
       }
       if (kind === 'notification' && message.turn_id !== null) return sendNotice(message, session);
-      await statuses.finishTurn(message, session);
       const metrics = message.metadata?.turn_metrics;
       const header = kind === 'final_reply' && metrics ? metricsHeader(metrics) : null;
       const content = header ? `${header}\n${message.content}` : message.content;
@@ -241,6 +240,10 @@ export function createDiscordSink(opts: DiscordSinkOptions): DiscordSink {
         pingReplied: kind === 'final_reply',
         ledger: store,
       });
+    },
+
+    async settleProgress(message, session) {
+      await statuses.finishTurn(message, session);
     },
 
     async sendFallback(message, session) {

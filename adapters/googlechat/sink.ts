@@ -151,11 +151,14 @@ export function createGoogleChatSink(opts: GoogleChatSinkOptions): GoogleChatSin
         });
         return;
       }
-      await cards.finishTurn(message, session);
       const metrics = message.metadata?.turn_metrics;
       const body = kind === 'final_reply' ? toChatText(message.content) : message.content;
       const text = kind === 'final_reply' && metrics ? `${metricsLine(metrics)}\n${body}` : body;
       await sendText(api, { ...placeOf(session), text, key: message.id, timeoutMs, ledger: store });
+    },
+
+    async settleProgress(message, session) {
+      await cards.finishTurn(message, session);
     },
 
     async sendFallback(message, session) {

@@ -87,8 +87,9 @@ export interface StoredStatuses<V extends LiveStatusView> {
    */
   present(messages: readonly Message[], session: SessionRow): Promise<string[]>;
   /**
-   * Brings `message`'s turn's status to its final state before the turn's last message goes out (a final reply,
-   * a crash notice: tools still running end ❌, none after a final reply). Best effort: never throws.
+   * Brings `message`'s turn's status to its final state once the turn's last message went out (a final reply,
+   * a crash notice: tools still running end ❌, none after a final reply), waiting out the edit throttle; the
+   * sink's `settleProgress`. Best effort: never throws.
    */
   finishTurn(message: Message, session: SessionRow): Promise<void>;
   /**

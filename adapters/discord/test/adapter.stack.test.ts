@@ -99,6 +99,10 @@ describe('Discord adapter', () => {
     expect(reply.content).toContain('Done: hi');
     expect(reply.content).toMatch(/🔧 1 tool ·/);
 
+    // The status's last edit follows the reply (it waits for the edit throttle, the reply does not).
+    await bench.fake.waitFor(() =>
+      bench.fake.botMessages(channel).find((m) => m.flags === STATUS_FLAGS && m.content.includes('✅')),
+    );
     const statuses = bench.fake.botMessages(channel).filter((m) => m.flags === STATUS_FLAGS);
     expect(statuses).toHaveLength(1);
     const status = statuses[0];

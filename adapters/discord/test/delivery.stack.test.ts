@@ -19,7 +19,7 @@ import { sessionWorkflowId } from '../../../workflows/definitions.ts';
 
 let bench: DiscordBench;
 beforeAll(async () => {
-  bench = await startDiscordBench({}, 13);
+  bench = await startDiscordBench({}, 14);
 });
 afterAll(async () => bench?.stop());
 afterEach(() => bench.fake.clearFailures());
@@ -156,6 +156,35 @@ describe('Discord delivery', () => {
     expect(bench.fake.botMessages(channel)).toHaveLength(1);
   });
 
+  it("a tool turn's reply goes out and is marked delivered before the live status's last edit, which still comes", async () => {
+    const channel = bench.channels[13] as string;
+    const sessionId = `discord:${channel}`;
+    const { id } = await bench.say({ channelId: channel, content: 'run: echo settled', mentionBot: true });
+    expect((await bench.waitInbound(id)).status).toBe('processed');
+    const reply = await bench.fake.waitFor(() => bench.repliesTo(channel, id)[0]);
+    const status = await bench.fake.waitFor(() =>
+      bench.fake
+        .botMessages(channel)
+        .find((m) => m.message_reference === undefined && m.content.includes('✅')),
+    );
+    expect(status.content).toContain('`echo settled` ✅');
+    const posted = bench.fake.calls.find(
+      (c) =>
+        c.route === CREATE && c.path === `/channels/${channel}/messages` && c.body?.nonce === reply.nonce,
+    );
+    const edits = bench.fake.calls.filter(
+      (c) => c.route === EDIT && c.path === `/channels/${channel}/messages/${status.id}`,
+    );
+    expect(posted).toBeDefined();
+    // The status's final state is written after the reply (it waited for the edit throttle), not before it.
+    expect(edits.at(-1)?.at).toBeGreaterThan(posted?.at ?? Infinity);
+    const stored = (await bench.stack.messages(sessionId)).find(
+      (m) => m.role === 'assistant' && m.type === 'text',
+    );
+    expect(stored?.status).toBe('delivered');
+    expect(Date.parse(stored?.updated_at ?? '')).toBeLessThanOrEqual(edits.at(-1)?.at ?? 0);
+  });
+
   it('still sends the final reply exactly once when the live status can no longer be edited', async () => {
     const channel = bench.channels[4] as string;
     bench.fake.failNext(
@@ -171,6 +200,11 @@ describe('Discord delivery', () => {
     });
     expect(replies).toHaveLength(1);
     expect(replies[0]?.content).toContain('Done: broken');
+    // The status's last write (refused) follows the reply: wait for the turn to end.
+    await poll(async () => {
+      const state = await bench.stack.sessions.state(`discord:${channel}`);
+      return state.status === 'idle' && state.turnCount === 1 ? true : null;
+    }, 'the turn ended');
     const status = bench.fake.botMessages(channel).find((m) => m.message_reference === undefined);
     expect(status?.history).toHaveLength(1);
     expect(status?.content).toContain('⏳');

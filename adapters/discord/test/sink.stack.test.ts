@@ -111,6 +111,11 @@ const finalReply = (channel: string, turn: string, text: string) =>
       },
     },
   });
+/** What the delivery activity does with a message: send it, then settle the turn's live status. */
+async function deliver(sink: ReturnType<typeof sinkFor>, message: Message, session: SessionRow) {
+  await sink.send(message, session);
+  await sink.settleProgress?.(message, session);
+}
 const statusMessages = (channel: string) =>
   fake.botMessages(channel).filter((m) => m.message_reference === undefined);
 
@@ -130,7 +135,14 @@ describe('Discord sink', () => {
     await sink.presentProgress?.([result(channel, turn, 1, 'one')], session);
     await sink.presentProgress?.([call(channel, turn, 2, 'exit 3')], session);
     await sink.presentProgress?.([result(channel, turn, 2, 'exit 3 in 0.01s')], session);
-    await sink.send(finalReply(channel, turn, 'All done.'), session);
+    const reply = finalReply(channel, turn, 'All done.');
+    await sink.send(reply, session);
+    const replySentAt = Date.now();
+    // The reply went out at once: the status's last edit is still held by the throttle.
+    expect(statusMessages(channel)[0]?.content).toBe(
+      '💭 Two quick commands.\n🛠️ `run_shell_command` `echo one` ⏳',
+    );
+    await sink.settleProgress?.(reply, session);
 
     const [status, ...others] = statusMessages(channel);
     expect(others).toEqual([]);
@@ -148,10 +160,11 @@ describe('Discord sink', () => {
     expect(writes.length).toBeLessThanOrEqual(3);
     for (let i = 1; i < writes.length; i++)
       expect((writes[i] as number) - (writes[i - 1] as number)).toBeGreaterThanOrEqual(950);
-    // The final reply comes after the final status, as a reply with the metrics header.
-    const reply = fake.botMessages(channel).at(-1);
-    expect(reply?.content).toBe('-# ⏱ 2.1s · 🔧 2 tools · 1042 tokens\nAll done.');
-    expect(reply?.message_reference?.message_id).toBe(turn.slice('discord-'.length));
+    // The final status is written after the reply, which answers the user's message with the metrics header.
+    expect(writes.at(-1)).toBeGreaterThanOrEqual(replySentAt);
+    const posted = fake.botMessages(channel).at(-1);
+    expect(posted?.content).toBe('-# ⏱ 2.1s · 🔧 2 tools · 1042 tokens\nAll done.');
+    expect(posted?.message_reference?.message_id).toBe(turn.slice('discord-'.length));
     await sink.close();
   });
 
@@ -168,7 +181,7 @@ describe('Discord sink', () => {
       calls.map((_, i) => result(channel, turn, i, `${'y'.repeat(140)} ${i}`)),
       session,
     );
-    await sink.send(finalReply(channel, turn, 'ok'), session);
+    await deliver(sink, finalReply(channel, turn, 'ok'), session);
     const statuses = statusMessages(channel);
     expect(statuses.length).toBeGreaterThanOrEqual(3);
     for (const s of statuses) {
@@ -189,7 +202,7 @@ describe('Discord sink', () => {
     await sink.setActivity?.(session, true);
     await new Promise((r) => setTimeout(r, 450));
     expect(typing()).toBeGreaterThanOrEqual(4);
-    await sink.send(finalReply(channel, turn, 'done'), session);
+    await deliver(sink, finalReply(channel, turn, 'done'), session);
     const after = typing();
     await new Promise((r) => setTimeout(r, 300));
     expect(typing()).toBe(after);
@@ -283,7 +296,7 @@ describe('Discord sink', () => {
       '🛠️ `run_shell_command` `make` ⏳\n🔄 Chat history was compacted automatically.',
     ]);
     await sink.presentProgress?.([result(channel, turn, 1, 'made')], session);
-    await sink.send(finalReply(channel, turn, 'Made.'), session);
+    await deliver(sink, finalReply(channel, turn, 'Made.'), session);
     expect(statusMessages(channel)[0]?.content).toBe(
       '🛠️ `run_shell_command` `make` ✅ `made`\n🔄 Chat history was compacted automatically.',
     );
@@ -339,7 +352,7 @@ describe('Discord sink', () => {
     // A worker restarted: the new sink has no memory; the status lives in Postgres.
     const second = sinkFor({ editIntervalMs: 0 });
     await second.presentProgress?.([result(channel, turn, 1, 'built')], session);
-    await second.send(finalReply(channel, turn, 'Built.'), session);
+    await deliver(second, finalReply(channel, turn, 'Built.'), session);
     const statuses = statusMessages(channel);
     expect(statuses).toHaveLength(1);
     expect(statuses[0]?.content).toBe('🛠️ `run_shell_command` `make build` ✅ `built`');
@@ -360,7 +373,7 @@ describe('Discord sink', () => {
     await a.presentProgress?.([result(channel, turn, 1, 'built')], session);
     await new Promise((r) => setTimeout(r, 250));
     expect(typing()).toBeGreaterThanOrEqual(2);
-    await b.send(finalReply(channel, turn, 'Built.'), session);
+    await deliver(b, finalReply(channel, turn, 'Built.'), session);
     const statuses = statusMessages(channel);
     expect(statuses).toHaveLength(1);
     expect(statuses[0]?.content).toBe('🛠️ `run_shell_command` `make build` ✅ `built`');

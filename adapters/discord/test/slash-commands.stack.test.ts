@@ -180,7 +180,11 @@ describe('Discord slash commands', () => {
     );
     expect(prompt).toContain('which word?');
     expect(prompt).not.toContain('tangerine');
-    // /status and /title now act on the new conversation.
+    // /status and /title now act on the new conversation (once its turn has ended, a moment after the reply).
+    for (let i = 0; (await bench.stack.sessions.state(`discord:${channel}:1`)).turnCount < 1; i++) {
+      if (i > 200) throw new Error('the turn of the new conversation did not end');
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const status = bench.fake.gateway.injectCommand({
       channelId: channel,
       author: bench.alice,

@@ -86,6 +86,8 @@ describe('Google Chat channel', () => {
     expect(cards).toHaveLength(1);
     const card = cards[0] as FakeChatMessage;
     expect(messages.indexOf(card)).toBe(0);
+    // The card's last patch follows the reply (it waits for the edit throttle, the reply does not).
+    await bench.fake.waitFor(() => !cardJson(card).includes('⏳'), 30_000, 'the final card');
     // Created with both tools running, then patched in place: at the end one ✅ and one ❌, nothing ⏳.
     expect(cardJson(card.history[0] ?? {})).toContain('⏳');
     expect(card.history.length).toBeGreaterThanOrEqual(2);
