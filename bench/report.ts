@@ -97,6 +97,23 @@ function summaryTable(r: AnyRec, kind: string): string[] {
         `| g. schedule fire → prompt accepted p50 / p99 | ${g.fire_to_accepted_ms.p50} ms / ${g.fire_to_accepted_ms.p99} ms | – |`,
       );
   }
+  if (r.h_restart) {
+    const h = r.h_restart;
+    const row = (k: string, what: string, target: string) => {
+      const x = h[k];
+      if (!x) return;
+      lines.push(
+        `| h. ${what}, end to end p50 (${h.restarts} restarts) | ${x.after_restart.end_to_end_ms.p50} ms; steady ${x.steady.end_to_end_ms.p50} ms: ${x.ratio_end_to_end_p50}× | ${target} |`,
+      );
+    };
+    row('first', 'first turn after a restart', '≤ 2×');
+    row('other', "another session's first turn after it", '');
+    row(
+      'long',
+      `first turn of a session with ${h.long_session_turns} turns (${h.long_session_history_events} events) in its run`,
+      '',
+    );
+  }
   return lines;
 }
 

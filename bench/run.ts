@@ -16,6 +16,8 @@
  *   e. worker memory and CPU with 10 000 idle sessions;
  *   f. a plain and a tool turn on Discord (fake Discord, the real adapter and sink): the same counts as d;
  *   g. schedule fire-to-turn delay: one-time scheduled prompts, due time → prompt accepted and → model request.
+ *   h. the first turn after Kesoku restarts (worker and API processes; Temporal and Postgres stay up) vs a
+ *      steady-state turn of the same sessions.
  *
  * Every section that runs turns also reports, per turn: Postgres statements per process (counted at the client,
  * bench/pg-probe.ts), CPU time per process, the Temporal SDK's schedule-to-start and execution latencies per task
@@ -86,7 +88,7 @@ const option = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const quick = args.includes('--quick');
-const SECTIONS = /^[a-g]$/;
+const SECTIONS = /^[a-h]$/;
 const only = (option('only') ?? '').split(',').filter((s) => SECTIONS.test(s));
 const want = (s: string) => only.length === 0 || only.includes(s);
 const temporalOption = option('temporal') ?? 'dev';
@@ -159,6 +161,8 @@ interface Env {
   /** The worker, and the API and the Discord adapter once a section started them. */
   parts: Part[];
   partEnv: NodeJS.ProcessEnv;
+  /** Starts a new worker process (the first one, and after a restart in h). */
+  startWorker: () => Promise<Part>;
   metricsUrl: string;
   dataDir: string;
   waiter: TurnWaiter;
@@ -795,17 +799,7 @@ async function timelineOf(env: Env, sessionId: string, before: HistoryCounts, sa
 /** d. A plain turn and a tool turn posted to the REST API, one session each. */
 async function benchRestTurns(env: Env) {
   const api = await ensureApi(env);
-  const post = (sessionId: string) => async (content: string) => {
-    const msg = inbound(content);
-    const r = await fetch(`${api}/v1/sessions/${sessionId}/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: msg.id, content }),
-    });
-    const text = await r.text();
-    if (r.status !== 202) throw new Error(`POST message answered ${r.status}: ${text}`);
-    return msg.id;
-  };
+  const post = (sessionId: string) => (content: string) => postMessage(api, sessionId, content);
   const plain = `bench-d-plain-${Date.now()}`;
   const tool = `bench-d-tool-${Date.now()}`;
   return {
@@ -895,6 +889,161 @@ async function benchScheduleFire(env: Env): Promise<AnyRec> {
     fire_to_accepted_ms: { ...p50p99(toAccepted), max: round(Math.max(...toAccepted)) },
     fire_to_model_request_ms: { ...p50p99(modelDelays), max: round(Math.max(...modelDelays)) },
   };
+}
+
+/** Posts one message to the REST API process; @returns its id. @throws unless the API answers 202 */
+async function postMessage(api: string, sessionId: string, content: string): Promise<string> {
+  const msg = inbound(content);
+  const r = await fetch(`${api}/v1/sessions/${sessionId}/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: msg.id, content }),
+  });
+  const text = await r.text();
+  if (r.status !== 202) throw new Error(`POST message answered ${r.status}: ${text}`);
+  return msg.id;
+}
+
+/**
+ * Stops the worker and the API process (SIGTERM, as a deploy or `Ctrl-C` does; their shutdown is not timed) and
+ * starts new ones. @returns ms from the new processes' spawn until both said they were ready
+ */
+async function restartKesoku(env: Env): Promise<number> {
+  const restarted = env.parts.filter((p) => p.name === 'worker' || p.name === 'api');
+  for (const p of restarted) await p.part.kill('SIGTERM');
+  env.parts.splice(0, env.parts.length, ...env.parts.filter((p) => !restarted.includes(p)));
+  env.apiUrl = undefined;
+  const t0 = Date.now();
+  const [worker] = await Promise.all([env.startWorker(), ensureApi(env)]);
+  env.parts.unshift(worker);
+  env.worker = worker.part;
+  return Date.now() - t0;
+}
+
+/**
+ * h. The first turn after a restart: sessions with some history each take a steady-state turn, then Kesoku's
+ * worker and API processes are restarted (Temporal and Postgres stay up) and each session takes its first turn
+ * on the new processes. The first of them meets a cold process (code not yet compiled, pools not yet connected);
+ * every one meets a worker that no longer caches its workflow, so its run's history is replayed first: the short
+ * sessions have `turns_before_restart` turns in their run, the long one `long_session_turns` (`--restart-history`),
+ * up to the turns a run holds before it continues as new. Plain turns posted to the REST API, one after another,
+ * 300 ms apart; `restarts` rounds; the median timeline of each kind's first turn.
+ */
+async function benchRestart(env: Env): Promise<AnyRec> {
+  const shortCount = quick ? 2 : 3;
+  const restarts = quick ? 1 : 3;
+  const shortTurns = 5;
+  const longTurns = Number(option('restart-history')) || (quick ? 40 : 150);
+  const tag = `bench-h-${Date.now()}`;
+  const shorts = Array.from({ length: shortCount }, (_, i) => `${tag}-${i}`);
+  const long = `${tag}-long`;
+  const turn = async (sessionId: string): Promise<TurnSample> => {
+    const token = `h${Math.random().toString(36).slice(2, 10)}`;
+    const from = env.fake.requests.length;
+    const sentAt = Date.now();
+    const id = await postMessage(await ensureApi(env), sessionId, `simple ${token}`);
+    const t = await env.waiter.wait(sessionId, id, 180_000);
+    await sleep(300);
+    return { sentAt, ...t, requests: requestsOf(env.fake, from, token) };
+  };
+  for (const s of shorts) for (let i = 0; i < shortTurns; i++) await turn(s);
+  for (let i = 0; i < longTurns; i++) {
+    const sentAt = Date.now();
+    const id = await postMessage(await ensureApi(env), long, `simple warm ${i}`);
+    await env.waiter.wait(long, id, 180_000);
+    if (Date.now() - sentAt > 10_000) log(`h: long session turn ${i} took ${Date.now() - sentAt} ms`);
+  }
+  const kinds = ['first', 'other', 'long'] as const;
+  const steady: Record<(typeof kinds)[number], TurnSample[]> = { first: [], other: [], long: [] };
+  const after: Record<(typeof kinds)[number], TurnSample[]> = { first: [], other: [], long: [] };
+  const timelines: Record<(typeof kinds)[number], AnyRec[][]> = { first: [], other: [], long: [] };
+  const rounds: AnyRec[] = [];
+  const kindOf = (s: string, i: number) => (s === long ? 'long' : i === 0 ? 'first' : 'other');
+  const order = [...shorts, long];
+  let longEvents = 0;
+  for (let r = 0; r < restarts; r++) {
+    for (const [i, s] of order.entries()) steady[kindOf(s, i)].push(await turn(s));
+    const before = await Promise.all(order.map((s) => settledCounts(env, s)));
+    longEvents = (before.at(-1) as HistoryCounts).events;
+    const readyMs = await restartKesoku(env);
+    const samples: TurnSample[] = [];
+    for (const [i, s] of order.entries()) {
+      const sample = await turn(s);
+      samples.push(sample);
+      after[kindOf(s, i)].push(sample);
+    }
+    // Where the first turns' time went: their events on the server, timed from when each was sent.
+    for (const [i, s] of order.entries()) {
+      if (kindOf(s, i) === 'other' && i > 1) continue;
+      const b = before[i] as HistoryCounts;
+      const sample = samples[i] as TurnSample;
+      const t = await turnTimeline(env.client, sessionWorkflowId(s), b.runs === 1 ? b.events : 0, [
+        sample.sentAt,
+      ]);
+      const marks = [
+        { what: 'bench: message row created (accepted)', at_ms: sample.acceptedAt - sample.sentAt },
+        ...(sample.requests[0]
+          ? [
+              {
+                what: 'bench: model request arrived at the fake',
+                at_ms: sample.requests[0].arrivedAt - sample.sentAt,
+              },
+            ]
+          : []),
+        { what: 'bench: reply row delivered', at_ms: sample.deliveredAt - sample.sentAt },
+      ];
+      timelines[kindOf(s, i)].push([...t.steps, ...marks].sort((x, y) => x.at_ms - y.at_ms));
+    }
+    rounds.push({
+      processes_ready_ms: readyMs,
+      end_to_end_ms: Object.fromEntries(
+        order.map((s, i) => [
+          kindOf(s, i) === 'long' ? 'long' : `short_${i}`,
+          round((samples[i] as TurnSample).deliveredAt - (samples[i] as TurnSample).sentAt),
+        ]),
+      ),
+    });
+  }
+  /** The step-by-step median of one kind's timelines (they have the same events in the same order). */
+  const medianTimeline = (list: AnyRec[][]) =>
+    (list[0] ?? []).map((step, k) => ({
+      what: step.what as string,
+      at_ms: round(
+        percentile(
+          list.map((t) => (t[k]?.at_ms as number) ?? NaN).filter((x) => !Number.isNaN(x)),
+          50,
+        ),
+      ),
+    }));
+  const ratio = (a: TurnSample[], b: TurnSample[]) =>
+    round(
+      percentile(
+        a.map((x) => x.deliveredAt - x.sentAt),
+        50,
+      ) /
+        percentile(
+          b.map((x) => x.deliveredAt - x.sentAt),
+          50,
+        ),
+      2,
+    );
+  const out: AnyRec = {
+    restarts,
+    short_sessions: shortCount,
+    turns_before_restart: shortTurns,
+    long_session_turns: longTurns,
+    long_session_history_events: longEvents,
+  };
+  for (const k of kinds) {
+    out[k] = {
+      steady: turnTimes(steady[k]),
+      after_restart: turnTimes(after[k]),
+      ratio_end_to_end_p50: ratio(after[k], steady[k]),
+      timeline: medianTimeline(timelines[k]),
+    };
+  }
+  out.rounds = rounds;
+  return out;
 }
 
 /** e. Worker memory and CPU with many idle sessions. */
@@ -1041,11 +1190,13 @@ async function runStore(
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,
     };
-    const worker = await startProbed({ partEnv }, 'worker', 'bin/worker.ts', 'kesoku worker running', {
-      KESOKU_METRICS_PORT: String(metricsPort),
-      // KESOKU_BENCH_WORKER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the worker.
-      NODE_OPTIONS: process.env.KESOKU_BENCH_WORKER_NODE_OPTIONS,
-    });
+    const startWorker = () =>
+      startProbed({ partEnv }, 'worker', 'bin/worker.ts', 'kesoku worker running', {
+        KESOKU_METRICS_PORT: String(metricsPort),
+        // KESOKU_BENCH_WORKER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the worker.
+        NODE_OPTIONS: process.env.KESOKU_BENCH_WORKER_NODE_OPTIONS,
+      });
+    const worker = await startWorker();
     parts.push(worker);
     out.worker_started_at = new Date(worker.startedAt).toISOString();
     const pool = createPool(databaseUrl, { max: 20 });
@@ -1075,6 +1226,7 @@ async function runStore(
       worker: worker.part,
       parts,
       partEnv,
+      startWorker,
       metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
       dataDir: storeDir,
       waiter,
@@ -1106,6 +1258,7 @@ async function runStore(
     await section('c', 'long session', 'c_long_session', () => benchLongSession(env));
     await section('e', 'idle sessions', 'e_idle', () => benchIdle(env));
     await section('g', 'schedule fire-to-turn delay', 'g_schedule_fire', () => benchScheduleFire(env));
+    await section('h', 'first turn after a restart', 'h_restart', () => benchRestart(env));
     out.load_end = loadNow();
     await waiter.close();
     await connection.close();

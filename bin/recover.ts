@@ -44,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
       client,
       taskQueue: taskQueueOf(),
       continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS,
+      continueAsNewAfterEvents: cfg.KESOKU_CONTINUE_AS_NEW_EVENTS,
       idleEndS: cfg.KESOKU_SESSION_IDLE_S,
       capabilities: capabilitiesOf,
     });

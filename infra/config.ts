@@ -314,6 +314,11 @@ const envSchema = z.object({
     group: 'worker',
     description: 'Turns per workflow run before continue-as-new (the server may suggest it earlier).',
   }),
+  KESOKU_CONTINUE_AS_NEW_EVENTS: doc(intFrom(1000, 100, 50_000), {
+    group: 'worker',
+    description:
+      'History events per workflow run after which the session continues-as-new at the next turn boundary: it bounds the history a worker replays for a session it does not have cached (the first turn after a restart replays about 0.8 ms per event on 2 cores; bench section h). New runs take it; a run started before it existed takes it from its next run.',
+  }),
   KESOKU_SESSION_IDLE_S: doc(intFrom(86_400, 5, 31_536_000), {
     group: 'worker',
     description:

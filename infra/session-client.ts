@@ -17,6 +17,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { apiOnlyCapabilities, type CapabilitiesLookup } from '../domain/channels.ts';
 import { asWorkflowFailureType } from '../domain/failures.ts';
 import {
+  DEFAULT_CONTINUE_AS_NEW_EVENTS,
   SA_CHANNEL,
   SA_CHATBOT,
   SA_SESSION_STATUS,
@@ -63,6 +64,8 @@ export interface SessionClientOptions {
   taskQueue: string;
   /** Turns per workflow run before continue-as-new (KESOKU_CONTINUE_AS_NEW_TURNS). */
   continueAsNewAfterTurns?: number;
+  /** History events per workflow run before continue-as-new (KESOKU_CONTINUE_AS_NEW_EVENTS). */
+  continueAsNewAfterEvents?: number;
   /** The model's inactivity timeout in ms (KESOKU_LLM_TIMEOUT_MS): new runs get model-step limits from it. */
   modelRequestTimeoutMs?: number;
   /**
@@ -95,6 +98,7 @@ export class SessionClient {
   readonly client: Client;
   readonly taskQueue: string;
   private readonly canAfter?: number;
+  private readonly canEvents?: number;
   private readonly modelLimits?: ModelStepLimits;
   private readonly idleS?: number;
   private readonly capabilities: CapabilitiesLookup;
@@ -103,6 +107,7 @@ export class SessionClient {
     this.client = opts.client;
     this.taskQueue = opts.taskQueue;
     this.canAfter = opts.continueAsNewAfterTurns;
+    this.canEvents = opts.continueAsNewAfterEvents;
     if (opts.modelRequestTimeoutMs !== undefined)
       this.modelLimits = modelStepLimits(opts.modelRequestTimeoutMs);
     this.idleS = opts.idleEndS;
@@ -220,6 +225,7 @@ export class SessionClient {
       channelId,
       ...this.capabilities(chatbotId),
       continueAsNewAfterTurns: this.canAfter,
+      continueAsNewAfterEvents: this.canEvents ?? DEFAULT_CONTINUE_AS_NEW_EVENTS,
       ...(this.modelLimits ? { modelLimits: this.modelLimits } : {}),
       ...(this.idleS === undefined ? {} : { idleEndS: this.idleS }),
     };

@@ -198,6 +198,7 @@ export async function startInfrastructure(
       client,
       taskQueue: taskQueueOf(),
       continueAsNewAfterTurns: cfg.KESOKU_CONTINUE_AS_NEW_TURNS,
+      continueAsNewAfterEvents: cfg.KESOKU_CONTINUE_AS_NEW_EVENTS,
       modelRequestTimeoutMs: cfg.KESOKU_LLM_TIMEOUT_MS,
       idleEndS: cfg.KESOKU_SESSION_IDLE_S,
       capabilities: capabilitiesOf,

@@ -75,6 +75,12 @@ export interface SessionWorkflowInput extends SessionAddress {
   inlineDelivery?: boolean;
   /** Turns per run before continue-as-new when the server has not suggested it earlier. */
   continueAsNewAfterTurns?: number;
+  /**
+   * History events after which a run continues-as-new at the next turn boundary (KESOKU_CONTINUE_AS_NEW_EVENTS):
+   * it bounds what a worker replays for a session it does not cache, e.g. its first turn after a restart. Absent:
+   * no bound in this run (runs started before it existed); their next run gets {@link DEFAULT_CONTINUE_AS_NEW_EVENTS}.
+   */
+  continueAsNewAfterEvents?: number;
   /** Time limits of model steps, from the model settings (domain/model-limits.ts); absent: the defaults'. */
   modelLimits?: ModelStepLimits;
   /** Tool calls waiting for approval when the previous run continued-as-new (see {@link SuspendedTurn}). */
@@ -96,6 +102,9 @@ export interface SessionWorkflowInput extends SessionAddress {
   /** Recent command update ids (`stop`, `compact`, …) and their answers, to answer a retry across runs the same. */
   seenCommands?: SeenCommand[];
 }
+
+/** Default of {@link SessionWorkflowInput.continueAsNewAfterEvents} for a run that continues one without it. */
+export const DEFAULT_CONTINUE_AS_NEW_EVENTS = 1000;
 
 /** Default of {@link SessionWorkflowInput.idleEndS}: one day. */
 export const DEFAULT_SESSION_IDLE_S = 86_400;

@@ -312,7 +312,7 @@ describe('SessionManager', () => {
       queueLength: 1,
     });
     expect(h.calls).toContain('notice cut:notice');
-    expect(h.session.carry(200)).toMatchObject({
+    expect(h.session.carry(200, 1000)).toMatchObject({
       titleSource: 'user',
       mode: 'queue',
       queue: [{ messageId: 'open' }],
@@ -362,7 +362,7 @@ describe('SessionManager', () => {
     h.session.suspended = { item: { messageId: 't1', kind: 'user' }, step: 1, turnStartedAt: 0, nudges: 0 };
     h.session.validateDecision({ callId: 'call-1', decision: 'approve', by: 'alice' });
     h.session.decide({ callId: 'call-1', decision: 'approve', by: 'alice' });
-    const carried = h.session.carry(200);
+    const carried = h.session.carry(200, 1000);
     expect(carried.pendingDecisions).toEqual([{ callId: 'call-1', decision: 'approve', by: 'alice' }]);
     const next = harness(carried);
     expect(next.session.approvals.hasDecisionFor(['call-1'])).toBe(true);
@@ -378,7 +378,7 @@ describe('SessionManager', () => {
     const h = harness();
     let runs = 0;
     const first = await h.session.once('compact', 'u-1', () => ({ queued: true, message_id: `c${++runs}` }));
-    const next = harness(h.session.carry(200));
+    const next = harness(h.session.carry(200, 1000));
     const again = await next.session.once('compact', 'u-1', () => ({
       queued: true,
       message_id: `c${++runs}`,
@@ -414,16 +414,16 @@ describe('SessionManager', () => {
     // Neither an interrupted turn nor a compaction asks, nor counts.
     expect(h.session.wantsTitle(item, 'interrupted')).toBe(false);
     expect(h.session.wantsTitle({ messageId: 'c', kind: 'compaction' }, 'processed')).toBe(false);
-    const next = harness(h.session.carry(200));
+    const next = harness(h.session.carry(200, 1000));
     expect(next.session.wantsTitle(item, 'processed')).toBe(true);
     expect(next.session.wantsTitle(item, 'processed')).toBe(false);
-    expect(harness(next.session.carry(200)).session.wantsTitle(item, 'processed')).toBe(false);
+    expect(harness(next.session.carry(200, 1000)).session.wantsTitle(item, 'processed')).toBe(false);
   });
 
   it('a title from the title workflow never replaces a user title, and the source is carried', () => {
     const h = harness();
     h.session.titleChanged('auto one');
-    expect(h.session.carry(1)).toMatchObject({ title: 'auto one', titleSource: 'auto' });
+    expect(h.session.carry(1, 1000)).toMatchObject({ title: 'auto one', titleSource: 'auto' });
     h.session.titleSource = 'user';
     h.session.titleChanged('auto two');
     expect(h.session.title).toBe('auto one');

@@ -488,7 +488,11 @@ export class SessionManager {
   }
 
   /** What continue-as-new carries. */
-  carry(continueAsNewAfterTurns: number, idleEndS?: number): SessionWorkflowInput {
+  carry(
+    continueAsNewAfterTurns: number,
+    continueAsNewAfterEvents: number,
+    idleEndS?: number,
+  ): SessionWorkflowInput {
     return {
       ...this.address,
       mode: this.mode,
@@ -505,6 +509,7 @@ export class SessionManager {
       inlineDelivery: this.inlineDelivery,
       ...(this.modelLimits ? { modelLimits: this.modelLimits } : {}),
       continueAsNewAfterTurns,
+      continueAsNewAfterEvents,
       ...(this.suspended
         ? {
             suspendedTurn: this.suspended,

@@ -21,6 +21,7 @@ import {
   titleWorkflowId,
   upgradeSignal,
   userMessageSignal,
+  DEFAULT_CONTINUE_AS_NEW_EVENTS,
   DEFAULT_SESSION_IDLE_S,
   withdrawQueuedMessageUpdate,
   type SessionWorkflowInput,
@@ -58,6 +59,8 @@ export const IDLE_PATCH = 'session-idle-end';
 export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void> {
   const session = new SessionManager(input, temporalPorts(input));
   const canAfter = input.continueAsNewAfterTurns ?? DEFAULT_CONTINUE_AS_NEW_TURNS;
+  // Runs started without the event bound have none (their histories replay unchanged); their next run has it.
+  const canEvents = input.continueAsNewAfterEvents;
   const idleS = input.idleEndS ?? DEFAULT_SESSION_IDLE_S;
   let upgradeRequested = input.upgradeRequested ?? false;
   if (wf.workflowInfo().typedSearchAttributes.get(SA_CHATBOT) === undefined) {
@@ -111,7 +114,10 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   // Another build should take over: an operator asked (`upgrade`), or the server says the deployment's target
   // build is no longer the one this run is pinned to.
   const movesOn = () => upgradeRequested || wf.workflowInfo().targetWorkerDeploymentVersionChanged;
-  const shouldContinueAsNew = () => wf.workflowInfo().continueAsNewSuggested || runTurns >= canAfter;
+  const shouldContinueAsNew = () =>
+    wf.workflowInfo().continueAsNewSuggested ||
+    runTurns >= canAfter ||
+    (canEvents !== undefined && wf.workflowInfo().historyLength >= canEvents);
   // A turn waiting for approval is carried into the next run when this one should end: the server suggests it,
   // another build should take over, or the waiting turn is this run's last by the turn bound (a turn resumed here
   // is not carried again for it).
@@ -133,7 +139,11 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
     // Only after every handler finished: an update accepted but unfinished would be lost.
     await wf.condition(wf.allHandlersFinished);
     return await continueOnCurrentBuild({
-      ...session.carry(canAfter, input.idleEndS === undefined ? undefined : idleS),
+      ...session.carry(
+        canAfter,
+        canEvents ?? DEFAULT_CONTINUE_AS_NEW_EVENTS,
+        input.idleEndS === undefined ? undefined : idleS,
+      ),
       ...(upgradeRequested ? { upgradeRequested } : {}),
     });
   };

@@ -42,6 +42,8 @@ export interface StackOptions {
   shellTimeoutMs?: number;
   sinks?: Record<string, ChannelSink>;
   continueAsNewAfterTurns?: number;
+  /** History events per run before continue-as-new (KESOKU_CONTINUE_AS_NEW_EVENTS); default the product's. */
+  continueAsNewAfterEvents?: number;
   /** Start no worker (the test starts its own, e.g. in a child process). */
   noWorker?: boolean;
   /** Locale of new sessions, as KESOKU_LOCALE sets it. */
@@ -130,6 +132,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     client,
     taskQueue,
     continueAsNewAfterTurns: opts.continueAsNewAfterTurns,
+    continueAsNewAfterEvents: opts.continueAsNewAfterEvents,
     modelRequestTimeoutMs: opts.llm?.requestTimeoutMs ?? 10_000,
     capabilities: capabilitiesOf,
   });
