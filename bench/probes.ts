@@ -262,7 +262,7 @@ function describe(e: HistoryEvent, scheduled: Map<string, string>): string {
 /**
  * The median timeline of a section's turns from the events the server recorded (its clock is this machine's): the
  * events after the first `skip` of the latest run of `workflowId` are cut into turns at each accepted update (a turn
- * starts with the workflow task that accepted it), and turn i is timed from `sentAt[i]`. Steps are the most common
+ * starts with the workflow task that accepted it), and turn i is timed from `sentAt[i]` (`runId`: that run instead). Steps are the most common
  * event sequence's events; `at_ms` is the median over the turns with that sequence. Empty when the run
  * continued as new during the section.
  */
@@ -271,8 +271,9 @@ export async function turnTimeline(
   workflowId: string,
   skip: number,
   sentAt: number[],
+  runId?: string,
 ): Promise<{ turns: number; steps: TimelineStep[] }> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
   const events = ((history.events ?? []) as HistoryEvent[]).slice(skip);
   const scheduled = new Map<string, string>();
   for (const e of (history.events ?? []) as HistoryEvent[]) describe(e, scheduled);

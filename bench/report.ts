@@ -110,7 +110,7 @@ function summaryTable(r: AnyRec, kind: string): string[] {
     row('other', "another session's first turn after it", '');
     row(
       'long',
-      `first turn of a session with ${h.long_session_turns} turns (${h.long_session_history_events} events) in its run`,
+      `first turn of a session with ${h.long_session_turns} turns (${h.long_session_run_events ?? h.long_session_history_events} events in its run)`,
       '',
     );
   }
@@ -120,8 +120,8 @@ function summaryTable(r: AnyRec, kind: string): string[] {
 function countsTable(rows: [string, AnyRec][]): string[] {
   if (rows.length === 0) return [];
   const lines = [
-    '| turn | WFT | act | LA | events | payload B | pg stmts | pg before model | sent → model p50 | accepted → model p50 | model → model p50 | overhead p50 | end to end p50 |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| turn | WFT | act | LA | events | payload B | pg stmts | pg before model | sent → model p50 | accepted → model p50 | model → model p50 | overhead p50 | end to end p50 | reply → idle p50 |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const [label, x] of rows) {
     const h = x.history_per_turn ?? {};
@@ -142,14 +142,14 @@ function countsTable(rows: [string, AnyRec][]): string[] {
     const overhead = x.kesoku_ms?.p50 ?? x.overhead_ms?.p50;
     const e2e = x.kesoku_ms?.end_to_end_p50 ?? x.end_to_end_ms?.p50;
     lines.push(
-      `| ${label} | ${v(h.workflow_tasks)} | ${v(h.activities)} | ${v(h.local_activities)} | ${v(h.events)} | ${v(h.payload_bytes)} | ${parts(pg)} | ${parts(before)} | ${v(t?.from_sent?.p50, ' ms')} | ${v(t?.from_accepted?.p50, ' ms')} | ${v(x.model_to_model_ms?.p50, ' ms')} | ${v(overhead, ' ms')} | ${v(e2e, ' ms')} |`,
+      `| ${label} | ${v(h.workflow_tasks)} | ${v(h.activities)} | ${v(h.local_activities)} | ${v(h.events)} | ${v(h.payload_bytes)} | ${parts(pg)} | ${parts(before)} | ${v(t?.from_sent?.p50, ' ms')} | ${v(t?.from_accepted?.p50, ' ms')} | ${v(x.model_to_model_ms?.p50, ' ms')} | ${v(overhead, ' ms')} | ${v(e2e, ' ms')} | ${v(x.delivered_to_idle_ms?.p50, ' ms')} |`,
     );
   }
   if (rows[0]?.[1].baseline_pg_statements_per_turn) {
     const b = rows[0][1].baseline_pg_statements_per_turn;
     const t = rows[0][1].baseline_to_model_request_ms;
     lines.push(
-      `| a. in-process baseline (same turns, no Temporal) | – | – | – | – | – | ${b.total} | ${b.before_model} | – | ${v(t?.from_accepted?.p50, ' ms')} | – | ${v(rows[0][1].baseline_ms?.p50, ' ms')} | – |`,
+      `| a. in-process baseline (same turns, no Temporal) | – | – | – | – | – | ${b.total} | ${b.before_model} | – | ${v(t?.from_accepted?.p50, ' ms')} | – | ${v(rows[0][1].baseline_ms?.p50, ' ms')} | – | – |`,
     );
   }
   return lines;
@@ -276,6 +276,24 @@ export function renderMarkdown(report: AnyRec): string {
           '```',
           '',
         );
+    }
+    const h = r.h_restart;
+    const restartKinds: [string, string][] = [
+      ['first', 'h. first turn after a restart'],
+      ['other', "h. another session's first turn after it"],
+      ['long', `h. first turn of the session with ${h?.long_session_turns} turns`],
+    ];
+    for (const [k, label] of restartKinds) {
+      const steps = h?.[k]?.timeline as AnyRec[] | undefined;
+      if (!steps?.length) continue;
+      lines.push(
+        `${label} (median of ${h.restarts} restarts; ms after sending):`,
+        '',
+        '```',
+        ...steps.map((st) => `${String(st.at_ms).padStart(7)}  ${st.what as string}`),
+        '```',
+        '',
+      );
     }
     const before = rows.find(([, x]) => x.pg_statements_before_model_sql?.length);
     if (before)

@@ -304,6 +304,8 @@ interface TurnSample {
   sentAt: number;
   acceptedAt: number;
   deliveredAt: number;
+  /** When the bench saw the session idle again (its `state` query), epoch ms; d and f only. */
+  idleAt?: number;
   requests: FakeRequest[];
 }
 
@@ -488,6 +490,13 @@ function turnTimes(samples: TurnSample[]): AnyRec {
       from_accepted: p50p99(withModel.map((s) => (s.requests[0]?.arrivedAt ?? 0) - s.acceptedAt)),
     },
     ...(toolGaps.length > 0 ? { model_to_model_ms: p50p99(toolGaps) } : {}),
+    ...(samples.some((s) => s.idleAt !== undefined)
+      ? {
+          delivered_to_idle_ms: p50p99(
+            samples.flatMap((s) => (s.idleAt === undefined ? [] : [s.idleAt - s.deliveredAt])),
+          ),
+        }
+      : {}),
     model_ms_p50: round(percentile(samples.map(modelMs), 50)),
     model_requests_per_turn: round(samples.reduce((n, s) => n + s.requests.length, 0) / samples.length, 2),
   };
@@ -749,8 +758,10 @@ async function measureTurns(
     const sentAt = Date.now();
     const id = await send(content(token));
     const t = await env.waiter.wait(sessionId, id, 180_000);
-    samples.push({ sentAt, ...t, requests: requestsOf(env.fake, from, token) });
-    // Let the turn's trailing work (its last workflow task, typing off) finish before the next one starts.
+    // The turn's trailing work after its reply (the live status's last edit, its last workflow task) ends
+    // before the next message is sent, so no turn waits behind the one before it.
+    const idleAt = await untilIdle(env, sessionId);
+    samples.push({ sentAt, ...t, idleAt, requests: requestsOf(env.fake, from, token) });
     await sleep(300);
   }
   const after = await settledCounts(env, sessionId);
@@ -761,6 +772,17 @@ async function measureTurns(
     timeline: after.runs === before.runs ? await timelineOf(env, sessionId, before, samples) : undefined,
     ...counters,
   };
+}
+
+/** Polls the session's `state` query every 20 ms until it is idle with nothing queued; @returns when, epoch ms. */
+async function untilIdle(env: Env, sessionId: string, timeoutMs = 30_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await env.sessions.state(sessionId);
+    if (s.status === 'idle' && s.queueLength === 0) return Date.now();
+    if (Date.now() > deadline) throw new Error(`session ${sessionId} not idle within ${timeoutMs} ms`);
+    await sleep(20);
+  }
 }
 
 /**
@@ -963,8 +985,16 @@ async function benchRestart(env: Env): Promise<AnyRec> {
   let longEvents = 0;
   for (let r = 0; r < restarts; r++) {
     for (const [i, s] of order.entries()) steady[kindOf(s, i)].push(await turn(s));
-    const before = await Promise.all(order.map((s) => settledCounts(env, s)));
-    longEvents = (before.at(-1) as HistoryCounts).events;
+    // Every session's last turn settled (its trailing workflow task in) before the restart.
+    await Promise.all(order.map((s) => settledCounts(env, s)));
+    // Each session's latest run before the restart: where its first turn after it is recorded.
+    const runs = await Promise.all(
+      order.map(async (s) => {
+        const d = await env.client.workflow.getHandle(sessionWorkflowId(s)).describe();
+        return { runId: d.runId, events: d.historyLength };
+      }),
+    );
+    longEvents = (runs.at(-1) as { events: number }).events;
     const readyMs = await restartKesoku(env);
     const samples: TurnSample[] = [];
     for (const [i, s] of order.entries()) {
@@ -975,11 +1005,9 @@ async function benchRestart(env: Env): Promise<AnyRec> {
     // Where the first turns' time went: their events on the server, timed from when each was sent.
     for (const [i, s] of order.entries()) {
       if (kindOf(s, i) === 'other' && i > 1) continue;
-      const b = before[i] as HistoryCounts;
+      const run = runs[i] as { runId: string; events: number };
       const sample = samples[i] as TurnSample;
-      const t = await turnTimeline(env.client, sessionWorkflowId(s), b.runs === 1 ? b.events : 0, [
-        sample.sentAt,
-      ]);
+      const t = await turnTimeline(env.client, sessionWorkflowId(s), run.events, [sample.sentAt], run.runId);
       const marks = [
         { what: 'bench: message row created (accepted)', at_ms: sample.acceptedAt - sample.sentAt },
         ...(sample.requests[0]
@@ -1032,7 +1060,8 @@ async function benchRestart(env: Env): Promise<AnyRec> {
     short_sessions: shortCount,
     turns_before_restart: shortTurns,
     long_session_turns: longTurns,
-    long_session_history_events: longEvents,
+    /** Events of the long session's latest run before the last restart: what its first turn replayed. */
+    long_session_run_events: longEvents,
   };
   for (const k of kinds) {
     out[k] = {
