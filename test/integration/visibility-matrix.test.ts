@@ -25,6 +25,7 @@ import { startApiServer, type ApiServer } from '../../api/server.ts';
 import { getMessage } from '../../db/messages.ts';
 import { messageKind } from '../../domain/message-kind.ts';
 import type { Message } from '../../domain/message.ts';
+import type { SessionState } from '../../workflows/definitions.ts';
 import {
   PRESENTATION_KIND_OF,
   PRESENTATION_KINDS,
@@ -212,6 +213,19 @@ function checkColumn(
 
 const STATUS_FLAGS = (1 << 2) | (1 << 12);
 
+/**
+ * Waits until session `sessionId` is idle with nothing queued: the turn's trailing work after its reply (the live
+ * status's last edit, which waits for the edit throttle) is done.
+ */
+async function untilIdle(sessions: { state(id: string): Promise<SessionState> }, sessionId: string) {
+  for (let i = 0; ; i++) {
+    const s = await sessions.state(sessionId);
+    if (s.status === 'idle' && s.queueLength === 0) return;
+    if (i > 300) throw new Error(`${sessionId} did not become idle`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('visibility matrix, discord column', () => {
   let bench: DiscordBench;
   beforeAll(async () => {
@@ -225,6 +239,7 @@ describe('visibility matrix, discord column', () => {
     const { id } = await bench.say({ channelId: channel, content: QUESTION, mentionBot: true });
     expect((await bench.waitInbound(id)).status).toBe('processed');
     await bench.fake.waitFor(() => bench.repliesTo(channel, id)[0]);
+    await untilIdle(bench.stack.sessions, `discord:${channel}`);
     const messages = await settled('discord', () => bench.stack.messages(`discord:${channel}`));
     const all = bench.fake.botMessages(channel);
     const status = all.filter((m) => m.flags === STATUS_FLAGS);
@@ -280,6 +295,7 @@ describe('visibility matrix, google_chat column', () => {
       const ms = bench.fake.messagesIn(space).filter((m) => m.thread.name === thread);
       return ms.some((m) => (m.text ?? '').includes(EVIDENCE.final_text)) ? ms : null;
     }, 30_000);
+    await untilIdle(bench.stack.sessions, session);
     const messages = await settled('google_chat', () => bench.stack.messages(session));
     const cards = created.filter((m) => m.cardsV2 !== undefined);
     expect(cards).toHaveLength(1);
