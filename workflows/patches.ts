@@ -15,6 +15,7 @@ export const PATCHES_SINCE_PREVIOUS_RELEASE = [
   'title-attempts-bounded',
   'approval-check-in-step',
   'delivery-ends-turn',
+  'continue-as-new-at-event-bound',
   // The background job workflow (workflows/background-job.ts), which the previous release does not have at all.
   'job-on-tool-queue',
 ] as const;

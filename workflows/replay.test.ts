@@ -65,4 +65,27 @@ describe('recorded histories replay', () => {
     }
     expect(count).toBe(1);
   });
+
+  // A history an older worker carried past the event bound while its input already held the bound (set by a newer
+  // API) must replay as it ran: every session fixture recorded before the bound, given a bound of 10 events.
+  const beforeBound = files.filter((f) => !f.startsWith('continued-as-new-by-events'));
+  it.each(beforeBound)(
+    '%s replays as it ran with an event bound it did not know in its input',
+    async (file) => {
+      const history = readHistory(path.join(HISTORIES_DIR, file));
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      if (started?.workflowType?.name !== 'sessionWorkflow') return;
+      const payload = started.input?.payloads?.[0];
+      if (!payload?.data) throw new Error(`${file}: no workflow input`);
+      const input = JSON.parse(Buffer.from(payload.data).toString('utf8')) as Record<string, unknown>;
+      payload.data = Buffer.from(JSON.stringify({ ...input, continueAsNewAfterEvents: 10 }), 'utf8');
+      const dataConverter = dataConverterFor(parsePayloadKeys(TEST_PAYLOAD_KEYS, 'TEST_PAYLOAD_KEYS'), {
+        acceptPlaintext: true,
+      });
+      for await (const r of Worker.runReplayHistories({ workflowBundle: bundle, dataConverter }, [
+        { workflowId: path.basename(file, '.json'), history },
+      ]))
+        expect(r.error, `${file}: ${String(r.error)}`).toBeUndefined();
+    },
+  );
 });

@@ -42,6 +42,13 @@ export const DEFAULT_CONTINUE_AS_NEW_TURNS = 200;
  */
 export const IDLE_PATCH = 'session-idle-end';
 
+/**
+ * The patch of the history bound ({@link SessionWorkflowInput.continueAsNewAfterEvents}): a run whose history
+ * reached the bound continues-as-new at the next turn boundary. Asked only once the bound is reached, so a history
+ * that an older build carried past the bound (its input may hold the bound from a newer client) replays as it ran.
+ */
+export const EVENT_BOUND_PATCH = 'continue-as-new-at-event-bound';
+
 /*
  * Versioning: a session run is PINNED to the build it started on (Worker Deployment versioning, the worker's
  * default behaviour: workers/build-worker.ts), so a deploy, a
@@ -117,7 +124,9 @@ export async function sessionWorkflow(input: SessionWorkflowInput): Promise<void
   const shouldContinueAsNew = () =>
     wf.workflowInfo().continueAsNewSuggested ||
     runTurns >= canAfter ||
-    (canEvents !== undefined && wf.workflowInfo().historyLength >= canEvents);
+    (canEvents !== undefined &&
+      wf.workflowInfo().historyLength >= canEvents &&
+      wf.patched(EVENT_BOUND_PATCH));
   // A turn waiting for approval is carried into the next run when this one should end: the server suggests it,
   // another build should take over, or the waiting turn is this run's last by the turn bound (a turn resumed here
   // is not carried again for it).
